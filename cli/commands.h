@@ -1,0 +1,14 @@
+#pragma once
+// Subcommand registration. Each command file adds its subcommand with a setup_x(App&);
+// its callback runs the command and throws CommandDone with the exit status.
+#include <CLI/CLI.hpp>
+
+namespace jqtrace::cli {
+
+struct CommandDone {
+  int status;
+};
+
+void setup_validate(CLI::App& app);
+
+}  // namespace jqtrace::cli

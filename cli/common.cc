@@ -1,0 +1,147 @@
+#include "common.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+namespace jqtrace::cli {
+namespace {
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v;
+}
+
+/// Inputs smaller than this finish before a bar would be worth drawing.
+constexpr uint64_t kProgressMinBytes = 32ull << 20;
+
+struct ProgressState {
+  std::string name;
+  std::chrono::steady_clock::time_point started, last_draw;
+  bool drawn = false;
+};
+ProgressState g_progress;
+
+void draw_progress(uint64_t consumed, uint64_t total) {
+  auto now = std::chrono::steady_clock::now();
+  if (g_progress.drawn && now - g_progress.last_draw < std::chrono::milliseconds(100)) return;
+  g_progress.last_draw = now;
+  g_progress.drawn = true;
+  double seconds = std::chrono::duration<double>(now - g_progress.started).count();
+  double mb = static_cast<double>(consumed) / 1e6, total_mb = static_cast<double>(total) / 1e6;
+  double rate = seconds > 0 ? mb / seconds : 0;
+  double eta = rate > 0 ? (total_mb - mb) / rate : 0;
+  fmt::print(stderr, "\rjqtrace: reading {} {:3.0f}% {:.0f}/{:.0f} MB {:.0f} MB/s ETA {:.0f}s\x1b[K",
+             g_progress.name, total ? 100.0 * mb / total_mb : 0.0, mb, total_mb, rate, eta);
+}
+
+}  // namespace
+
+void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<std::string>& formats) {
+  std::map<std::string, Format> known = {
+      {"table", Format::table}, {"csv", Format::csv}, {"tsv", Format::tsv}, {"json", Format::json}};
+  std::map<std::string, Format> allowed;
+  for (const auto& f : formats) allowed[f] = known.at(f);
+  cmd.add_option("--format", opts.format, "Output format")
+      ->transform(CLI::CheckedTransformer(allowed, CLI::ignore_case))
+      ->option_text("table|csv|tsv|json");
+  cmd.add_option("-o,--output", opts.output, "Write the data to PATH instead of stdout")->option_text("PATH");
+  cmd.add_option("-j,--threads", opts.threads, "Parser threads (0: all cores; parsing is single-threaded for now)")
+      ->check(CLI::Range(0u, 1024u))
+      ->option_text("N");
+  cmd.add_option("--color", opts.color, "Colors: auto (a TTY and no NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->option_text("WHEN");
+  cmd.add_flag("-q,--quiet", opts.quiet, "No progress bar and no warnings");
+}
+
+void print_error(std::string_view message) { fmt::print(stderr, "jqtrace: {}\n", message); }
+
+void print_warning(const CommonOptions& opts, std::string_view message) {
+  if (!opts.quiet) fmt::print(stderr, "warning: {}\n", message);
+}
+
+std::unique_ptr<Output> Output::open(const CommonOptions& opts) {
+  auto out = std::unique_ptr<Output>(new Output());
+  if (opts.output.empty() || opts.output == "-") {
+    out->file_ = stdout;
+  } else {
+    out->file_ = std::fopen(opts.output.c_str(), "w");
+    if (!out->file_) {
+      print_error(fmt::format("{}: cannot write: {}", opts.output, std::strerror(errno)));
+      return nullptr;
+    }
+    out->owned_ = true;
+    out->path_ = opts.output;
+  }
+  if (opts.color == "always") out->color_ = true;
+  else if (opts.color == "auto") out->color_ = !env_set("NO_COLOR") && isatty(fileno(out->file_));
+  return out;
+}
+
+Output::~Output() {
+  if (owned_ && file_) std::fclose(file_);
+}
+
+bool Output::close() {
+  bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
+  if (owned_) {
+    ok = std::fclose(file_) == 0 && ok;
+    file_ = nullptr;
+  }
+  if (!ok) print_error(fmt::format("{}: write failed: {}", path_.empty() ? "<stdout>" : path_, std::strerror(errno)));
+  return ok;
+}
+
+std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts) {
+  std::string err;
+  auto src = Source::open(path, &err);
+  if (!src) {
+    print_error(fmt::format("{}: cannot open: {}", path, err));
+    return nullptr;
+  }
+  bool show = !opts.quiet && !env_set("CI") && isatty(STDERR_FILENO) && src->total_size() >= kProgressMinBytes;
+  if (show) {
+    g_progress = ProgressState{path, std::chrono::steady_clock::now(), {}, false};
+    src->set_progress(draw_progress);
+  }
+  return src;
+}
+
+void end_progress() {
+  if (g_progress.drawn) fmt::print(stderr, "\r\x1b[K");
+  g_progress.drawn = false;
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diag = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const auto& c : candidates) {
+    std::size_t d = distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  // Close means at most a third of the word wrong (and at least one letter allowed).
+  return best_distance <= std::max<std::size_t>(1, word.size() / 3) ? best : std::string();
+}
+
+}  // namespace jqtrace::cli

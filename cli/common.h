@@ -1,0 +1,75 @@
+#pragma once
+// What every subcommand shares: the common options of SPEC §3, exit codes, where output
+// goes, error printing, colors and the progress bar. Library code never prints; this does.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "source.h"
+
+namespace jqtrace::cli {
+
+/// SPEC §3 exit status.
+enum Exit : int { kOk = 0, kCheckFailed = 1, kUsage = 2, kInput = 3 };
+
+enum class Format { table, csv, tsv, json };
+
+struct CommonOptions {
+  Format format = Format::table;
+  std::string output;        ///< -o PATH; empty: stdout
+  unsigned threads = 0;      ///< -j N; 0: all cores
+  std::string color = "auto";
+  bool quiet = false;
+};
+
+/// Adds --format (with the formats this command supports), -o, -j, --color, -q.
+void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<std::string>& formats);
+
+/// "jqtrace: message" on stderr.
+void print_error(std::string_view message);
+/// A warning on stderr unless -q.
+void print_warning(const CommonOptions& opts, std::string_view message);
+
+/// Where the data goes: stdout or the -o file. Closing reports write errors.
+class Output {
+ public:
+  /// Opens -o PATH (or stdout); on failure prints the reason and returns nullptr.
+  static std::unique_ptr<Output> open(const CommonOptions& opts);
+  ~Output();
+  std::FILE* file() const { return file_; }
+  /// True when colors should be used on this output (--color, NO_COLOR, a TTY).
+  bool color() const { return color_; }
+  /// Flushes and closes; false (after printing why) when writing failed.
+  bool close();
+
+ private:
+  std::FILE* file_ = nullptr;
+  bool owned_ = false;
+  bool color_ = false;
+  std::string path_;
+};
+
+/// Opens FILE or "-" for reading, with a progress bar on a TTY for large inputs. On
+/// failure prints "jqtrace: FILE: reason" and returns nullptr.
+std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts);
+
+/// Clears the progress bar line if one was drawn.
+void end_progress();
+
+/// The candidate closest to word (edit distance), or empty when none is close.
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+/// ANSI color helpers; empty strings when color is off.
+struct Palette {
+  bool on = false;
+  std::string_view red() const { return on ? "\x1b[1;31m" : ""; }
+  std::string_view yellow() const { return on ? "\x1b[1;33m" : ""; }
+  std::string_view bold() const { return on ? "\x1b[1m" : ""; }
+  std::string_view reset() const { return on ? "\x1b[0m" : ""; }
+};
+
+}  // namespace jqtrace::cli

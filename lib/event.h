@@ -1,0 +1,59 @@
+#pragma once
+// One trace event as the reader hands it to a sink: every field the analyses and the
+// validator look at, already converted (times in integer ns, names interned), plus flags
+// saying what was missing or malformed. Sinks decide what a problem means to them.
+#include <cstdint>
+#include <string>
+
+#include "interner.h"
+#include "source.h"
+
+namespace jqtrace {
+
+/// A pid or tid: JSON allows numbers and strings.
+struct ProcessId {
+  bool present = false;
+  bool is_string = false;
+  int64_t number = 0;
+  uint32_t text = Interner::kNone;  ///< interned, when is_string
+  bool operator==(const ProcessId&) const = default;
+};
+
+/// Field-level problems (bits of RawEvent::problems).
+enum EventProblem : uint32_t {
+  kBadPh = 1u << 0,         ///< ph is not a one-character string
+  kNameNotString = 1u << 1,
+  kCatNotString = 1u << 2,
+  kTsNotNumber = 1u << 3,
+  kTsOutOfRange = 1u << 4,
+  kDurNotNumber = 1u << 5,
+  kDurOutOfRange = 1u << 6,
+  kPidBad = 1u << 7,
+  kTidBad = 1u << 8,
+  kScopeBad = 1u << 9,      ///< s is not a one-character string
+  kArgsNotObject = 1u << 10,
+  kStageBad = 1u << 11,     ///< args.stage present but not an integer
+  kArgBad = 1u << 12,
+  kChainBad = 1u << 13,
+};
+
+struct RawEvent {
+  uint64_t offset = 0;     ///< byte offset of the event's '{'
+  TextPosition position;   ///< line:column of that '{'
+  char ph = 0;             ///< 0 when missing
+  char scope = 0;          ///< instant scope s; 0 when missing
+  bool has_ts = false, has_dur = false, has_args = false;
+  bool has_stage = false, has_arg = false, has_chain = false;
+  uint32_t name = Interner::kNone;
+  uint32_t cat = Interner::kNone;
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  ProcessId pid, tid;
+  int64_t stage = 0, arg = 0, chain = 0;  ///< jobque args (and args.arg of markers)
+  uint32_t args_numbers = 0;      ///< numeric top-level args values (counters)
+  uint32_t args_non_numbers = 0;  ///< other top-level args values
+  std::string arg_name;           ///< args.name (metadata events)
+  uint32_t problems = 0;          ///< EventProblem bits
+};
+
+}  // namespace jqtrace

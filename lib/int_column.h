@@ -1,0 +1,94 @@
+#pragma once
+// A column of integers stored in as few bytes as its values need (1..8, zigzag-encoded so
+// small negatives stay small). The trace model keeps one per field: a jobque span takes
+// ~15 bytes instead of the 40+ a struct would, which is what lets a whole multi-GB trace
+// sit in a quarter of its file size. Widening re-encodes once per width step.
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace jqtrace {
+
+class IntColumn {
+ public:
+  void push(int64_t v) {
+    uint64_t z = zigzag(v);
+    if (z > max_for_width_) widen(z);
+    std::size_t at = size_ * width_;
+    if (at + 8 > capacity_) reallocate(std::max<std::size_t>(64, capacity_ * 2));
+    std::memcpy(data_.get() + at, &z, 8);  // little-endian; the extra bytes get overwritten
+    ++size_;
+  }
+  int64_t operator[](std::size_t i) const {
+    uint64_t z;
+    std::memcpy(&z, data_.get() + i * width_, 8);
+    return unzigzag(z & max_for_width_);
+  }
+  void set(std::size_t i, int64_t v) {
+    uint64_t z = zigzag(v);
+    if (z > max_for_width_) widen(z);
+    uint64_t old;
+    std::memcpy(&old, data_.get() + i * width_, 8);
+    uint64_t merged = (old & ~max_for_width_) | z;
+    std::memcpy(data_.get() + i * width_, &merged, 8);
+  }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  unsigned width() const { return width_; }
+  /// Resident bytes of the values (capacity beyond size is never touched).
+  std::size_t bytes() const { return size_ * width_ + 8; }
+  /// Reorders so that new[i] = old[order[i]].
+  void permute(const std::vector<uint32_t>& order) {
+    IntColumn out;
+    out.reserve_like(*this);
+    for (uint32_t i : order) out.push((*this)[i]);
+    *this = std::move(out);
+  }
+  IntColumn() = default;
+  IntColumn(IntColumn&&) noexcept = default;
+  IntColumn& operator=(IntColumn&&) noexcept = default;
+
+ private:
+  static uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+  static int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
+  static uint64_t mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (8 * width)) - 1; }
+
+  void reserve_like(const IntColumn& o) {
+    width_ = o.width_;
+    max_for_width_ = o.max_for_width_;
+    reallocate(o.size_ * o.width_ + 8);
+  }
+  /// Uninitialised storage (new T[] of bytes): pages beyond what is written are never
+  /// touched, so capacity costs address space, not resident memory.
+  void reallocate(std::size_t capacity) {
+    std::unique_ptr<uint8_t[]> bigger(new uint8_t[capacity]);
+    if (size_) std::memcpy(bigger.get(), data_.get(), size_ * width_);
+    data_ = std::move(bigger);
+    capacity_ = capacity;
+  }
+  void widen(uint64_t z) {
+    unsigned w = width_;
+    while (z > mask(w)) ++w;
+    std::size_t capacity = std::max<std::size_t>(64, size_ * w * 2 + 8);
+    std::unique_ptr<uint8_t[]> wider(new uint8_t[capacity]);
+    for (std::size_t i = 0; i < size_; ++i) {
+      uint64_t v;
+      std::memcpy(&v, data_.get() + i * width_, 8);
+      v &= max_for_width_;
+      std::memcpy(wider.get() + i * w, &v, 8);
+    }
+    data_ = std::move(wider);
+    capacity_ = capacity;
+    width_ = w;
+    max_for_width_ = mask(w);
+  }
+
+  std::unique_ptr<uint8_t[]> data_;
+  std::size_t capacity_ = 0;
+  std::size_t size_ = 0;
+  unsigned width_ = 1;
+  uint64_t max_for_width_ = 0xFF;
+};
+
+}  // namespace jqtrace

@@ -1,0 +1,42 @@
+#include "json_value.h"
+
+namespace jqtrace {
+
+void JsonValueBuilder::start(bool object, TextPosition pos) {
+  JsonValue v;
+  v.kind = object ? JsonValue::Kind::object : JsonValue::Kind::array;
+  v.position = pos;
+  stack_.emplace_back(std::move(pending_key_), std::move(v));
+  pending_key_.clear();
+  ++nodes_;
+}
+
+void JsonValueBuilder::scalar(JsonValue::Kind kind, std::string_view text, TextPosition pos) {
+  JsonValue v;
+  v.kind = kind;
+  v.text.assign(text);
+  v.position = pos;
+  ++nodes_;
+  if (!too_big()) attach(std::move(v));
+}
+
+bool JsonValueBuilder::end() {
+  auto [key, v] = std::move(stack_.back());
+  stack_.pop_back();
+  if (stack_.empty()) {
+    root_ = std::move(v);
+    return true;
+  }
+  pending_key_ = std::move(key);
+  if (!too_big()) attach(std::move(v));
+  return false;
+}
+
+void JsonValueBuilder::attach(JsonValue v) {
+  JsonValue& parent = stack_.back().second;
+  if (parent.kind == JsonValue::Kind::object) parent.members.emplace_back(std::move(pending_key_), std::move(v));
+  else parent.items.push_back(std::move(v));
+  pending_key_.clear();
+}
+
+}  // namespace jqtrace

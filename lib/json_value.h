@@ -1,0 +1,47 @@
+#pragma once
+// A tiny JSON value tree for the few small subtrees jqtrace keeps whole (jobqueProfile).
+// Events are never read into trees.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "source.h"
+
+namespace jqtrace {
+
+struct JsonValue {
+  enum class Kind { null, boolean, number, string, object, array };
+  Kind kind = Kind::null;
+  std::string text;  ///< number text, string value, "true"/"false"
+  std::vector<std::pair<std::string, JsonValue>> members;  ///< objects, in file order
+  std::vector<JsonValue> items;                             ///< arrays
+  TextPosition position;
+
+  const JsonValue* member(std::string_view key) const {
+    for (const auto& [k, v] : members)
+      if (k == key) return &v;
+    return nullptr;
+  }
+};
+
+/// Builds a JsonValue from SAX callbacks; refuses trees over a node budget.
+class JsonValueBuilder {
+ public:
+  static constexpr std::size_t kMaxNodes = 1 << 20;
+  void start(bool object, TextPosition pos);
+  void key(std::string_view k) { pending_key_.assign(k); }
+  void scalar(JsonValue::Kind kind, std::string_view text, TextPosition pos);
+  /// Closes a container; true when that closed the root.
+  bool end();
+  bool too_big() const { return nodes_ > kMaxNodes; }
+  JsonValue take() { return std::move(root_); }
+
+ private:
+  void attach(JsonValue v);
+  std::vector<std::pair<std::string, JsonValue>> stack_;  // open containers, with their key
+  std::string pending_key_;
+  JsonValue root_;
+  std::size_t nodes_ = 0;
+};
+
+}  // namespace jqtrace

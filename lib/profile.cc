@@ -1,0 +1,141 @@
+#include "profile.h"
+
+#include <set>
+
+#include "numbers.h"
+
+namespace jqtrace {
+namespace {
+
+class ProfileReader {
+ public:
+  explicit ProfileReader(DiagnosticSink* diags) : diags_(diags) {}
+
+  JobqueProfile read(const JsonValue& v) {
+    JobqueProfile p;
+    p.present = true;
+    if (v.kind != JsonValue::Kind::object) {
+      problem("profile-shape", "jobqueProfile is not an object", v.position);
+      return p;
+    }
+    read_version(v, &p);
+    if (const JsonValue* lanes = v.member("lanes")) {
+      if (!integer(*lanes, &p.lanes) || p.lanes < 1) {
+        problem("profile-shape", "jobqueProfile.lanes is not a positive integer", lanes->position);
+        p.lanes = 0;
+      }
+    }
+    if (const JsonValue* cats = array_member(v, "categories")) read_categories(*cats, &p);
+    if (const JsonValue* marks = array_member(v, "markers")) read_markers(*marks, &p);
+    return p;
+  }
+
+ private:
+  void read_version(const JsonValue& v, JobqueProfile* p) {
+    const JsonValue* version = v.member("version");
+    if (!version) {
+      problem("profile-shape", "jobqueProfile has no version", v.position);
+    } else if (!integer(*version, &p->version)) {
+      problem("profile-shape", "jobqueProfile.version is not an integer", version->position);
+    } else if (p->version != 1) {
+      problem("profile-version", "unsupported jobqueProfile version " + std::to_string(p->version) + " (expected 1)",
+              version->position);
+    }
+  }
+
+  const JsonValue* array_member(const JsonValue& v, std::string_view key) {
+    const JsonValue* m = v.member(key);
+    if (m && m->kind != JsonValue::Kind::array) {
+      problem("profile-shape", "jobqueProfile." + std::string(key) + " is not an array", m->position);
+      return nullptr;
+    }
+    return m;
+  }
+
+  /// An entry's id and name, or false (reported) when either is malformed.
+  bool entry(const JsonValue& e, std::string_view what, int64_t min_id, int64_t* id, std::string* name) {
+    if (e.kind != JsonValue::Kind::object) {
+      problem("profile-shape", std::string(what) + " entry is not an object", e.position);
+      return false;
+    }
+    const JsonValue* idv = e.member("id");
+    const JsonValue* namev = e.member("name");
+    if (!idv || !integer(*idv, id) || *id < min_id) {
+      problem("profile-shape",
+              std::string(what) + " id is missing or not an integer >= " + std::to_string(min_id),
+              idv ? idv->position : e.position);
+      return false;
+    }
+    if (!namev || namev->kind != JsonValue::Kind::string || namev->text.empty()) {
+      problem("profile-shape", std::string(what) + " " + std::to_string(*id) + " has no name",
+              namev ? namev->position : e.position);
+      return false;
+    }
+    *name = namev->text;
+    return true;
+  }
+
+  void read_categories(const JsonValue& arr, JobqueProfile* p) {
+    std::set<int64_t> ids;
+    std::set<std::string> names;
+    for (const JsonValue& e : arr.items) {
+      ProfileCategory c;
+      if (!entry(e, "category", 1, &c.id, &c.name)) continue;
+      if (const JsonValue* color = e.member("color")) {
+        if (color->kind != JsonValue::Kind::string || !is_hex_color(color->text))
+          problem("profile-color", "category '" + c.name + "' color is not #RRGGBB", color->position);
+        else c.color = color->text;
+      }
+      if (!ids.insert(c.id).second) {
+        problem("profile-duplicate", "category id " + std::to_string(c.id) + " is defined twice", e.position);
+        continue;
+      }
+      if (!names.insert(c.name).second)
+        problem("profile-duplicate", "category name '" + c.name + "' is defined twice", e.position);
+      p->categories.push_back(std::move(c));
+    }
+  }
+
+  void read_markers(const JsonValue& arr, JobqueProfile* p) {
+    std::set<int64_t> ids;
+    std::set<std::string> names;
+    for (const JsonValue& e : arr.items) {
+      ProfileMarker m;
+      if (!entry(e, "marker", 0, &m.id, &m.name)) continue;
+      if (!ids.insert(m.id).second) {
+        problem("profile-duplicate", "marker id " + std::to_string(m.id) + " is defined twice", e.position);
+        continue;
+      }
+      if (!names.insert(m.name).second) {
+        problem("profile-duplicate", "marker name '" + m.name + "' is defined twice", e.position);
+        continue;
+      }
+      p->markers.push_back(std::move(m));
+    }
+  }
+
+  static bool integer(const JsonValue& v, int64_t* out) {
+    return v.kind == JsonValue::Kind::number && parse_integer(v.text, out) == NumberStatus::ok;
+  }
+
+  void problem(std::string_view rule, std::string message, TextPosition pos) {
+    if (diags_) diags_->report(make_diagnostic(rule, std::move(message), pos));
+  }
+
+  DiagnosticSink* diags_;
+};
+
+}  // namespace
+
+JobqueProfile interpret_profile(const JsonValue& value, DiagnosticSink* diags) {
+  return ProfileReader(diags).read(value);
+}
+
+bool is_hex_color(std::string_view color) {
+  if (color.size() != 7 || color[0] != '#') return false;
+  for (char c : color.substr(1))
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+  return true;
+}
+
+}  // namespace jqtrace

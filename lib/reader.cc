@@ -1,0 +1,424 @@
+#include "reader.h"
+
+#include <cstring>
+
+#include <rapidjson/error/error.h>
+#include <rapidjson/reader.h>
+
+#include "json_value.h"
+#include "numbers.h"
+
+namespace jqtrace {
+namespace {
+
+enum class State { start, root_object, root_value, events, event_key, event_value, args, args_value,
+                   skip, profile, done };
+enum class RootKey { trace_events, profile, other };
+enum class Field { ph, name, cat, ts, dur, pid, tid, scope, args, other };
+enum class ArgField { stage, arg, chain, name, other };
+enum class Scalar { null, boolean, number, string };
+
+/// Keys are compared by length first, then bytes: no strings are built per event.
+Field classify_field(const char* s, std::size_t n) {
+  auto is = [&](const char* k, std::size_t kn) { return n == kn && std::memcmp(s, k, kn) == 0; };
+  switch (n) {
+    case 1: return s[0] == 's' ? Field::scope : Field::other;
+    case 2:
+      if (is("ph", 2)) return Field::ph;
+      if (is("ts", 2)) return Field::ts;
+      return Field::other;
+    case 3:
+      if (is("dur", 3)) return Field::dur;
+      if (is("pid", 3)) return Field::pid;
+      if (is("tid", 3)) return Field::tid;
+      if (is("cat", 3)) return Field::cat;
+      return Field::other;
+    case 4:
+      if (is("name", 4)) return Field::name;
+      if (is("args", 4)) return Field::args;
+      return Field::other;
+    default: return Field::other;
+  }
+}
+
+ArgField classify_arg(const char* s, std::size_t n) {
+  if (n == 5 && std::memcmp(s, "stage", 5) == 0) return ArgField::stage;
+  if (n == 3 && std::memcmp(s, "arg", 3) == 0) return ArgField::arg;
+  if (n == 5 && std::memcmp(s, "chain", 5) == 0) return ArgField::chain;
+  if (n == 4 && std::memcmp(s, "name", 4) == 0) return ArgField::name;
+  return ArgField::other;
+}
+
+/// GNU-style, lower-case wording of RapidJSON's parse errors.
+const char* describe(rapidjson::ParseErrorCode code) {
+  using namespace rapidjson;
+  switch (code) {
+    case kParseErrorDocumentEmpty: return "empty input: no JSON value";
+    case kParseErrorDocumentRootNotSingular: return "unexpected text after the end of the trace";
+    case kParseErrorValueInvalid: return "invalid value";
+    case kParseErrorObjectMissName: return "missing a member name in object";
+    case kParseErrorObjectMissColon: return "missing ':' after object member name";
+    case kParseErrorObjectMissCommaOrCurlyBracket: return "missing ',' or '}' after object member";
+    case kParseErrorArrayMissCommaOrSquareBracket: return "missing ',' or ']' after array element";
+    case kParseErrorStringUnicodeEscapeInvalidHex: return "invalid hex digits in \\u escape";
+    case kParseErrorStringUnicodeSurrogateInvalid: return "invalid surrogate pair in string";
+    case kParseErrorStringEscapeInvalid: return "invalid escape character in string";
+    case kParseErrorStringMissQuotationMark: return "missing closing quotation mark in string";
+    case kParseErrorStringInvalidEncoding: return "invalid UTF-8 in string";
+    case kParseErrorNumberTooBig: return "number too big";
+    case kParseErrorNumberMissFraction: return "missing digits after the decimal point";
+    case kParseErrorNumberMissExponent: return "missing digits in exponent";
+    default: return "syntax error";
+  }
+}
+
+class TraceHandler {
+ public:
+  TraceHandler(Source& src, EventSink& sink, Interner& names, DiagnosticSink* diags)
+      : src_(src), sink_(sink), names_(names), diags_(diags) {}
+
+  // RapidJSON handler interface (numbers arrive as text: kParseNumbersAsStringsFlag).
+  bool Null() { return scalar(Scalar::null, {}); }
+  bool Bool(bool b) { return scalar(Scalar::boolean, b ? "true" : "false"); }
+  bool Int(int) { return scalar(Scalar::number, {}); }
+  bool Uint(unsigned) { return scalar(Scalar::number, {}); }
+  bool Int64(int64_t) { return scalar(Scalar::number, {}); }
+  bool Uint64(uint64_t) { return scalar(Scalar::number, {}); }
+  bool Double(double) { return scalar(Scalar::number, {}); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return scalar(Scalar::number, {s, n}); }
+  bool String(const char* s, rapidjson::SizeType n, bool) { return scalar(Scalar::string, {s, n}); }
+  bool StartObject() { return start(true); }
+  bool EndObject(rapidjson::SizeType) { return end(); }
+  bool StartArray() { return start(false); }
+  bool EndArray(rapidjson::SizeType) { return end(); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) { return key(s, n); }
+
+  State state() const { return state_; }
+  Container container() const { return container_; }
+  uint64_t events() const { return events_; }
+  bool has_events_array() const { return has_events_array_; }
+  const std::string& refusal() const { return refusal_; }
+
+ private:
+  TextPosition here_minus(uint64_t back) {
+    uint64_t t = src_.Tell();
+    return src_.locate(t >= back ? t - back : 0);
+  }
+
+  void report(std::string_view rule, std::string message, TextPosition pos) {
+    if (diags_) diags_->report(make_diagnostic(rule, std::move(message), pos));
+  }
+
+  void skip_then(State after) {
+    state_ = State::skip;
+    skip_depth_ = 1;
+    skip_return_ = after;
+  }
+
+  bool scalar(Scalar kind, std::string_view text) {
+    switch (state_) {
+      case State::skip: return true;
+      case State::profile:
+        profile_.scalar(kind == Scalar::number    ? JsonValue::Kind::number
+                        : kind == Scalar::string  ? JsonValue::Kind::string
+                        : kind == Scalar::boolean ? JsonValue::Kind::boolean
+                                                  : JsonValue::Kind::null,
+                        text, here_minus(1));
+        return true;
+      case State::start:
+        refusal_ = "not a trace: the top-level JSON value is not an object or an array";
+        return false;
+      case State::root_value:
+        if (root_key_ == RootKey::trace_events)
+          report("trace-events-not-array", "traceEvents is not an array", here_minus(1));
+        else if (root_key_ == RootKey::profile)
+          report("profile-shape", "jobqueProfile is not an object", here_minus(1));
+        state_ = State::root_object;
+        return true;
+      case State::events:
+        report("event-not-object", "traceEvents element is not an object", here_minus(1));
+        return true;
+      case State::event_value:
+        event_field(kind, text);
+        state_ = State::event_key;
+        return true;
+      case State::args_value:
+        args_field(kind, text);
+        state_ = State::args;
+        return true;
+      default: return true;
+    }
+  }
+
+  bool start(bool object) {
+    switch (state_) {
+      case State::skip: ++skip_depth_; return true;
+      case State::profile: profile_.start(object, here_minus(1)); return true;
+      case State::start:
+        container_ = object ? Container::object : Container::array;
+        state_ = object ? State::root_object : State::events;
+        has_events_array_ = !object;
+        return true;
+      case State::root_value:
+        if (root_key_ == RootKey::trace_events && !object) {
+          has_events_array_ = true;
+          state_ = State::events;
+          return true;
+        }
+        if (root_key_ == RootKey::profile && object) {
+          profile_ = JsonValueBuilder{};
+          profile_.start(true, here_minus(1));
+          state_ = State::profile;
+          return true;
+        }
+        if (root_key_ == RootKey::trace_events)
+          report("trace-events-not-array", "traceEvents is not an array", here_minus(1));
+        else if (root_key_ == RootKey::profile)
+          report("profile-shape", "jobqueProfile is not an object", here_minus(1));
+        skip_then(State::root_object);
+        return true;
+      case State::events:
+        if (object) {
+          begin_event();
+          state_ = State::event_key;
+          return true;
+        }
+        report("event-not-object", "traceEvents element is not an object", here_minus(1));
+        skip_then(State::events);
+        return true;
+      case State::event_value:
+        if (object && field_ == Field::args) {
+          ev_.has_args = true;
+          state_ = State::args;
+          return true;
+        }
+        mark_wrong_type();
+        skip_then(State::event_key);
+        return true;
+      case State::args_value:
+        ++ev_.args_non_numbers;
+        if (arg_field_ == ArgField::stage) ev_.problems |= kStageBad;
+        if (arg_field_ == ArgField::arg) ev_.problems |= kArgBad;
+        if (arg_field_ == ArgField::chain) ev_.problems |= kChainBad;
+        skip_then(State::args);
+        return true;
+      default: return true;
+    }
+  }
+
+  bool end() {
+    switch (state_) {
+      case State::skip:
+        if (--skip_depth_ == 0) state_ = skip_return_;
+        return true;
+      case State::profile:
+        if (profile_.end()) finish_profile();
+        return true;
+      case State::root_object: state_ = State::done; return true;
+      case State::events:
+        state_ = container_ == Container::array ? State::done : State::root_object;
+        return true;
+      case State::event_key:
+        ++events_;
+        sink_.on_event(ev_, names_);
+        state_ = State::events;
+        return true;
+      case State::args: state_ = State::event_key; return true;
+      default: return true;
+    }
+  }
+
+  bool key(const char* s, std::size_t n) {
+    switch (state_) {
+      case State::skip: return true;
+      case State::profile: profile_.key({s, n}); return true;
+      case State::root_object:
+        if (n == 11 && std::memcmp(s, "traceEvents", 11) == 0) root_key_ = RootKey::trace_events;
+        else if (n == 13 && std::memcmp(s, "jobqueProfile", 13) == 0) root_key_ = RootKey::profile;
+        else root_key_ = RootKey::other;
+        state_ = State::root_value;
+        return true;
+      case State::event_key:
+        field_ = classify_field(s, n);
+        state_ = State::event_value;
+        return true;
+      case State::args:
+        arg_field_ = classify_arg(s, n);
+        state_ = State::args_value;
+        return true;
+      default: return true;
+    }
+  }
+
+  void begin_event() {
+    std::string name_buffer = std::move(ev_.arg_name);
+    ev_ = RawEvent{};
+    name_buffer.clear();
+    ev_.arg_name = std::move(name_buffer);
+    ev_.offset = src_.Tell() - 1;
+    ev_.position = src_.locate(ev_.offset);
+  }
+
+  /// A container where a known field wanted a scalar.
+  void mark_wrong_type() {
+    switch (field_) {
+      case Field::ph: ev_.problems |= kBadPh; break;
+      case Field::name: ev_.problems |= kNameNotString; break;
+      case Field::cat: ev_.problems |= kCatNotString; break;
+      case Field::ts: ev_.problems |= kTsNotNumber; break;
+      case Field::dur: ev_.problems |= kDurNotNumber; break;
+      case Field::pid: ev_.problems |= kPidBad; break;
+      case Field::tid: ev_.problems |= kTidBad; break;
+      case Field::scope: ev_.problems |= kScopeBad; break;
+      case Field::args: ev_.problems |= kArgsNotObject; break;
+      case Field::other: break;
+    }
+  }
+
+  void time_field(Scalar kind, std::string_view text, bool* has, int64_t* ns, uint32_t not_number,
+                  uint32_t out_of_range) {
+    if (kind != Scalar::number) {
+      ev_.problems |= not_number;
+      return;
+    }
+    if (parse_us_to_ns(text, ns) == NumberStatus::ok) *has = true;
+    else ev_.problems |= out_of_range;
+  }
+
+  void process_id(Scalar kind, std::string_view text, ProcessId* id, uint32_t bad) {
+    if (kind == Scalar::string) {
+      id->present = true;
+      id->is_string = true;
+      id->text = names_.intern(text);
+    } else if (kind == Scalar::number && parse_integer(text, &id->number) == NumberStatus::ok) {
+      id->present = true;
+    } else {
+      ev_.problems |= bad;
+    }
+  }
+
+  void event_field(Scalar kind, std::string_view text) {
+    switch (field_) {
+      case Field::ph:
+        if (kind == Scalar::string && text.size() == 1) ev_.ph = text[0];
+        else ev_.problems |= kBadPh;
+        break;
+      case Field::name:
+        if (kind == Scalar::string) ev_.name = names_.intern(text);
+        else ev_.problems |= kNameNotString;
+        break;
+      case Field::cat:
+        if (kind == Scalar::string) ev_.cat = names_.intern(text);
+        else ev_.problems |= kCatNotString;
+        break;
+      case Field::ts: time_field(kind, text, &ev_.has_ts, &ev_.ts_ns, kTsNotNumber, kTsOutOfRange); break;
+      case Field::dur: time_field(kind, text, &ev_.has_dur, &ev_.dur_ns, kDurNotNumber, kDurOutOfRange); break;
+      case Field::pid: process_id(kind, text, &ev_.pid, kPidBad); break;
+      case Field::tid: process_id(kind, text, &ev_.tid, kTidBad); break;
+      case Field::scope:
+        if (kind == Scalar::string && text.size() == 1) ev_.scope = text[0];
+        else ev_.problems |= kScopeBad;
+        break;
+      case Field::args: ev_.problems |= kArgsNotObject; break;
+      case Field::other: break;
+    }
+  }
+
+  void int_arg(Scalar kind, std::string_view text, bool* has, int64_t* value, uint32_t bad) {
+    if (kind == Scalar::number && parse_integer(text, value) == NumberStatus::ok) *has = true;
+    else ev_.problems |= bad;
+  }
+
+  void args_field(Scalar kind, std::string_view text) {
+    if (kind == Scalar::number) ++ev_.args_numbers;
+    else ++ev_.args_non_numbers;
+    switch (arg_field_) {
+      case ArgField::stage: int_arg(kind, text, &ev_.has_stage, &ev_.stage, kStageBad); break;
+      case ArgField::arg: int_arg(kind, text, &ev_.has_arg, &ev_.arg, kArgBad); break;
+      case ArgField::chain: int_arg(kind, text, &ev_.has_chain, &ev_.chain, kChainBad); break;
+      case ArgField::name:
+        if (kind == Scalar::string) ev_.arg_name.assign(text);
+        break;
+      case ArgField::other: break;
+    }
+  }
+
+  void finish_profile() {
+    state_ = State::root_object;
+    if (profile_.too_big()) {
+      report("profile-shape", "jobqueProfile is too large (over a million values)", {});
+      return;
+    }
+    sink_.on_profile(interpret_profile(profile_.take(), diags_));
+  }
+
+  Source& src_;
+  EventSink& sink_;
+  Interner& names_;
+  DiagnosticSink* diags_;
+
+  State state_ = State::start;
+  State skip_return_ = State::start;
+  uint64_t skip_depth_ = 0;
+  Container container_ = Container::unknown;
+  RootKey root_key_ = RootKey::other;
+  Field field_ = Field::other;
+  ArgField arg_field_ = ArgField::other;
+  RawEvent ev_;
+  JsonValueBuilder profile_;
+  uint64_t events_ = 0;
+  bool has_events_array_ = false;
+  std::string refusal_;
+};
+
+/// Between two events of the events array (or before the first): nothing half-read.
+bool between_events(State s) { return s == State::events; }
+
+}  // namespace
+
+ReadResult read_trace(Source& source, EventSink& sink, Interner& names, DiagnosticSink* diags) {
+  TraceHandler handler(source, sink, names, diags);
+  rapidjson::Reader reader;
+  constexpr unsigned kFlags =
+      rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseTrailingCommasFlag;
+  rapidjson::ParseResult parsed = reader.Parse<kFlags>(source, handler);
+
+  ReadResult r;
+  r.container = handler.container();
+  r.events = handler.events();
+  r.bytes = source.text_bytes();
+  r.has_events_array = handler.has_events_array();
+  auto fail = [&](std::string message, TextPosition pos, std::string_view rule = "json-syntax") {
+    r.status = ReadStatus::input_error;
+    r.rule = rule;
+    r.message = std::move(message);
+    r.position = pos;
+    return r;
+  };
+
+  if (!source.read_error().empty()) return fail(source.read_error(), {}, "unreadable");
+  if (parsed.IsError()) {
+    uint64_t offset = parsed.Offset();
+    TextPosition pos = source.locate(offset);
+    if (parsed.Code() == rapidjson::kParseErrorTermination) return fail(handler.refusal(), pos, "not-a-trace");
+    if (handler.state() == State::start) {
+      if (parsed.Code() == rapidjson::kParseErrorDocumentEmpty) return fail("empty input: no JSON value", {}, "not-a-trace");
+      return fail(std::string("not JSON: ") + describe(parsed.Code()), pos);
+    }
+    bool ran_out = source.at_end() && offset >= source.text_bytes();
+    if (!ran_out || handler.state() == State::done) return fail(describe(parsed.Code()), pos);
+    if (r.container == Container::array && between_events(handler.state())) {
+      r.array_unterminated = true;
+    } else {
+      r.status = ReadStatus::truncated;
+      r.position = pos;
+    }
+  }
+  if (r.container == Container::object && !r.has_events_array && r.status == ReadStatus::ok) {
+    // A complete object with no traceEvents array is some other JSON document.
+    return fail("not a trace: no \"traceEvents\" array", {}, "not-a-trace");
+  }
+  return r;
+}
+
+}  // namespace jqtrace

@@ -1,0 +1,58 @@
+#pragma once
+// The streaming trace reader: RapidJSON's SAX Reader (iterative, numbers as text, trailing
+// commas allowed) driving an explicit state machine that turns the JSON into RawEvents.
+//
+// States (the handler's `State`):
+//   start ──{──▶ root-object ──"traceEvents"──▶ events ──{──▶ event-key ⇄ event-value
+//     │                │                                             └─"args"{─▶ args ⇄ args-value
+//     │                ├──"jobqueProfile"{──▶ profile (a small value tree, read after)
+//     │                └──other key──▶ skip (any subtree, by depth)
+//     └──[──▶ events (array form; the closing ']' is optional)
+// Events are handed to the sink only when complete (their '}' was read), so a truncated
+// file yields every complete event and nothing half-read.
+#include <cstdint>
+#include <string>
+
+#include "diagnostic.h"
+#include "event.h"
+#include "interner.h"
+#include "profile.h"
+#include "source.h"
+
+namespace jqtrace {
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  /// A complete event. Names in e are ids in `names`.
+  virtual void on_event(const RawEvent& e, const Interner& names) = 0;
+  /// The jobqueProfile, once read (before or after the events).
+  virtual void on_profile(const JobqueProfile&) {}
+};
+
+enum class Container { unknown, object, array };
+
+enum class ReadStatus {
+  ok,           ///< the whole input was read (an array form may lack its ']')
+  truncated,    ///< the input ends inside the trace; every complete event was delivered
+  input_error,  ///< unreadable, not JSON, or not a trace: see message/position
+};
+
+struct ReadResult {
+  ReadStatus status = ReadStatus::ok;
+  std::string message;       ///< for input_error: lower-case, no file name
+  std::string_view rule;     ///< for input_error: json-syntax, not-a-trace or unreadable
+  TextPosition position;     ///< for input_error (line 0 when not tied to a place)
+  Container container = Container::unknown;
+  uint64_t events = 0;       ///< complete event objects delivered
+  uint64_t bytes = 0;        ///< bytes of JSON text read
+  bool array_unterminated = false;  ///< array form without its closing ']' (allowed)
+  bool has_events_array = false;
+};
+
+/// Reads the whole source, handing events and the profile to sink, container-level problems
+/// (event-not-object, trace-events-not-array, profile rules) to diags (may be null), and
+/// interning names into names.
+ReadResult read_trace(Source& source, EventSink& sink, Interner& names, DiagnosticSink* diags);
+
+}  // namespace jqtrace

@@ -1,0 +1,283 @@
+#include "source.h"
+
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+namespace jqtrace {
+namespace {
+
+constexpr std::size_t kRawChunk = 64 * 1024;
+
+class FdInput final : public RawInput {
+ public:
+  FdInput(int fd, bool owned) : fd_(fd), owned_(owned) {}
+  ~FdInput() override {
+    if (owned_) ::close(fd_);
+  }
+  long read(char* out, std::size_t size) override {
+    for (;;) {
+      ssize_t n = ::read(fd_, out, size);
+      if (n >= 0) {
+        consumed_ += static_cast<uint64_t>(n);
+        return static_cast<long>(n);
+      }
+      if (errno == EINTR) continue;
+      error_ = std::strerror(errno);
+      return -1;
+    }
+  }
+  const std::string& error() const override { return error_; }
+  uint64_t consumed() const override { return consumed_; }
+
+ private:
+  int fd_;
+  bool owned_;
+  uint64_t consumed_ = 0;
+  std::string error_;
+};
+
+class MemoryInput final : public RawInput {
+ public:
+  explicit MemoryInput(std::string bytes) : bytes_(std::move(bytes)) {}
+  long read(char* out, std::size_t size) override {
+    std::size_t n = std::min(size, bytes_.size() - pos_);
+    std::memcpy(out, bytes_.data() + pos_, n);
+    pos_ += n;
+    return static_cast<long>(n);
+  }
+  const std::string& error() const override { return error_; }
+  uint64_t consumed() const override { return pos_; }
+
+ private:
+  std::string bytes_;
+  std::size_t pos_ = 0;
+  std::string error_;
+};
+
+/// Hands out bytes already read (to sniff the magic) before reading on.
+class PrefixedInput final : public RawInput {
+ public:
+  PrefixedInput(std::unique_ptr<RawInput> inner, std::string prefix)
+      : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
+  long read(char* out, std::size_t size) override {
+    if (pos_ < prefix_.size()) {
+      std::size_t n = std::min(size, prefix_.size() - pos_);
+      std::memcpy(out, prefix_.data() + pos_, n);
+      pos_ += n;
+      return static_cast<long>(n);
+    }
+    return inner_->read(out, size);
+  }
+  const std::string& error() const override { return inner_->error(); }
+  uint64_t consumed() const override { return inner_->consumed(); }
+
+ private:
+  std::unique_ptr<RawInput> inner_;
+  std::string prefix_;
+  std::size_t pos_ = 0;
+};
+
+/// Inflates gzip (one or more concatenated members, as `cat a.gz b.gz` makes).
+class GzipInput final : public RawInput {
+ public:
+  explicit GzipInput(std::unique_ptr<RawInput> inner) : inner_(std::move(inner)) {
+    std::memset(&z_, 0, sizeof z_);
+    ok_ = inflateInit2(&z_, 15 + 16) == Z_OK;
+    if (!ok_) error_ = "cannot initialise zlib";
+  }
+  ~GzipInput() override { inflateEnd(&z_); }
+
+  long read(char* out, std::size_t size) override {
+    if (!ok_) return -1;
+    z_.next_out = reinterpret_cast<Bytef*>(out);
+    z_.avail_out = static_cast<uInt>(size);
+    for (;;) {
+      if (z_.avail_out != size) return static_cast<long>(size - z_.avail_out);
+      if (z_.avail_in == 0 && !in_eof_ && !fill()) return -1;
+      if (member_done_) {
+        if (z_.avail_in == 0) {
+          if (in_eof_) return 0;
+          continue;
+        }
+        inflateReset(&z_);
+        member_done_ = false;
+      }
+      if (z_.avail_in == 0 && in_eof_) return fail("truncated gzip stream (unexpected end of file)");
+      int r = inflate(&z_, Z_NO_FLUSH);
+      if (r == Z_STREAM_END) member_done_ = true;
+      else if (r != Z_OK && r != Z_BUF_ERROR)
+        return fail(std::string("corrupt gzip data: ") + (z_.msg ? z_.msg : "inflate failed"));
+    }
+  }
+  const std::string& error() const override { return error_; }
+  uint64_t consumed() const override { return inner_->consumed(); }
+
+ private:
+  bool fill() {
+    long n = inner_->read(in_, sizeof in_);
+    if (n < 0) {
+      fail(inner_->error());
+      return false;
+    }
+    if (n == 0) in_eof_ = true;
+    z_.next_in = reinterpret_cast<Bytef*>(in_);
+    z_.avail_in = static_cast<uInt>(n);
+    return true;
+  }
+  long fail(std::string message) {
+    error_ = std::move(message);
+    ok_ = false;
+    return -1;
+  }
+
+  std::unique_ptr<RawInput> inner_;
+  z_stream z_;
+  char in_[kRawChunk];
+  bool ok_ = false;
+  bool in_eof_ = false;
+  bool member_done_ = false;
+  std::string error_;
+};
+
+/// Reads the first bytes and wraps the input in a gzip decoder when they are 1f 8b.
+std::unique_ptr<RawInput> sniff_gzip(std::unique_ptr<RawInput> raw, bool* is_gzip) {
+  std::string head(2, '\0');
+  std::size_t got = 0;
+  while (got < 2) {
+    long n = raw->read(head.data() + got, 2 - got);
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  head.resize(got);
+  *is_gzip = got == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+             static_cast<unsigned char>(head[1]) == 0x8b;
+  auto prefixed = std::make_unique<PrefixedInput>(std::move(raw), std::move(head));
+  if (*is_gzip) return std::make_unique<GzipInput>(std::move(prefixed));
+  return prefixed;
+}
+
+}  // namespace
+
+std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) {
+  if (path == "-") {
+    bool gz = false;
+    auto in = sniff_gzip(std::make_unique<FdInput>(0, false), &gz);
+    auto src = std::make_unique<Source>(std::move(in), "<stdin>", 0);
+    src->is_gzip_ = gz;
+    return src;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *err = std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    *err = "is a directory";
+    return nullptr;
+  }
+  uint64_t size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  bool gz = false;
+  auto in = sniff_gzip(std::make_unique<FdInput>(fd, true), &gz);
+  auto src = std::make_unique<Source>(std::move(in), path, size);
+  src->is_gzip_ = gz;
+  return src;
+}
+
+std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name) {
+  bool gz = false;
+  auto in = sniff_gzip(std::make_unique<MemoryInput>(std::move(bytes)), &gz);
+  auto src = std::make_unique<Source>(std::move(in), std::move(name), 0);
+  src->is_gzip_ = gz;
+  return src;
+}
+
+Source::Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size)
+    : input_(std::move(input)), name_(std::move(name)), total_size_(total_size) {
+  buffer_[0] = '\0';
+  filled_ = 0;
+  refill();
+}
+
+Source::~Source() = default;
+
+char* Source::PutBegin() {
+  assert(false);
+  return nullptr;
+}
+void Source::Put(char) { assert(false); }
+void Source::Flush() { assert(false); }
+std::size_t Source::PutEnd(char*) {
+  assert(false);
+  return 0;
+}
+
+void Source::refill() {
+  if (eof_) return;
+  count_lines_to(buffer_offset_ + filled_);
+  buffer_newlines_ = newlines_;
+  buffer_last_newline_ = last_newline_;
+  buffer_offset_ += filled_;
+  long n = input_->read(buffer_, kBufferSize);
+  if (n < 0) {
+    read_error_ = input_->error();
+    n = 0;
+  }
+  if (n == 0) {
+    eof_ = true;
+    filled_ = 0;
+    buffer_[0] = '\0';
+    current_ = last_ = buffer_;
+  } else {
+    filled_ = static_cast<std::size_t>(n);
+    current_ = buffer_;
+    last_ = buffer_ + n - 1;
+    buffer_[n] = '\0';
+  }
+  if (progress_) progress_(input_->consumed(), total_size_);
+}
+
+void Source::count_lines_to(uint64_t offset) {
+  if (offset <= scan_offset_) return;
+  const char* p = buffer_ + (scan_offset_ - buffer_offset_);
+  const char* end = buffer_ + (offset - buffer_offset_);
+  while (p < end) {
+    const void* hit = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (!hit) break;
+    const char* nl = static_cast<const char*>(hit);
+    ++newlines_;
+    last_newline_ = static_cast<int64_t>(buffer_offset_ + static_cast<uint64_t>(nl - buffer_));
+    p = nl + 1;
+  }
+  scan_offset_ = offset;
+}
+
+TextPosition Source::locate(uint64_t offset) {
+  uint64_t buffer_end = buffer_offset_ + filled_;
+  if (offset > buffer_end) offset = buffer_end;
+  if (offset >= scan_offset_) count_lines_to(offset);
+  // No newline between offset and the scan point: it lies on the line being scanned.
+  if (static_cast<int64_t>(offset) > last_newline_)
+    return {newlines_ + 1, static_cast<uint64_t>(static_cast<int64_t>(offset) - last_newline_)};
+  if (offset < buffer_offset_) return {};
+  // An earlier offset in this buffer: count again from the buffer start.
+  uint64_t lines = buffer_newlines_;
+  int64_t last = buffer_last_newline_;
+  for (uint64_t i = buffer_offset_; i < offset; ++i)
+    if (buffer_[i - buffer_offset_] == '\n') {
+      ++lines;
+      last = static_cast<int64_t>(i);
+    }
+  return {lines + 1, static_cast<uint64_t>(static_cast<int64_t>(offset) - last)};
+}
+
+}  // namespace jqtrace

@@ -1,0 +1,313 @@
+#include "trace.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+#include "jobque.h"
+
+namespace jqtrace {
+namespace {
+
+using LaneKey = std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>;
+
+LaneKey lane_key(const ProcessId& pid, const ProcessId& tid) {
+  return {pid.is_string, pid.number, pid.text, tid.is_string, tid.number, tid.text};
+}
+
+/// A B or E event kept in file order until the pass ends, then paired per lane.
+struct BeginEnd {
+  int64_t ts;
+  uint32_t name;
+  uint32_t cat;
+  bool begin;
+};
+
+void permute(SpanTable& t, const std::vector<uint32_t>& order) {
+  for (IntColumn* c : {&t.ts, &t.dur, &t.name, &t.cat, &t.stage, &t.arg, &t.chain, &t.category})
+    if (c->size() == order.size()) c->permute(order);
+}
+
+/// Builds the Trace from the reader's events; finish() resolves what needs the whole file.
+class TraceBuilder final : public EventSink {
+ public:
+  explicit TraceBuilder(Trace* t) : t_(*t) {
+    publish_ = t_.names.intern(kPublish);
+    chunk_ = t_.names.intern(kChunk);
+    stage_wait_ = t_.names.intern(kStageWait);
+    wake_ = t_.names.intern(kWake);
+    fifo_ = t_.names.intern(kFifoJob);
+    thread_name_ = t_.names.intern("thread_name");
+    process_name_ = t_.names.intern("process_name");
+    thread_sort_index_ = t_.names.intern("thread_sort_index");
+  }
+
+  void on_profile(const JobqueProfile& p) override { t_.profile = p; }
+
+  void on_event(const RawEvent& e, const Interner&) override {
+    ++t_.events;
+    if (e.ph > 0) ++t_.phase_counts[static_cast<unsigned char>(e.ph) & 127];
+    if (e.ph == 'M') return metadata(e);
+    if (!e.has_ts || e.problems & (kTsNotNumber | kTsOutOfRange | kDurNotNumber | kDurOutOfRange) ||
+        !e.pid.present != !e.tid.present) {
+      ++t_.malformed;
+      return;
+    }
+    switch (e.ph) {
+      case 'X':
+        if (!e.has_dur || e.dur_ns < 0 || e.name == Interner::kNone) {
+          ++t_.malformed;
+          return;
+        }
+        add_span(e);
+        break;
+      case 'B':
+      case 'E':
+        if (e.ph == 'B' && e.name == Interner::kNone) {
+          ++t_.malformed;
+          return;
+        }
+        touch(e, 0);
+        begin_ends_[current_lane_].push_back({e.ts_ns, e.name, e.cat, e.ph == 'B'});
+        break;
+      case 'i':
+      case 'I': add_instant(e); break;
+      case 'C': {
+        uint32_t lane = lane_of(e);
+        touch(e, 0);
+        t_.counters.ts.push(e.ts_ns);
+        t_.counters.lane.push(lane);
+        t_.counters.name.push(e.name == Interner::kNone ? -1 : e.name);
+        break;
+      }
+      default: touch(e, 0); break;
+    }
+  }
+
+  void finish() {
+    pair_begin_ends();
+    for (Lane& lane : t_.lanes) sort_by_time(lane.spans);
+    sort_instants();
+    t_.jobque = t_.jobque || t_.profile.present;
+    if (t_.jobque) resolve_categories();
+  }
+
+ private:
+  uint32_t lane_of(const RawEvent& e) {
+    LaneKey key = lane_key(e.pid, e.tid);
+    if (have_last_ && key == last_key_) return current_lane_;
+    auto [it, added] = lane_index_.try_emplace(key, static_cast<uint32_t>(t_.lanes.size()));
+    if (added) {
+      t_.lanes.emplace_back();
+      t_.lanes.back().pid = e.pid;
+      t_.lanes.back().tid = e.tid;
+      begin_ends_.emplace_back();
+    }
+    last_key_ = key;
+    have_last_ = true;
+    current_lane_ = it->second;
+    return current_lane_;
+  }
+
+  /// Counts the event on its lane and widens the lane's and the trace's time range.
+  void touch(const RawEvent& e, int64_t dur) {
+    Lane& lane = t_.lanes[lane_of(e)];
+    ++lane.events;
+    int64_t end = e.ts_ns + dur;
+    if (!lane.has_time) {
+      lane.first_ts = e.ts_ns;
+      lane.last_end = end;
+      lane.has_time = true;
+    } else {
+      lane.first_ts = std::min(lane.first_ts, e.ts_ns);
+      lane.last_end = std::max(lane.last_end, end);
+    }
+    if (!t_.has_time) {
+      t_.start_ns = e.ts_ns;
+      t_.end_ns = end;
+      t_.has_time = true;
+    } else {
+      t_.start_ns = std::min(t_.start_ns, e.ts_ns);
+      t_.end_ns = std::max(t_.end_ns, end);
+    }
+  }
+
+  void add_span(const RawEvent& e) {
+    touch(e, e.dur_ns);
+    SpanTable& s = t_.lanes[current_lane_].spans;
+    s.ts.push(e.ts_ns);
+    s.dur.push(e.dur_ns);
+    s.name.push(e.name);
+    s.cat.push(e.cat == Interner::kNone ? 0 : int64_t{e.cat} + 1);
+    s.stage.push(e.stage);
+    s.arg.push(e.arg);
+    s.chain.push(e.chain);
+    if (e.has_chain && (e.name == publish_ || e.name == chunk_)) t_.jobque = true;
+  }
+
+  void add_instant(const RawEvent& e) {
+    if (e.name == Interner::kNone) {
+      ++t_.malformed;
+      return;
+    }
+    touch(e, 0);
+    InstantTable& in = t_.instants;
+    in.ts.push(e.ts_ns);
+    in.lane.push(current_lane_);
+    in.name.push(e.name);
+    in.arg.push(e.arg);
+    in.scope.push(e.scope ? e.scope : 't');
+  }
+
+  void metadata(const RawEvent& e) {
+    if (e.name == process_name_) {
+      for (ProcessName& p : t_.process_names)
+        if (p.pid == e.pid) {
+          p.name = e.arg_name;
+          return;
+        }
+      t_.process_names.push_back({e.pid, e.arg_name});
+      return;
+    }
+    // Thread metadata names (or orders) a lane, which makes it part of the trace.
+    if ((e.name == thread_name_ || e.name == thread_sort_index_) && e.pid.present && e.tid.present) {
+      Lane& lane = t_.lanes[lane_of(e)];
+      ++lane.events;
+      if (e.name == thread_name_) lane.thread_name = e.arg_name;
+    }
+  }
+
+  /// SPEC §2: per lane as a stack in file order; an E closes the innermost open B; a B
+  /// never closed runs to the trace end; an E with nothing open is dropped.
+  void pair_begin_ends() {
+    for (std::size_t l = 0; l < begin_ends_.size(); ++l) {
+      std::vector<BeginEnd> open;
+      SpanTable& s = t_.lanes[l].spans;
+      auto emit = [&](const BeginEnd& b, int64_t end) {
+        s.ts.push(b.ts);
+        s.dur.push(std::max<int64_t>(0, end - b.ts));
+        s.name.push(b.name);
+        s.cat.push(b.cat == Interner::kNone ? 0 : int64_t{b.cat} + 1);
+        s.stage.push(0);
+        s.arg.push(0);
+        s.chain.push(0);
+      };
+      for (const BeginEnd& be : begin_ends_[l]) {
+        if (be.begin) open.push_back(be);
+        else if (open.empty()) ++t_.unmatched_ends;
+        else {
+          emit(open.back(), be.ts);
+          open.pop_back();
+        }
+      }
+      t_.unclosed_begins += open.size();
+      for (const BeginEnd& b : open) emit(b, t_.end_ns);
+      std::vector<BeginEnd>().swap(begin_ends_[l]);
+    }
+  }
+
+  static void sort_by_time(SpanTable& s) {
+    std::size_t n = s.size();
+    bool sorted = true;
+    for (std::size_t i = 1; i < n && sorted; ++i) sorted = s.ts[i - 1] <= s.ts[i];
+    if (sorted) return;
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+    permute(s, order);
+  }
+
+  void sort_instants() {
+    InstantTable& in = t_.instants;
+    std::size_t n = in.size();
+    bool sorted = true;
+    for (std::size_t i = 1; i < n && sorted; ++i) sorted = in.ts[i - 1] <= in.ts[i];
+    if (sorted) return;
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return in.ts[a] < in.ts[b]; });
+    for (IntColumn* c : {&in.ts, &in.lane, &in.name, &in.arg, &in.scope}) c->permute(order);
+  }
+
+  uint32_t category_index(const std::string& name) {
+    auto [it, added] = category_by_name_.try_emplace(name, static_cast<uint32_t>(t_.categories.size()));
+    if (added) t_.categories.push_back({name, category_color(name, t_.profile)});
+    return it->second;
+  }
+
+  /// SPEC §1.4, after the pass: publishes give each chain its stage count and tag, and
+  /// every publish/chunk/stage_wait takes its chain's category.
+  void resolve_categories() {
+    category_index(std::string(kStdKernel));
+    for (const ProfileCategory& c : t_.profile.categories) category_index(c.name);
+    for (Lane& lane : t_.lanes) {
+      SpanTable& s = lane.spans;
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s.name[i] != publish_) continue;
+        ChainInfo& chain = t_.chains[s.chain[i]];
+        chain.nstages = publish_nstages(s.stage[i]);
+        chain.tag = publish_tag(s.stage[i]);
+        ++chain.publishes;
+      }
+    }
+    t_.chains.for_each([&](int64_t, ChainInfo& c) {
+      c.category = category_index(chain_category(c.nstages, c.tag, t_.profile));
+    });
+    for (Lane& lane : t_.lanes) {
+      SpanTable& s = lane.spans;
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        int64_t name = s.name[i];
+        uint32_t category = 0;
+        if (name == publish_ || name == chunk_ || name == stage_wait_) {
+          const ChainInfo* chain = t_.chains.find(s.chain[i]);
+          category = chain ? chain->category : 0;
+        }
+        s.category.push(category);
+      }
+    }
+  }
+
+  Trace& t_;
+  uint32_t publish_, chunk_, stage_wait_, wake_, fifo_, thread_name_, process_name_, thread_sort_index_;
+  std::map<LaneKey, uint32_t> lane_index_;
+  LaneKey last_key_{};
+  bool have_last_ = false;
+  uint32_t current_lane_ = 0;
+  std::vector<std::vector<BeginEnd>> begin_ends_;
+  std::map<std::string, uint32_t> category_by_name_;
+};
+
+}  // namespace
+
+std::size_t SpanTable::bytes() const {
+  return ts.bytes() + dur.bytes() + name.bytes() + cat.bytes() + stage.bytes() + arg.bytes() + chain.bytes() +
+         category.bytes();
+}
+
+std::size_t Trace::memory_bytes() const {
+  std::size_t total = chains.bytes();
+  for (const Lane& l : lanes) total += l.spans.bytes() + sizeof(Lane);
+  total += instants.ts.bytes() + instants.lane.bytes() + instants.name.bytes() + instants.arg.bytes() +
+           instants.scope.bytes();
+  total += counters.ts.bytes() + counters.lane.bytes() + counters.name.bytes();
+  return total;
+}
+
+std::string Trace::lane_label(std::size_t lane) const {
+  const Lane& l = lanes[lane];
+  auto id = [&](const ProcessId& p) {
+    return p.is_string ? std::string(names.view(p.text)) : std::to_string(p.number);
+  };
+  return id(l.pid) + ":" + id(l.tid);
+}
+
+ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags) {
+  TraceBuilder builder(trace);
+  ReadResult r = read_trace(source, builder, trace->names, diags);
+  if (r.status != ReadStatus::input_error) builder.finish();
+  trace->read = r;
+  return r;
+}
+
+}  // namespace jqtrace

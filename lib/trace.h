@@ -1,0 +1,108 @@
+#pragma once
+// The trace model every analysis queries: lanes with their spans sorted by time, instants,
+// counters, the jobqueProfile, and for jobque traces each span's category resolved from
+// its chain's publish (SPEC §1.4) after the whole file was read.
+//
+// Storage is columnar (IntColumn): a jobque span costs ~15 bytes, so the whole model of a
+// big jobque trace stays under a quarter of the file size.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diagnostic.h"
+#include "flat_map.h"
+#include "int_column.h"
+#include "interner.h"
+#include "profile.h"
+#include "reader.h"
+#include "source.h"
+
+namespace jqtrace {
+
+/// Spans of one lane: X events and paired B/E, sorted by ts (ties keep file order).
+struct SpanTable {
+  IntColumn ts;        ///< ns
+  IntColumn dur;       ///< ns, >= 0
+  IntColumn name;      ///< Interner id
+  IntColumn cat;       ///< Interner id + 1 (0: no cat)
+  IntColumn stage;     ///< jobque args (0 when absent)
+  IntColumn arg;
+  IntColumn chain;
+  IntColumn category;  ///< index into Trace::categories (jobque traces)
+
+  std::size_t size() const { return ts.size(); }
+  int64_t end(std::size_t i) const { return ts[i] + dur[i]; }
+  std::size_t bytes() const;
+};
+
+struct Lane {
+  ProcessId pid, tid;
+  std::string thread_name;
+  SpanTable spans;
+  uint64_t events = 0;      ///< every event on this lane, of any phase
+  int64_t first_ts = 0;     ///< earliest ts of any event on the lane
+  int64_t last_end = 0;     ///< latest end (ts + dur) of any event on the lane
+  bool has_time = false;
+};
+
+/// Instant events (ph i/I), sorted by ts (ties keep file order).
+struct InstantTable {
+  IntColumn ts, lane, name, arg, scope;
+  std::size_t size() const { return ts.size(); }
+};
+
+/// Counter events (ph C), in file order.
+struct CounterTable {
+  IntColumn ts, lane, name;
+  std::size_t size() const { return ts.size(); }
+};
+
+/// What the chain's publish said (nstages 0: no publish was recorded).
+struct ChainInfo {
+  int64_t nstages = 0;
+  int64_t tag = 0;
+  uint32_t publishes = 0;
+  uint32_t category = 0;
+};
+
+struct Category {
+  std::string name;
+  std::string color;
+};
+
+struct ProcessName {
+  ProcessId pid;
+  std::string name;
+};
+
+struct Trace {
+  Interner names;
+  JobqueProfile profile;
+  bool jobque = false;          ///< SPEC §1.3: a profile, or publish/chunk spans with args.chain
+  std::vector<Lane> lanes;      ///< in order of first appearance
+  InstantTable instants;
+  CounterTable counters;
+  std::vector<Category> categories;  ///< jobque: [0] is "std kernel"
+  FlatMap<ChainInfo> chains;
+  std::vector<ProcessName> process_names;
+  int64_t start_ns = 0;         ///< smallest ts
+  int64_t end_ns = 0;           ///< largest ts + dur
+  bool has_time = false;        ///< false for a trace with no timed event
+  std::array<uint64_t, 128> phase_counts{};  ///< events by ph character
+  uint64_t events = 0;          ///< every complete event object
+  uint64_t malformed = 0;       ///< events skipped for missing or bad fields (see validate)
+  uint64_t unclosed_begins = 0; ///< B events run to end_ns
+  uint64_t unmatched_ends = 0;  ///< E events dropped
+  ReadResult read;
+
+  /// Bytes held by the model's tables (the analyses' working set).
+  std::size_t memory_bytes() const;
+  std::string lane_label(std::size_t lane) const;
+};
+
+/// Reads source into *trace and resolves the joins. Container-level problems go to diags
+/// (may be null). The result's status says whether the input was usable.
+ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags);
+
+}  // namespace jqtrace

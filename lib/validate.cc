@@ -1,0 +1,387 @@
+#include "validate.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "event.h"
+#include "flat_map.h"
+#include "interner.h"
+#include "jobque.h"
+#include "numbers.h"
+#include "profile.h"
+
+namespace jqtrace {
+namespace {
+
+constexpr std::string_view kKnownPhases = "XBEiICMbnestfSTpFNODPVvRc()";
+constexpr std::string_view kMetadataNames[] = {"process_name", "process_labels", "process_sort_index",
+                                               "thread_name", "thread_sort_index"};
+
+/// A position in 8 bytes (saturating), for the per-chain table that must stay small.
+struct PackedPosition {
+  uint32_t line = 0, column = 0;
+  static PackedPosition of(TextPosition p) {
+    auto clamp = [](uint64_t v) { return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)); };
+    return {clamp(p.line), clamp(p.column)};
+  }
+  TextPosition unpack() const { return {line, column}; }
+};
+
+/// What a chain needs until its publish (which jobque writes after the chunks) is seen.
+struct ChainCheck {
+  PackedPosition max_stage_at;  ///< the first event carrying the highest stage so far
+  uint32_t events = 0;          ///< chunk and stage_wait events
+  int16_t max_stage = -1;
+  uint8_t nstages = 0;
+  uint8_t publishes = 0;
+};
+
+struct LaneCheck {
+  ProcessId tid;
+  std::string label;
+  TextPosition first;
+  int64_t last_end = 0;
+  uint64_t spans = 0;
+  bool timed = false;
+  std::vector<TextPosition> open_begins;  ///< B events not yet closed, innermost last
+};
+
+struct FirstSeen {
+  TextPosition first;
+  uint64_t count = 0;
+};
+
+std::string us(int64_t ns) {
+  char buf[48];
+  format_ns_as_us(ns, buf, sizeof buf);
+  return buf;
+}
+
+class Validator final : public EventSink, public DiagnosticSink {
+ public:
+  Validator(DiagnosticSink& out, ValidateResult& result, Interner& names)
+      : out_(out), result_(result), names_(names) {
+    publish_ = names_.intern(kPublish);
+    chunk_ = names_.intern(kChunk);
+    stage_wait_ = names_.intern(kStageWait);
+  }
+
+  // DiagnosticSink: everything found passes through here to be counted.
+  void report(Diagnostic d) override {
+    (d.severity == Severity::error ? result_.errors : result_.warnings)++;
+    ++result_.rule_counts[d.rule];
+    out_.report(std::move(d));
+  }
+
+  void on_profile(const JobqueProfile& p) override { profile_ = p; }
+
+  void on_event(const RawEvent& e, const Interner&) override {
+    field_problems(e);
+    if (e.ph == 0) return;
+    if (kKnownPhases.find(e.ph) == std::string_view::npos) {
+      problem("unknown-phase", std::string("unknown phase '") + e.ph + "'", e);
+      return;
+    }
+    required_fields(e);
+    LaneCheck* lane = e.ph == 'M' ? nullptr : lane_for(e);
+    switch (e.ph) {
+      case 'X': span(e, lane); break;
+      case 'B':
+      case 'E': begin_end(e, lane); break;
+      case 'i':
+      case 'I': instant(e); break;
+      case 'C': counter(e); break;
+      case 'M': metadata(e); break;
+      default: break;
+    }
+    if (lane && e.has_ts) {
+      int64_t end = e.ts_ns + (e.ph == 'X' && e.has_dur && e.dur_ns > 0 ? e.dur_ns : 0);
+      lane->last_end = lane->timed ? std::max(lane->last_end, end) : end;
+      lane->timed = true;
+      trace_end_ = have_time_ ? std::max(trace_end_, end) : end;
+      trace_start_ = have_time_ ? std::min(trace_start_, e.ts_ns) : e.ts_ns;
+      have_time_ = true;
+    }
+  }
+
+  /// Rules that need the whole file.
+  void finish() {
+    for (LaneCheck& lane : lanes_)
+      for (const TextPosition& b : lane.open_begins)
+        report(make_diagnostic("unclosed-begin", "B event on lane " + lane.label + " is never closed", b));
+    result_.jobque = jobque_ || profile_.present;
+    if (!result_.jobque) return;
+    check_chains();
+    check_markers();
+    check_tags();
+    check_lanes();
+  }
+
+ private:
+  void problem(std::string_view rule, std::string message, const RawEvent& e) {
+    report(make_diagnostic(rule, std::move(message), e.position));
+  }
+
+  void field_problems(const RawEvent& e) {
+    struct Bit {
+      uint32_t bit;
+      std::string_view rule, message;
+    };
+    static constexpr Bit kBits[] = {
+        {kBadPh, "bad-field-type", "ph is not a one-character string"},
+        {kNameNotString, "bad-field-type", "name is not a string"},
+        {kCatNotString, "bad-field-type", "cat is not a string"},
+        {kTsNotNumber, "bad-ts", "ts is not a number"},
+        {kTsOutOfRange, "bad-ts", "ts is out of range"},
+        {kDurNotNumber, "bad-dur", "dur is not a number"},
+        {kDurOutOfRange, "bad-dur", "dur is out of range"},
+        {kPidBad, "bad-field-type", "pid is not an integer or a string"},
+        {kTidBad, "bad-field-type", "tid is not an integer or a string"},
+        {kScopeBad, "bad-instant-scope", "s is not a one-character string"},
+        {kArgsNotObject, "bad-field-type", "args is not an object"},
+    };
+    for (const Bit& b : kBits)
+      if (e.problems & b.bit) problem(b.rule, std::string(b.message), e);
+    if (e.has_ts && e.ts_ns < 0) problem("bad-ts", "ts is negative (" + us(e.ts_ns) + ")", e);
+    if (e.has_dur && e.dur_ns < 0) problem("bad-dur", "dur is negative (" + us(e.dur_ns) + ")", e);
+    if (e.ph == 0 && !(e.problems & kBadPh)) problem("missing-field", "event has no ph", e);
+  }
+
+  void required_fields(const RawEvent& e) {
+    bool need_name = std::strchr("XBiICM", e.ph) != nullptr;
+    bool need_ts = e.ph != 'M';
+    auto missing = [&](const char* field) {
+      problem("missing-field", std::string("'") + e.ph + "' event has no " + field, e);
+    };
+    if (need_name && e.name == Interner::kNone && !(e.problems & kNameNotString)) missing("name");
+    if (need_ts && !e.has_ts && !(e.problems & (kTsNotNumber | kTsOutOfRange))) missing("ts");
+    if (e.ph == 'X' && !e.has_dur && !(e.problems & (kDurNotNumber | kDurOutOfRange))) missing("dur");
+    if (e.ph == 'C' && !e.has_args && !(e.problems & kArgsNotObject)) missing("args");
+  }
+
+  LaneCheck* lane_for(const RawEvent& e) {
+    auto key = std::make_tuple(e.pid.is_string, e.pid.number, e.pid.text, e.tid.is_string, e.tid.number,
+                               e.tid.text);
+    auto [it, added] = lane_index_.try_emplace(key, lanes_.size());
+    if (added) {
+      LaneCheck lane;
+      lane.tid = e.tid;
+      auto id = [&](const ProcessId& p) {
+        return p.is_string ? std::string(names_.view(p.text)) : std::to_string(p.number);
+      };
+      lane.label = id(e.pid) + ":" + id(e.tid);
+      lane.first = e.position;
+      lanes_.push_back(std::move(lane));
+    }
+    return &lanes_[it->second];
+  }
+
+  void span(const RawEvent& e, LaneCheck* lane) {
+    ++lane->spans;
+    bool jobque_name = e.name == publish_ || e.name == chunk_ || e.name == stage_wait_;
+    if (!jobque_name) return;
+    bool any = e.has_stage || e.has_arg || e.has_chain || (e.problems & (kStageBad | kArgBad | kChainBad));
+    if (!any) return;  // a generic span that happens to share a jobque name
+    if (e.name != stage_wait_ && e.has_chain) jobque_ = true;
+    if (!e.has_stage || !e.has_arg || !e.has_chain) {
+      problem("jobque-args",
+              std::string(names_.view(e.name)) + " lacks integer args.stage, args.arg and args.chain", e);
+      return;
+    }
+    if (e.name == publish_) publish(e);
+    else chain_member(e);
+  }
+
+  void publish(const RawEvent& e) {
+    int64_t nstages = publish_nstages(e.stage), tag = publish_tag(e.stage);
+    if (nstages < 1 || nstages > 6)
+      problem("nstages-range",
+              "publish of chain " + std::to_string(e.chain) + " declares " + std::to_string(nstages) +
+                  " stages (expected 1..6)",
+              e);
+    if (tag != 0) {
+      FirstSeen& t = tags_[tag];
+      if (t.count++ == 0) t.first = e.position;
+    }
+    ChainCheck& c = chains_[e.chain];
+    if (c.publishes > 0) {
+      problem("duplicate-publish", "chain " + std::to_string(e.chain) + " is published again", e);
+      return;
+    }
+    c.publishes = 1;
+    c.nstages = static_cast<uint8_t>(nstages);
+  }
+
+  void chain_member(const RawEvent& e) {
+    ChainCheck& c = chains_[e.chain];
+    ++c.events;
+    if (e.stage < 0 || (c.publishes && e.stage >= c.nstages)) {
+      stage_problem(e.stage, e.chain, c.nstages, e.position, std::string(names_.view(e.name)));
+      return;
+    }
+    int16_t stage = static_cast<int16_t>(std::min<int64_t>(e.stage, INT16_MAX));
+    if (stage > c.max_stage) {
+      c.max_stage = stage;
+      c.max_stage_at = PackedPosition::of(e.position);
+    }
+  }
+
+  void stage_problem(int64_t stage, int64_t chain, int64_t nstages, TextPosition at, const std::string& what) {
+    report(make_diagnostic("stage-range",
+                           what + " of chain " + std::to_string(chain) + " has stage " + std::to_string(stage) +
+                               " but the chain has " + std::to_string(nstages) + " stages",
+                           at));
+  }
+
+  void begin_end(const RawEvent& e, LaneCheck* lane) {
+    if (e.ph == 'B') {
+      lane->open_begins.push_back(e.position);
+    } else if (lane->open_begins.empty()) {
+      problem("unmatched-end", "E event on lane " + lane->label + " closes nothing", e);
+    } else {
+      lane->open_begins.pop_back();
+    }
+  }
+
+  void instant(const RawEvent& e) {
+    char s = e.scope ? e.scope : 't';
+    if (!(e.problems & kScopeBad) && s != 'g' && s != 'p' && s != 't')
+      problem("bad-instant-scope", std::string("instant scope '") + s + "' is not g, p or t", e);
+    if (s == 'g' && e.name != Interner::kNone) {
+      FirstSeen& m = global_instants_[e.name];
+      if (m.count++ == 0) m.first = e.position;
+    }
+  }
+
+  void counter(const RawEvent& e) {
+    if (e.has_args && (e.args_numbers == 0 || e.args_non_numbers > 0))
+      problem("bad-counter-args", "counter args must be one or more numbers", e);
+  }
+
+  void metadata(const RawEvent& e) {
+    if (e.name == Interner::kNone) return;
+    std::string_view name = names_.view(e.name);
+    for (std::string_view known : kMetadataNames)
+      if (name == known) {
+        if (name == "thread_name" || name == "thread_sort_index") lane_for(e);
+        return;
+      }
+    problem("unknown-metadata", "unknown metadata event '" + std::string(name) + "'", e);
+  }
+
+  void check_chains() {
+    std::vector<std::tuple<TextPosition, int64_t, ChainCheck>> late;
+    chains_.for_each([&](int64_t id, const ChainCheck& c) {
+      if (c.events == 0) return;
+      if (c.publishes == 0 || c.max_stage >= c.nstages) late.emplace_back(c.max_stage_at.unpack(), id, c);
+    });
+    // Report in file order, like the per-event rules.
+    std::sort(late.begin(), late.end(), [](const auto& a, const auto& b) {
+      const TextPosition &pa = std::get<0>(a), &pb = std::get<0>(b);
+      return std::tie(pa.line, pa.column, std::get<1>(a)) < std::tie(pb.line, pb.column, std::get<1>(b));
+    });
+    for (const auto& [at, id, c] : late) {
+      if (c.publishes == 0)
+        report(make_diagnostic("orphan-chain",
+                               "chain " + std::to_string(id) + " has " + std::to_string(c.events) +
+                                   " chunk/stage_wait events but no publish (a full ring?)",
+                               at));
+      else stage_problem(c.max_stage, id, c.nstages, at, "an event");
+    }
+  }
+
+  void check_markers() {
+    if (!profile_.present) return;
+    for (const auto& [name_id, seen] : sorted(global_instants_)) {
+      std::string name(names_.view(name_id));
+      if (profile_.has_marker(name)) continue;
+      report(make_diagnostic("marker-unregistered",
+                             "global instant '" + name + "' is not a marker of jobqueProfile (" +
+                                 std::to_string(seen.count) + " events)",
+                             seen.first));
+    }
+  }
+
+  void check_tags() {
+    if (!profile_.present) return;  // legacy traces name tags by the built-in table
+    for (const auto& [tag, seen] : sorted(tags_)) {
+      if (profile_.category(tag)) continue;
+      report(make_diagnostic("unregistered-tag",
+                             "tag " + std::to_string(tag) + " has no category in jobqueProfile (" +
+                                 std::to_string(seen.count) + " publishes; shown as '" + legacy_tag_name(tag) + "')",
+                             seen.first));
+    }
+  }
+
+  void check_lanes() {
+    int64_t span = trace_end_ - trace_start_;
+    for (const LaneCheck& lane : lanes_) {
+      if (profile_.lanes > 0 && !lane.tid.is_string && lane.tid.number >= profile_.lanes)
+        report(make_diagnostic("tid-range",
+                               "lane " + lane.label + " has tid " + std::to_string(lane.tid.number) +
+                                   " but jobqueProfile.lanes is " + std::to_string(profile_.lanes),
+                               lane.first));
+      // A ring that filled up stops its lane while the others go on; a lane that merely
+      // idles at the end still records its wakes and waits. 10% of the span is the margin.
+      if (lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > span / 10)
+        report(make_diagnostic("lane-stopped-early",
+                               "lane " + lane.label + " stops recording at " + us(lane.last_end) + " us, " +
+                                   us(trace_end_ - lane.last_end) + " us before the trace ends (ring full?)",
+                               lane.first));
+    }
+  }
+
+  template <typename Key>
+  static std::vector<std::pair<Key, FirstSeen>> sorted(const std::map<Key, FirstSeen>& m) {
+    std::vector<std::pair<Key, FirstSeen>> v(m.begin(), m.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.second.first.line, a.second.first.column) < std::tie(b.second.first.line, b.second.first.column);
+    });
+    return v;
+  }
+
+  DiagnosticSink& out_;
+  ValidateResult& result_;
+  Interner& names_;
+  uint32_t publish_, chunk_, stage_wait_;
+  JobqueProfile profile_;
+  bool jobque_ = false;
+  FlatMap<ChainCheck> chains_;
+  std::vector<LaneCheck> lanes_;
+  std::map<std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>, std::size_t> lane_index_;
+  std::map<uint32_t, FirstSeen> global_instants_;
+  std::map<int64_t, FirstSeen> tags_;
+  int64_t trace_start_ = 0, trace_end_ = 0;
+  bool have_time_ = false;
+};
+
+}  // namespace
+
+ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
+  ValidateResult result;
+  Interner names;
+  Validator validator(out, result, names);
+  result.read = read_trace(source, validator, names, &validator);
+  result.events = result.read.events;
+  switch (result.read.status) {
+    case ReadStatus::input_error:
+      result.readable = false;
+      validator.report(make_diagnostic(result.read.rule, result.read.message, result.read.position));
+      return result;
+    case ReadStatus::truncated:
+      validator.report(make_diagnostic("truncated",
+                                       "the trace is cut off at byte " + std::to_string(result.read.bytes) + " (" +
+                                           std::to_string(result.read.events) + " complete events)",
+                                       result.read.position));
+      break;
+    case ReadStatus::ok: break;
+  }
+  validator.finish();
+  return result;
+}
+
+}  // namespace jqtrace
