@@ -30,7 +30,7 @@ NumberStatus parse_via_double(std::string_view text, double scale, double* out) 
 
 }  // namespace
 
-NumberStatus parse_us_to_ns(std::string_view text, int64_t* ns) {
+NumberStatus detail::parse_us_to_ns_slow(std::string_view text, int64_t* ns) {
   const char* p = text.data();
   const char* end = p + text.size();
   bool negative = p != end && *p == '-';
@@ -64,7 +64,7 @@ NumberStatus parse_us_to_ns(std::string_view text, int64_t* ns) {
   return NumberStatus::ok;
 }
 
-NumberStatus parse_integer(std::string_view text, int64_t* value) {
+NumberStatus detail::parse_integer_slow(std::string_view text, int64_t* value) {
   const char* p = text.data();
   const char* end = p + text.size();
   bool negative = p != end && *p == '-';

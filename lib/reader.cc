@@ -100,6 +100,9 @@ class TraceHandler {
   const std::string& refusal() const { return refusal_; }
 
  private:
+  /// Where the current container starts (StartObject/StartArray run before its bracket is taken).
+  TextPosition here() { return src_.locate(src_.Tell()); }
+  /// Just past a scalar (its handler runs after the value was read).
   TextPosition here_minus(uint64_t back) {
     uint64_t t = src_.Tell();
     return src_.locate(t >= back ? t - back : 0);
@@ -153,7 +156,7 @@ class TraceHandler {
   bool start(bool object) {
     switch (state_) {
       case State::skip: ++skip_depth_; return true;
-      case State::profile: profile_.start(object, here_minus(1)); return true;
+      case State::profile: profile_.start(object, here()); return true;
       case State::start:
         container_ = object ? Container::object : Container::array;
         state_ = object ? State::root_object : State::events;
@@ -167,14 +170,14 @@ class TraceHandler {
         }
         if (root_key_ == RootKey::profile && object) {
           profile_ = JsonValueBuilder{};
-          profile_.start(true, here_minus(1));
+          profile_.start(true, here());
           state_ = State::profile;
           return true;
         }
         if (root_key_ == RootKey::trace_events)
-          report("trace-events-not-array", "traceEvents is not an array", here_minus(1));
+          report("trace-events-not-array", "traceEvents is not an array", here());
         else if (root_key_ == RootKey::profile)
-          report("profile-shape", "jobqueProfile is not an object", here_minus(1));
+          report("profile-shape", "jobqueProfile is not an object", here());
         skip_then(State::root_object);
         return true;
       case State::events:
@@ -183,7 +186,7 @@ class TraceHandler {
           state_ = State::event_key;
           return true;
         }
-        report("event-not-object", "traceEvents element is not an object", here_minus(1));
+        report("event-not-object", "traceEvents element is not an object", here());
         skip_then(State::events);
         return true;
       case State::event_value:
@@ -255,7 +258,7 @@ class TraceHandler {
     ev_ = RawEvent{};
     name_buffer.clear();
     ev_.arg_name = std::move(name_buffer);
-    ev_.offset = src_.Tell() - 1;
+    ev_.offset = src_.Tell();  // the iterative parser calls StartObject before taking '{'
     ev_.position = src_.locate(ev_.offset);
   }
 

@@ -1,1 +1,291 @@
-int main() { return 0; }
+// jqtrace-gen: writes synthetic jobque traces in the tracer's exact layout, of any size,
+// for tests and benchmarks (SPEC §1.3): one event per line; lanes one after another,
+// workers 0..N-1 then the caller last; within a lane completion order; publishes, chunks
+// and stage_waits of multi-stage chains; token/layer/step markers on the caller; wakes
+// after host pauses; fifo jobs; optionally lanes whose ring fills up and stops recording.
+//
+// The workload imitates LLM decode: per token an untagged embedding op, per layer a layer
+// marker, attention (one 3-4 stage chain or three 1-stage ops), ple on even layers, FFN
+// (a 2-stage chain, or every third layer router + MoE experts + shexp + park/reduce), then
+// the classifier and a token marker. Memory stays flat at any size: the simulation is run
+// once per lane with the same seed, and each run writes only its own lane's events.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  int workers = 2;
+  int layers = 16;
+  uint64_t tokens = 0;         // 0: derived from --size-mb
+  double size_mb = 1.0;
+  uint64_t seed = 1;
+  bool legacy = false;         // no jobqueProfile, no markers (the tracer before profiles)
+  std::vector<std::string> rings;  // "LANE=N": that lane records at most N events
+  std::string output = "-";
+};
+
+constexpr int64_t kUs = 1000;  // ns
+
+/// Writes events of one lane (the others are simulated but not written).
+class LaneWriter {
+ public:
+  LaneWriter(std::FILE* out, int lane, uint64_t ring) : out_(out), lane_(lane), ring_(ring) {}
+
+  void span(int lane, const char* name, int64_t ts, int64_t dur, int64_t stage, int64_t arg, int64_t chain) {
+    ++events_total_;
+    if (!take(lane)) return;
+    char t[32], d[32];
+    line("{\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%s,\"dur\":%s,\"name\":\"%s\",\"args\":{\"stage\":%lld,\"arg\":%lld,"
+         "\"chain\":%lld}}",
+         lane, us(ts, t), us(dur, d), name, static_cast<long long>(stage), static_cast<long long>(arg),
+         static_cast<long long>(chain));
+  }
+  void marker(int lane, const char* name, int64_t ts, int64_t arg) {
+    ++events_total_;
+    if (!take(lane)) return;
+    char t[32];
+    line("{\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":%d,\"ts\":%s,\"name\":\"%s\",\"args\":{\"arg\":%lld}}", lane,
+         us(ts, t), name, static_cast<long long>(arg));
+  }
+  void thread_name(int lane, const char* role) {
+    if (lane != lane_) return;
+    line("{\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s %d\"}}", lane, role, lane);
+  }
+  uint64_t events_total() const { return events_total_; }
+  /// Lines end with ",\n" except the file's very last event: the caller holds it back.
+  void flush_pending(bool last) {
+    if (!pending_.empty()) std::fprintf(out_, "%s%s\n", pending_.c_str(), last ? "" : ",");
+    pending_.clear();
+  }
+
+ private:
+  bool take(int lane) {
+    if (lane != lane_) return false;
+    if (ring_ && written_ >= ring_) return false;  // the ring is full: the lane stops recording
+    ++written_;
+    return true;
+  }
+  static const char* us(int64_t ns, char* buf) {
+    std::snprintf(buf, 32, "%lld.%03lld", static_cast<long long>(ns / kUs), static_cast<long long>(ns % kUs));
+    return buf;
+  }
+  template <typename... A>
+  void line(const char* fmt, A... a) {
+    flush_pending(false);
+    char buf[512];
+    std::snprintf(buf, sizeof buf, fmt, a...);
+    pending_ = buf;
+  }
+
+  std::FILE* out_;
+  int lane_;
+  uint64_t ring_;
+  uint64_t written_ = 0;
+  uint64_t events_total_ = 0;
+  std::string pending_;
+};
+
+/// The decode workload on W workers plus the caller, with a deterministic random stream.
+class Simulation {
+ public:
+  Simulation(const Options& o, LaneWriter& w) : o_(o), w_(w), rng_(o.seed), free_(o.workers + 1, 0) {}
+
+  void run(uint64_t tokens) {
+    caller_ = o_.workers;
+    for (int lane = 0; lane <= o_.workers; ++lane) w_.thread_name(lane, lane == caller_ ? "caller" : "worker");
+    if (!o_.legacy) w_.marker(caller_, "step", 0, -1);
+    t_ = 20 * kUs;
+    for (uint64_t token = 0; token < tokens; ++token) decode_token(static_cast<int64_t>(token));
+  }
+
+ private:
+  int64_t uniform(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+
+  void decode_token(int64_t token) {
+    chain(0, 1, {3}, 4 * kUs);  // untagged embedding op
+    for (int layer = 0; layer < o_.layers; ++layer) {
+      int64_t layer_ts = t_ + uniform(1, 5) * kUs;
+      t_ += 6 * kUs;
+      if (layer % 4 == 3) {
+        for (int op = 0; op < 3; ++op) chain(2, 1, {3}, 5 * kUs);  // attn std
+      } else if (chance(0.5)) {
+        chain(1, 4, {6, 3, 3, 6}, 8 * kUs);
+      } else {
+        chain(1, 3, {6, 4, 6}, 8 * kUs);
+      }
+      // Written after the attention op though it happened before: completion order, as
+      // the tracer's per-lane rings do, so readers cannot assume time order.
+      if (!o_.legacy) w_.marker(caller_, "layer", layer_ts, layer);
+      if (layer % 2 == 0) chain(8, 1, {3}, 3 * kUs);  // ple
+      if (layer % 3 == 2) {
+        chain(9, 1, {3}, 2 * kUs);              // router
+        chain(6, 2, {8, 8}, 12 * kUs, 0.05);    // moe experts, some heavy chunks
+        chain(7, 1, {3}, 6 * kUs);              // shexp
+        chain(10, 1, {3}, 2 * kUs);             // park/reduce
+      } else {
+        chain(3, 2, {6, 3}, 10 * kUs);          // ffn chain
+      }
+      maybe_fifo_jobs();
+    }
+    chain(5, 1, {12}, 9 * kUs);  // classifier
+    t_ += uniform(2, 10) * kUs;
+    if (!o_.legacy) {
+      w_.marker(caller_, "token", t_, token);
+      if (token % 4 == 3) w_.marker(caller_, "step", t_ + 50, token);
+    }
+    if (chance(0.25)) host_pause();
+  }
+
+  /// One chain: a publish on the caller, then per stage the chunks spread over the lanes
+  /// that are free first, a stage_wait on the caller for every stage, and on each worker
+  /// that took chunks for every stage but the last.
+  void chain(int64_t tag, int nstages, std::vector<int> chunks, int64_t cost, double heavy = 0.01) {
+    int64_t id = next_chain_;
+    next_chain_ += 2;
+    int total = 0;
+    for (int n : chunks) total += n;
+    int64_t publish_dur = uniform(1 * kUs, 16 * kUs);
+    w_.span(caller_, "publish", t_, publish_dur, nstages | (tag << 8), total, id);
+    int64_t stage_start = t_ + publish_dur;
+    for (int s = 0; s < nstages; ++s) stage_start = stage(id, s, nstages, chunks[s], cost, heavy, stage_start);
+    t_ = stage_start;
+  }
+
+  int64_t stage(int64_t id, int s, int nstages, int n, int64_t cost, double heavy, int64_t start) {
+    std::vector<int64_t> ready(free_.size());
+    std::vector<bool> took(free_.size(), false);
+    for (std::size_t l = 0; l < free_.size(); ++l)
+      ready[l] = static_cast<int>(l) == caller_ ? start : std::max(free_[l], start + uniform(200, 2500));
+    int64_t stage_end = start;
+    for (int c = 0; c < n; ++c) {
+      std::size_t lane = 0;
+      for (std::size_t l = 1; l < ready.size(); ++l)
+        if (ready[l] < ready[lane]) lane = l;
+      int64_t dur = cost * uniform(60, 160) / 100;
+      if (chance(heavy)) dur *= uniform(20, 400);  // preempted chunk: a real scheduler tail
+      w_.span(static_cast<int>(lane), "chunk", ready[lane], dur, s, c, id);
+      took[lane] = true;
+      ready[lane] += dur + uniform(30, 300);
+      stage_end = std::max(stage_end, ready[lane]);
+    }
+    bool last = s == nstages - 1;
+    for (std::size_t l = 0; l < ready.size(); ++l) {
+      bool caller = static_cast<int>(l) == caller_;
+      if (caller || (took[l] && !last)) {
+        int64_t from = std::min(ready[l], stage_end);
+        w_.span(static_cast<int>(l), "stage_wait", from, stage_end - from + uniform(10, 120), s, 0, id);
+        free_[l] = stage_end + 150;
+      } else if (took[l]) {
+        free_[l] = ready[l];
+      }
+    }
+    return stage_end + uniform(100, 400);
+  }
+
+  void maybe_fifo_jobs() {
+    for (int w = 0; w < o_.workers; ++w) {
+      if (!chance(0.02)) continue;
+      int64_t start = std::max(free_[w], t_);
+      int64_t dur = uniform(10, 20) * kUs;
+      w_.span(w, "fifo_job", start, dur, 0, 0, 0);
+      free_[w] = start + dur;
+    }
+  }
+
+  /// The host thread pauses; idle workers park and are woken when work resumes.
+  void host_pause() {
+    int64_t pause = uniform(500, 3000) * kUs;
+    int64_t resume = t_ + pause;
+    for (int w = 0; w < o_.workers; ++w) {
+      int64_t parked = std::max(free_[w], t_) + uniform(50, 200) * kUs;
+      if (parked >= resume) continue;
+      int64_t woke = resume + uniform(5, 40) * kUs;
+      w_.span(w, "wake", parked, woke - parked, 0, 1, 0);
+      free_[w] = woke;
+    }
+    t_ = resume;
+  }
+
+  const Options& o_;
+  LaneWriter& w_;
+  std::mt19937_64 rng_;
+  std::vector<int64_t> free_;  // when each lane is next free (ns)
+  int caller_ = 0;
+  int64_t t_ = 0;              // the caller's clock (ns)
+  int64_t next_chain_ = 26;
+};
+
+void write_profile(std::FILE* out, int lanes) {
+  std::fprintf(out,
+               "],\"jobqueProfile\":{\"version\":1,\"lanes\":%d,\"categories\":["
+               "{\"id\":1,\"name\":\"attn chain\",\"color\":\"#5E96DE\"},{\"id\":2,\"name\":\"attn std\",\"color\":\"#5E96DE\"},"
+               "{\"id\":3,\"name\":\"ffn chain\",\"color\":\"#43B08A\"},{\"id\":4,\"name\":\"ffn per-op\",\"color\":\"#43B08A\"},"
+               "{\"id\":5,\"name\":\"classifier\",\"color\":\"#AC82E4\"},{\"id\":6,\"name\":\"moe experts\",\"color\":\"#E08563\"},"
+               "{\"id\":7,\"name\":\"shexp\",\"color\":\"#C39536\"},{\"id\":8,\"name\":\"ple\",\"color\":\"#C39536\"},"
+               "{\"id\":9,\"name\":\"router\",\"color\":\"#4FC3D0\"},{\"id\":10,\"name\":\"park/reduce\",\"color\":\"#D678B4\"},"
+               "{\"id\":11,\"name\":\"deltanet\",\"color\":\"#8385E8\"}],"
+               "\"markers\":[{\"id\":0,\"name\":\"token\"},{\"id\":1,\"name\":\"layer\"},{\"id\":2,\"name\":\"step\"}]}}\n",
+               lanes);
+}
+
+/// Tokens needed for about size_mb of output: measured by simulating one token.
+uint64_t tokens_for_size(const Options& o) {
+  std::FILE* null = std::fopen("/dev/null", "w");
+  LaneWriter counter(null, -1, 0);
+  Simulation(o, counter).run(1);
+  std::fclose(null);
+  double bytes_per_token = static_cast<double>(counter.events_total()) * 112.0;
+  return std::max<uint64_t>(1, static_cast<uint64_t>(o.size_mb * 1e6 / bytes_per_token));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Write a synthetic jobque trace in the tracer's layout", "jqtrace-gen"};
+  app.add_option("--workers", o.workers, "Worker lanes (the caller lane comes last)")->check(CLI::Range(1, 256));
+  app.add_option("--layers", o.layers, "Layers per token")->check(CLI::Range(1, 1000));
+  app.add_option("--tokens", o.tokens, "Tokens to decode (default: enough for --size-mb)");
+  app.add_option("--size-mb", o.size_mb, "Approximate output size in MB");
+  app.add_option("--seed", o.seed, "Random seed");
+  app.add_flag("--legacy", o.legacy, "Write the pre-profile format: no jobqueProfile, no markers");
+  app.add_option("--ring", o.rings, "LANE=N: that lane's ring holds N events, then it stops recording");
+  app.add_option("-o,--output", o.output, "Output file (- for stdout)");
+  CLI11_PARSE(app, argc, argv);
+
+  std::map<int, uint64_t> ring;
+  for (const std::string& r : o.rings) {
+    auto eq = r.find('=');
+    if (eq == std::string::npos) {
+      std::fprintf(stderr, "jqtrace-gen: --ring wants LANE=N, got '%s'\n", r.c_str());
+      return 2;
+    }
+    ring[std::stoi(r.substr(0, eq))] = std::stoull(r.substr(eq + 1));
+  }
+  uint64_t tokens = o.tokens ? o.tokens : tokens_for_size(o);
+  std::FILE* out = o.output == "-" ? stdout : std::fopen(o.output.c_str(), "w");
+  if (!out) {
+    std::perror(o.output.c_str());
+    return 1;
+  }
+  static char buffer[1 << 20];
+  std::setvbuf(out, buffer, _IOFBF, sizeof buffer);
+  std::fputs("{\"traceEvents\":[\n", out);
+  for (int lane = 0; lane <= o.workers; ++lane) {
+    LaneWriter writer(out, lane, ring.count(lane) ? ring[lane] : 0);
+    Simulation(o, writer).run(tokens);
+    writer.flush_pending(lane == o.workers);
+  }
+  if (o.legacy) std::fputs("]}\n", out);
+  else write_profile(out, o.workers + 1);
+  bool ok = std::fflush(out) == 0;
+  if (out != stdout) ok = std::fclose(out) == 0 && ok;
+  return ok ? 0 : 1;
+}
