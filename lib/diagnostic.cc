@@ -48,9 +48,9 @@ const RuleInfo& rule_info(std::string_view id) {
   std::abort();
 }
 
-Diagnostic make_diagnostic(std::string_view rule, std::string message, TextPosition pos) {
+Diagnostic make_diagnostic(std::string_view rule, std::string message, uint64_t offset) {
   const RuleInfo& info = rule_info(rule);
-  return Diagnostic{info.severity, info.id, std::move(message), pos};
+  return Diagnostic{info.severity, info.id, std::move(message), offset, {}};
 }
 
 }  // namespace jqtrace

@@ -16,7 +16,9 @@ struct Diagnostic {
   Severity severity = Severity::error;
   std::string_view rule;  ///< one of the ids in rules(); static storage
   std::string message;
-  TextPosition position;  ///< line 0: not tied to one place in the file
+  uint64_t offset = kNoOffset;  ///< byte offset the problem points at
+  TextPosition position;        ///< line:column of offset, filled in when reported
+  static constexpr uint64_t kNoOffset = UINT64_MAX;  ///< not tied to one place in the file
 };
 
 struct RuleInfo {
@@ -38,6 +40,6 @@ class DiagnosticSink {
 };
 
 /// Convenience: a diagnostic whose severity is the rule's own.
-Diagnostic make_diagnostic(std::string_view rule, std::string message, TextPosition pos);
+Diagnostic make_diagnostic(std::string_view rule, std::string message, uint64_t offset = Diagnostic::kNoOffset);
 
 }  // namespace jqtrace

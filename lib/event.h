@@ -38,8 +38,7 @@ enum EventProblem : uint32_t {
 };
 
 struct RawEvent {
-  uint64_t offset = 0;     ///< byte offset of the event's '{'
-  TextPosition position;   ///< line:column of that '{'
+  uint64_t offset = 0;     ///< byte offset of the event's '{' (Source::locate makes it line:column)
   char ph = 0;             ///< 0 when missing
   char scope = 0;          ///< instant scope s; 0 when missing
   bool has_ts = false, has_dur = false, has_args = false;
@@ -54,6 +53,17 @@ struct RawEvent {
   uint32_t args_non_numbers = 0;  ///< other top-level args values
   std::string arg_name;           ///< args.name (metadata events)
   uint32_t problems = 0;          ///< EventProblem bits
+
+  /// Back to a fresh event, keeping arg_name's storage (one reset per event: keep it cheap).
+  void reset() {
+    ph = scope = 0;
+    has_ts = has_dur = has_args = has_stage = has_arg = has_chain = false;
+    name = cat = Interner::kNone;
+    ts_ns = dur_ns = stage = arg = chain = 0;
+    pid = tid = ProcessId{};
+    args_numbers = args_non_numbers = problems = 0;
+    arg_name.clear();
+  }
 };
 
 }  // namespace jqtrace

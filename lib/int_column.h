@@ -1,6 +1,6 @@
 #pragma once
 // A column of integers stored in as few bytes as its values need (1..8, zigzag-encoded so
-// small negatives stay small). The trace model keeps one per field: a jobque span takes
+// small negatives stay small; 0 bytes while every value is zero). The trace model keeps one per field: a jobque span takes
 // ~15 bytes instead of the 40+ a struct would, which is what lets a whole multi-GB trace
 // sit in a quarter of its file size. Widening re-encodes once per width step.
 #include <cstdint>
@@ -15,12 +15,17 @@ class IntColumn {
   void push(int64_t v) {
     uint64_t z = zigzag(v);
     if (z > max_for_width_) widen(z);
+    if (width_ == 0) {  // all zeros so far: nothing stored
+      ++size_;
+      return;
+    }
     std::size_t at = size_ * width_;
     if (at + 8 > capacity_) reallocate(std::max<std::size_t>(64, capacity_ * 2));
     std::memcpy(data_.get() + at, &z, 8);  // little-endian; the extra bytes get overwritten
     ++size_;
   }
   int64_t operator[](std::size_t i) const {
+    if (width_ == 0) return 0;
     uint64_t z;
     std::memcpy(&z, data_.get() + i * width_, 8);
     return unzigzag(z & max_for_width_);
@@ -28,6 +33,7 @@ class IntColumn {
   void set(std::size_t i, int64_t v) {
     uint64_t z = zigzag(v);
     if (z > max_for_width_) widen(z);
+    if (width_ == 0) return;
     uint64_t old;
     std::memcpy(&old, data_.get() + i * width_, 8);
     uint64_t merged = (old & ~max_for_width_) | z;
@@ -37,7 +43,7 @@ class IntColumn {
   bool empty() const { return size_ == 0; }
   unsigned width() const { return width_; }
   /// Resident bytes of the values (capacity beyond size is never touched).
-  std::size_t bytes() const { return size_ * width_ + 8; }
+  std::size_t bytes() const { return size_ * width_; }
   /// Reorders so that new[i] = old[order[i]].
   void permute(const std::vector<uint32_t>& order) {
     IntColumn out;
@@ -57,7 +63,7 @@ class IntColumn {
   void reserve_like(const IntColumn& o) {
     width_ = o.width_;
     max_for_width_ = o.max_for_width_;
-    reallocate(o.size_ * o.width_ + 8);
+    if (width_) reallocate(o.size_ * o.width_ + 8);
   }
   /// Uninitialised storage (new T[] of bytes): pages beyond what is written are never
   /// touched, so capacity costs address space, not resident memory.
@@ -73,8 +79,8 @@ class IntColumn {
     std::size_t capacity = std::max<std::size_t>(64, size_ * w * 2 + 8);
     std::unique_ptr<uint8_t[]> wider(new uint8_t[capacity]);
     for (std::size_t i = 0; i < size_; ++i) {
-      uint64_t v;
-      std::memcpy(&v, data_.get() + i * width_, 8);
+      uint64_t v = 0;
+      if (width_) std::memcpy(&v, data_.get() + i * width_, 8);
       v &= max_for_width_;
       std::memcpy(wider.get() + i * w, &v, 8);
     }
@@ -87,8 +93,8 @@ class IntColumn {
   std::unique_ptr<uint8_t[]> data_;
   std::size_t capacity_ = 0;
   std::size_t size_ = 0;
-  unsigned width_ = 1;
-  uint64_t max_for_width_ = 0xFF;
+  unsigned width_ = 0;           // 0: every value so far is zero
+  uint64_t max_for_width_ = 0;
 };
 
 }  // namespace jqtrace

@@ -21,7 +21,7 @@ uint32_t Interner::find(std::string_view s) const {
   }
 }
 
-uint32_t Interner::intern(std::string_view s) {
+uint32_t Interner::intern_slow(std::string_view s) {
   std::size_t mask = slots_.size() - 1;
   std::size_t h = hash_of(s);
   std::size_t i = h & mask;

@@ -2,20 +2,20 @@
 
 namespace jqtrace {
 
-void JsonValueBuilder::start(bool object, TextPosition pos) {
+void JsonValueBuilder::start(bool object, uint64_t offset) {
   JsonValue v;
   v.kind = object ? JsonValue::Kind::object : JsonValue::Kind::array;
-  v.position = pos;
+  v.offset = offset;
   stack_.emplace_back(std::move(pending_key_), std::move(v));
   pending_key_.clear();
   ++nodes_;
 }
 
-void JsonValueBuilder::scalar(JsonValue::Kind kind, std::string_view text, TextPosition pos) {
+void JsonValueBuilder::scalar(JsonValue::Kind kind, std::string_view text, uint64_t offset) {
   JsonValue v;
   v.kind = kind;
   v.text.assign(text);
-  v.position = pos;
+  v.offset = offset;
   ++nodes_;
   if (!too_big()) attach(std::move(v));
 }

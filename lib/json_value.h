@@ -5,7 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "source.h"
+#include <cstdint>
+#include <string_view>
 
 namespace jqtrace {
 
@@ -15,7 +16,7 @@ struct JsonValue {
   std::string text;  ///< number text, string value, "true"/"false"
   std::vector<std::pair<std::string, JsonValue>> members;  ///< objects, in file order
   std::vector<JsonValue> items;                             ///< arrays
-  TextPosition position;
+  uint64_t offset = 0;  ///< where the value starts (about: scalars point just past)
 
   const JsonValue* member(std::string_view key) const {
     for (const auto& [k, v] : members)
@@ -28,9 +29,9 @@ struct JsonValue {
 class JsonValueBuilder {
  public:
   static constexpr std::size_t kMaxNodes = 1 << 20;
-  void start(bool object, TextPosition pos);
+  void start(bool object, uint64_t offset);
   void key(std::string_view k) { pending_key_.assign(k); }
-  void scalar(JsonValue::Kind kind, std::string_view text, TextPosition pos);
+  void scalar(JsonValue::Kind kind, std::string_view text, uint64_t offset);
   /// Closes a container; true when that closed the root.
   bool end();
   bool too_big() const { return nodes_ > kMaxNodes; }

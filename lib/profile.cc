@@ -15,13 +15,13 @@ class ProfileReader {
     JobqueProfile p;
     p.present = true;
     if (v.kind != JsonValue::Kind::object) {
-      problem("profile-shape", "jobqueProfile is not an object", v.position);
+      problem("profile-shape", "jobqueProfile is not an object", v.offset);
       return p;
     }
     read_version(v, &p);
     if (const JsonValue* lanes = v.member("lanes")) {
       if (!integer(*lanes, &p.lanes) || p.lanes < 1) {
-        problem("profile-shape", "jobqueProfile.lanes is not a positive integer", lanes->position);
+        problem("profile-shape", "jobqueProfile.lanes is not a positive integer", lanes->offset);
         p.lanes = 0;
       }
     }
@@ -34,19 +34,19 @@ class ProfileReader {
   void read_version(const JsonValue& v, JobqueProfile* p) {
     const JsonValue* version = v.member("version");
     if (!version) {
-      problem("profile-shape", "jobqueProfile has no version", v.position);
+      problem("profile-shape", "jobqueProfile has no version", v.offset);
     } else if (!integer(*version, &p->version)) {
-      problem("profile-shape", "jobqueProfile.version is not an integer", version->position);
+      problem("profile-shape", "jobqueProfile.version is not an integer", version->offset);
     } else if (p->version != 1) {
       problem("profile-version", "unsupported jobqueProfile version " + std::to_string(p->version) + " (expected 1)",
-              version->position);
+              version->offset);
     }
   }
 
   const JsonValue* array_member(const JsonValue& v, std::string_view key) {
     const JsonValue* m = v.member(key);
     if (m && m->kind != JsonValue::Kind::array) {
-      problem("profile-shape", "jobqueProfile." + std::string(key) + " is not an array", m->position);
+      problem("profile-shape", "jobqueProfile." + std::string(key) + " is not an array", m->offset);
       return nullptr;
     }
     return m;
@@ -55,7 +55,7 @@ class ProfileReader {
   /// An entry's id and name, or false (reported) when either is malformed.
   bool entry(const JsonValue& e, std::string_view what, int64_t min_id, int64_t* id, std::string* name) {
     if (e.kind != JsonValue::Kind::object) {
-      problem("profile-shape", std::string(what) + " entry is not an object", e.position);
+      problem("profile-shape", std::string(what) + " entry is not an object", e.offset);
       return false;
     }
     const JsonValue* idv = e.member("id");
@@ -63,12 +63,12 @@ class ProfileReader {
     if (!idv || !integer(*idv, id) || *id < min_id) {
       problem("profile-shape",
               std::string(what) + " id is missing or not an integer >= " + std::to_string(min_id),
-              idv ? idv->position : e.position);
+              idv ? idv->offset : e.offset);
       return false;
     }
     if (!namev || namev->kind != JsonValue::Kind::string || namev->text.empty()) {
       problem("profile-shape", std::string(what) + " " + std::to_string(*id) + " has no name",
-              namev ? namev->position : e.position);
+              namev ? namev->offset : e.offset);
       return false;
     }
     *name = namev->text;
@@ -83,15 +83,15 @@ class ProfileReader {
       if (!entry(e, "category", 1, &c.id, &c.name)) continue;
       if (const JsonValue* color = e.member("color")) {
         if (color->kind != JsonValue::Kind::string || !is_hex_color(color->text))
-          problem("profile-color", "category '" + c.name + "' color is not #RRGGBB", color->position);
+          problem("profile-color", "category '" + c.name + "' color is not #RRGGBB", color->offset);
         else c.color = color->text;
       }
       if (!ids.insert(c.id).second) {
-        problem("profile-duplicate", "category id " + std::to_string(c.id) + " is defined twice", e.position);
+        problem("profile-duplicate", "category id " + std::to_string(c.id) + " is defined twice", e.offset);
         continue;
       }
       if (!names.insert(c.name).second)
-        problem("profile-duplicate", "category name '" + c.name + "' is defined twice", e.position);
+        problem("profile-duplicate", "category name '" + c.name + "' is defined twice", e.offset);
       p->categories.push_back(std::move(c));
     }
   }
@@ -103,11 +103,11 @@ class ProfileReader {
       ProfileMarker m;
       if (!entry(e, "marker", 0, &m.id, &m.name)) continue;
       if (!ids.insert(m.id).second) {
-        problem("profile-duplicate", "marker id " + std::to_string(m.id) + " is defined twice", e.position);
+        problem("profile-duplicate", "marker id " + std::to_string(m.id) + " is defined twice", e.offset);
         continue;
       }
       if (!names.insert(m.name).second) {
-        problem("profile-duplicate", "marker name '" + m.name + "' is defined twice", e.position);
+        problem("profile-duplicate", "marker name '" + m.name + "' is defined twice", e.offset);
         continue;
       }
       p->markers.push_back(std::move(m));
@@ -118,8 +118,8 @@ class ProfileReader {
     return v.kind == JsonValue::Kind::number && parse_integer(v.text, out) == NumberStatus::ok;
   }
 
-  void problem(std::string_view rule, std::string message, TextPosition pos) {
-    if (diags_) diags_->report(make_diagnostic(rule, std::move(message), pos));
+  void problem(std::string_view rule, std::string message, uint64_t offset) {
+    if (diags_) diags_->report(make_diagnostic(rule, std::move(message), offset));
   }
 
   DiagnosticSink* diags_;

@@ -101,15 +101,15 @@ class TraceHandler {
 
  private:
   /// Where the current container starts (StartObject/StartArray run before its bracket is taken).
-  TextPosition here() { return src_.locate(src_.Tell()); }
-  /// Just past a scalar (its handler runs after the value was read).
-  TextPosition here_minus(uint64_t back) {
+  uint64_t here() const { return src_.Tell(); }
+  /// The last byte of a scalar (its handler runs after the value was read).
+  uint64_t here_minus(uint64_t back) const {
     uint64_t t = src_.Tell();
-    return src_.locate(t >= back ? t - back : 0);
+    return t >= back ? t - back : 0;
   }
 
-  void report(std::string_view rule, std::string message, TextPosition pos) {
-    if (diags_) diags_->report(make_diagnostic(rule, std::move(message), pos));
+  void report(std::string_view rule, std::string message, uint64_t offset) {
+    if (diags_) diags_->report(make_diagnostic(rule, std::move(message), offset));
   }
 
   void skip_then(State after) {
@@ -254,12 +254,9 @@ class TraceHandler {
   }
 
   void begin_event() {
-    std::string name_buffer = std::move(ev_.arg_name);
-    ev_ = RawEvent{};
-    name_buffer.clear();
-    ev_.arg_name = std::move(name_buffer);
+    ev_.reset();
     ev_.offset = src_.Tell();  // the iterative parser calls StartObject before taking '{'
-    ev_.position = src_.locate(ev_.offset);
+
   }
 
   /// A container where a known field wanted a scalar.
@@ -349,7 +346,7 @@ class TraceHandler {
   void finish_profile() {
     state_ = State::root_object;
     if (profile_.too_big()) {
-      report("profile-shape", "jobqueProfile is too large (over a million values)", {});
+      report("profile-shape", "jobqueProfile is too large (over a million values)", Diagnostic::kNoOffset);
       return;
     }
     sink_.on_profile(interpret_profile(profile_.take(), diags_));
@@ -391,35 +388,36 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   r.events = handler.events();
   r.bytes = source.text_bytes();
   r.has_events_array = handler.has_events_array();
-  auto fail = [&](std::string message, TextPosition pos, std::string_view rule = "json-syntax") {
+  auto fail = [&](std::string message, uint64_t offset, std::string_view rule = "json-syntax") {
     r.status = ReadStatus::input_error;
     r.rule = rule;
     r.message = std::move(message);
-    r.position = pos;
+    r.offset = offset;
+    if (offset != Diagnostic::kNoOffset) r.position = source.locate(offset);  // the error path only
     return r;
   };
+  constexpr uint64_t kNowhere = Diagnostic::kNoOffset;
 
-  if (!source.read_error().empty()) return fail(source.read_error(), {}, "unreadable");
+  if (!source.read_error().empty()) return fail(source.read_error(), kNowhere, "unreadable");
   if (parsed.IsError()) {
     uint64_t offset = parsed.Offset();
-    TextPosition pos = source.locate(offset);
-    if (parsed.Code() == rapidjson::kParseErrorTermination) return fail(handler.refusal(), pos, "not-a-trace");
+    if (parsed.Code() == rapidjson::kParseErrorTermination) return fail(handler.refusal(), offset, "not-a-trace");
     if (handler.state() == State::start) {
-      if (parsed.Code() == rapidjson::kParseErrorDocumentEmpty) return fail("empty input: no JSON value", {}, "not-a-trace");
-      return fail(std::string("not JSON: ") + describe(parsed.Code()), pos);
+      if (parsed.Code() == rapidjson::kParseErrorDocumentEmpty) return fail("empty input: no JSON value", kNowhere, "not-a-trace");
+      return fail(std::string("not JSON: ") + describe(parsed.Code()), offset);
     }
     bool ran_out = source.at_end() && offset >= source.text_bytes();
-    if (!ran_out || handler.state() == State::done) return fail(describe(parsed.Code()), pos);
+    if (!ran_out || handler.state() == State::done) return fail(describe(parsed.Code()), offset);
     if (r.container == Container::array && between_events(handler.state())) {
       r.array_unterminated = true;
     } else {
       r.status = ReadStatus::truncated;
-      r.position = pos;
+      r.offset = offset;
     }
   }
   if (r.container == Container::object && !r.has_events_array && r.status == ReadStatus::ok) {
     // A complete object with no traceEvents array is some other JSON document.
-    return fail("not a trace: no \"traceEvents\" array", {}, "not-a-trace");
+    return fail("not a trace: no \"traceEvents\" array", kNowhere, "not-a-trace");
   }
   return r;
 }

@@ -42,7 +42,8 @@ struct ReadResult {
   ReadStatus status = ReadStatus::ok;
   std::string message;       ///< for input_error: lower-case, no file name
   std::string_view rule;     ///< for input_error: json-syntax, not-a-trace or unreadable
-  TextPosition position;     ///< for input_error (line 0 when not tied to a place)
+  uint64_t offset = Diagnostic::kNoOffset;  ///< for input_error and truncated
+  TextPosition position;     ///< of offset, for input_error (line 0 when not tied to a place)
   Container container = Container::unknown;
   uint64_t events = 0;       ///< complete event objects delivered
   uint64_t bytes = 0;        ///< bytes of JSON text read

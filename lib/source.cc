@@ -167,7 +167,7 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
   if (path == "-") {
     bool gz = false;
     auto in = sniff_gzip(std::make_unique<FdInput>(0, false), &gz);
-    auto src = std::make_unique<Source>(std::move(in), "<stdin>", 0);
+    auto src = std::make_unique<Source>(std::move(in), "<stdin>", 0, std::make_unique<RecordingLineIndex>());
     src->is_gzip_ = gz;
     return src;
   }
@@ -182,13 +182,25 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
     *err = "is a directory";
     return nullptr;
   }
-  uint64_t size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+  bool regular = S_ISREG(st.st_mode);
+  uint64_t size = regular ? static_cast<uint64_t>(st.st_size) : 0;
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   bool gz = false;
   auto in = sniff_gzip(std::make_unique<FdInput>(fd, true), &gz);
-  auto src = std::make_unique<Source>(std::move(in), path, size);
+  std::unique_ptr<LineIndex> lines;
+  if (regular) {
+    lines = std::make_unique<ReopeningLineIndex>([path]() -> std::unique_ptr<RawInput> {
+      int again = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (again < 0) return nullptr;
+      bool gzip_again = false;
+      return sniff_gzip(std::make_unique<FdInput>(again, true), &gzip_again);
+    });
+  } else {
+    lines = std::make_unique<RecordingLineIndex>();  // a pipe or device: no second reading
+  }
+  auto src = std::make_unique<Source>(std::move(in), path, size, std::move(lines));
   src->is_gzip_ = gz;
   return src;
 }
@@ -196,13 +208,14 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
 std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name) {
   bool gz = false;
   auto in = sniff_gzip(std::make_unique<MemoryInput>(std::move(bytes)), &gz);
-  auto src = std::make_unique<Source>(std::move(in), std::move(name), 0);
+  auto src = std::make_unique<Source>(std::move(in), std::move(name), 0, std::make_unique<RecordingLineIndex>());
   src->is_gzip_ = gz;
   return src;
 }
 
-Source::Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size)
-    : input_(std::move(input)), name_(std::move(name)), total_size_(total_size) {
+Source::Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size,
+               std::unique_ptr<LineIndex> lines)
+    : input_(std::move(input)), name_(std::move(name)), total_size_(total_size), lines_(std::move(lines)) {
   buffer_[0] = '\0';
   filled_ = 0;
   refill();
@@ -223,9 +236,6 @@ std::size_t Source::PutEnd(char*) {
 
 void Source::refill() {
   if (eof_) return;
-  count_lines_to(buffer_offset_ + filled_);
-  buffer_newlines_ = newlines_;
-  buffer_last_newline_ = last_newline_;
   buffer_offset_ += filled_;
   long n = input_->read(buffer_, kBufferSize);
   if (n < 0) {
@@ -242,42 +252,11 @@ void Source::refill() {
     current_ = buffer_;
     last_ = buffer_ + n - 1;
     buffer_[n] = '\0';
+    lines_->add(buffer_, filled_, buffer_offset_);
   }
   if (progress_) progress_(input_->consumed(), total_size_);
 }
 
-void Source::count_lines_to(uint64_t offset) {
-  if (offset <= scan_offset_) return;
-  const char* p = buffer_ + (scan_offset_ - buffer_offset_);
-  const char* end = buffer_ + (offset - buffer_offset_);
-  while (p < end) {
-    const void* hit = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (!hit) break;
-    const char* nl = static_cast<const char*>(hit);
-    ++newlines_;
-    last_newline_ = static_cast<int64_t>(buffer_offset_ + static_cast<uint64_t>(nl - buffer_));
-    p = nl + 1;
-  }
-  scan_offset_ = offset;
-}
-
-TextPosition Source::locate(uint64_t offset) {
-  uint64_t buffer_end = buffer_offset_ + filled_;
-  if (offset > buffer_end) offset = buffer_end;
-  if (offset >= scan_offset_) count_lines_to(offset);
-  // No newline between offset and the scan point: it lies on the line being scanned.
-  if (static_cast<int64_t>(offset) > last_newline_)
-    return {newlines_ + 1, static_cast<uint64_t>(static_cast<int64_t>(offset) - last_newline_)};
-  if (offset < buffer_offset_) return {};
-  // An earlier offset in this buffer: count again from the buffer start.
-  uint64_t lines = buffer_newlines_;
-  int64_t last = buffer_last_newline_;
-  for (uint64_t i = buffer_offset_; i < offset; ++i)
-    if (buffer_[i - buffer_offset_] == '\n') {
-      ++lines;
-      last = static_cast<int64_t>(i);
-    }
-  return {lines + 1, static_cast<uint64_t>(static_cast<int64_t>(offset) - last)};
-}
+TextPosition Source::locate(uint64_t offset) { return lines_->locate(offset); }
 
 }  // namespace jqtrace

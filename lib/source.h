@@ -3,13 +3,15 @@
 // (1f 8b) and inflated on the fly. Memory stays bounded whatever the input size: one
 // 64 KiB buffer of text (plus zlib's window for gzip).
 //
-// Source is a RapidJSON input stream (Peek/Take/Tell) and also knows where lines start,
-// so a byte offset can become a line:column. It counts newlines of every buffer as it
-// leaves them (one memchr-speed pass), which keeps positions exact on stdin and gzip too.
+// Source is a RapidJSON input stream (Peek/Take/Tell) and can turn a byte offset into a
+// line:column (LineIndex: free for files, which are read again on the error path; about a
+// byte per line for stdin, which cannot be).
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+
+#include "line_index.h"
 
 namespace jqtrace {
 
@@ -44,7 +46,7 @@ class Source {
   /// A source over bytes held in memory (tests); gzip magic is honoured here too.
   static std::unique_ptr<Source> from_string(std::string bytes, std::string name = "<memory>");
 
-  Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size);
+  Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size, std::unique_ptr<LineIndex> lines);
   ~Source();
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
@@ -63,8 +65,7 @@ class Source {
   void Flush();
   std::size_t PutEnd(Ch*);
 
-  /// Line and column of a byte offset. Exact for any offset at or after the start of the
-  /// current buffer, and for earlier offsets on the line being read; (0,0) otherwise.
+  /// Line and column of a byte offset (the error path: see LineIndex for the cost).
   TextPosition locate(uint64_t offset);
 
   /// True when every byte has been read.
@@ -80,7 +81,6 @@ class Source {
 
  private:
   void refill();
-  void count_lines_to(uint64_t offset);
 
   std::unique_ptr<RawInput> input_;
   std::string name_;
@@ -96,13 +96,7 @@ class Source {
   std::size_t filled_ = 0;      // valid bytes in buffer_
   bool eof_ = false;
 
-  // Line bookkeeping: newlines in [0, scan_offset_), and the offset of the last one.
-  uint64_t scan_offset_ = 0;
-  uint64_t newlines_ = 0;
-  int64_t last_newline_ = -1;
-  // The same at the start of the current buffer, to rescan for an earlier offset.
-  uint64_t buffer_newlines_ = 0;
-  int64_t buffer_last_newline_ = -1;
+  std::unique_ptr<LineIndex> lines_;
 };
 
 }  // namespace jqtrace

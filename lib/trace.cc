@@ -246,13 +246,13 @@ class TraceBuilder final : public EventSink {
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (s.name[i] != publish_) continue;
         ChainInfo& chain = t_.chains[s.chain[i]];
-        chain.nstages = publish_nstages(s.stage[i]);
-        chain.tag = publish_tag(s.stage[i]);
-        ++chain.publishes;
+        chain.nstages = static_cast<uint8_t>(publish_nstages(s.stage[i]));
+        chain.tag = static_cast<int32_t>(publish_tag(s.stage[i]));
+        if (chain.publishes < 255) ++chain.publishes;
       }
     }
     t_.chains.for_each([&](int64_t, ChainInfo& c) {
-      c.category = category_index(chain_category(c.nstages, c.tag, t_.profile));
+      c.category = static_cast<uint16_t>(category_index(chain_category(c.nstages, c.tag, t_.profile)));
     });
     for (Lane& lane : t_.lanes) {
       SpanTable& s = lane.spans;

@@ -60,10 +60,10 @@ struct CounterTable {
 
 /// What the chain's publish said (nstages 0: no publish was recorded).
 struct ChainInfo {
-  int64_t nstages = 0;
-  int64_t tag = 0;
-  uint32_t publishes = 0;
-  uint32_t category = 0;
+  int32_t tag = 0;
+  uint16_t category = 0;
+  uint8_t nstages = 0;
+  uint8_t publishes = 0;  ///< saturates at 255
 };
 
 struct Category {

@@ -22,19 +22,9 @@ constexpr std::string_view kKnownPhases = "XBEiICMbnestfSTpFNODPVvRc()";
 constexpr std::string_view kMetadataNames[] = {"process_name", "process_labels", "process_sort_index",
                                                "thread_name", "thread_sort_index"};
 
-/// A position in 8 bytes (saturating), for the per-chain table that must stay small.
-struct PackedPosition {
-  uint32_t line = 0, column = 0;
-  static PackedPosition of(TextPosition p) {
-    auto clamp = [](uint64_t v) { return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)); };
-    return {clamp(p.line), clamp(p.column)};
-  }
-  TextPosition unpack() const { return {line, column}; }
-};
-
 /// What a chain needs until its publish (which jobque writes after the chunks) is seen.
 struct ChainCheck {
-  PackedPosition max_stage_at;  ///< the first event carrying the highest stage so far
+  uint64_t max_stage_at = 0;    ///< offset of the first event carrying the highest stage so far
   uint32_t events = 0;          ///< chunk and stage_wait events
   int16_t max_stage = -1;
   uint8_t nstages = 0;
@@ -44,15 +34,15 @@ struct ChainCheck {
 struct LaneCheck {
   ProcessId tid;
   std::string label;
-  TextPosition first;
+  uint64_t first = 0;  ///< offset of the lane's first event
   int64_t last_end = 0;
   uint64_t spans = 0;
   bool timed = false;
-  std::vector<TextPosition> open_begins;  ///< B events not yet closed, innermost last
+  std::vector<uint64_t> open_begins;  ///< offsets of B events not yet closed, innermost last
 };
 
 struct FirstSeen {
-  TextPosition first;
+  uint64_t first = 0;  ///< offset
   uint64_t count = 0;
 };
 
@@ -64,15 +54,16 @@ std::string us(int64_t ns) {
 
 class Validator final : public EventSink, public DiagnosticSink {
  public:
-  Validator(DiagnosticSink& out, ValidateResult& result, Interner& names)
-      : out_(out), result_(result), names_(names) {
+  Validator(DiagnosticSink& out, ValidateResult& result, Interner& names, Source& source)
+      : out_(out), result_(result), names_(names), source_(source) {
     publish_ = names_.intern(kPublish);
     chunk_ = names_.intern(kChunk);
     stage_wait_ = names_.intern(kStageWait);
   }
 
-  // DiagnosticSink: everything found passes through here to be counted.
+  // DiagnosticSink: everything found passes through here to be counted and located.
   void report(Diagnostic d) override {
+    if (d.offset != Diagnostic::kNoOffset) d.position = source_.locate(d.offset);
     (d.severity == Severity::error ? result_.errors : result_.warnings)++;
     ++result_.rule_counts[d.rule];
     out_.report(std::move(d));
@@ -109,25 +100,32 @@ class Validator final : public EventSink, public DiagnosticSink {
     }
   }
 
-  /// Rules that need the whole file.
+  /// Rules that need the whole file, reported together in file order.
   void finish() {
     for (LaneCheck& lane : lanes_)
-      for (const TextPosition& b : lane.open_begins)
-        report(make_diagnostic("unclosed-begin", "B event on lane " + lane.label + " is never closed", b));
+      for (uint64_t b : lane.open_begins)
+        defer(make_diagnostic("unclosed-begin", "B event on lane " + lane.label + " is never closed", b));
     result_.jobque = jobque_ || profile_.present;
-    if (!result_.jobque) return;
-    check_chains();
-    check_markers();
-    check_tags();
-    check_lanes();
+    if (result_.jobque) {
+      check_chains();
+      check_markers();
+      check_tags();
+      check_lanes();
+    }
+    std::stable_sort(deferred_.begin(), deferred_.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) { return a.offset < b.offset; });
+    for (Diagnostic& d : deferred_) report(std::move(d));
   }
 
  private:
+  void defer(Diagnostic d) { deferred_.push_back(std::move(d)); }
+
   void problem(std::string_view rule, std::string message, const RawEvent& e) {
-    report(make_diagnostic(rule, std::move(message), e.position));
+    report(make_diagnostic(rule, std::move(message), e.offset));
   }
 
   void field_problems(const RawEvent& e) {
+    if (e.problems == 0 && e.ts_ns >= 0 && e.dur_ns >= 0 && e.ph != 0) return;  // the usual case
     struct Bit {
       uint32_t bit;
       std::string_view rule, message;
@@ -153,7 +151,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   }
 
   void required_fields(const RawEvent& e) {
-    bool need_name = std::strchr("XBiICM", e.ph) != nullptr;
+    bool need_name = e.ph == 'X' || e.ph == 'B' || e.ph == 'i' || e.ph == 'I' || e.ph == 'C' || e.ph == 'M';
     bool need_ts = e.ph != 'M';
     auto missing = [&](const char* field) {
       problem("missing-field", std::string("'") + e.ph + "' event has no " + field, e);
@@ -180,7 +178,7 @@ class Validator final : public EventSink, public DiagnosticSink {
         return p.is_string ? std::string(names_.view(p.text)) : std::to_string(p.number);
       };
       lane.label = id(e.pid) + ":" + id(e.tid);
-      lane.first = e.position;
+      lane.first = e.offset;
       lanes_.push_back(std::move(lane));
     }
     return &lanes_[it->second];
@@ -211,7 +209,7 @@ class Validator final : public EventSink, public DiagnosticSink {
               e);
     if (tag != 0) {
       FirstSeen& t = tags_[tag];
-      if (t.count++ == 0) t.first = e.position;
+      if (t.count++ == 0) t.first = e.offset;
     }
     ChainCheck& c = chains_[e.chain];
     if (c.publishes > 0) {
@@ -226,17 +224,17 @@ class Validator final : public EventSink, public DiagnosticSink {
     ChainCheck& c = chains_[e.chain];
     ++c.events;
     if (e.stage < 0 || (c.publishes && e.stage >= c.nstages)) {
-      stage_problem(e.stage, e.chain, c.nstages, e.position, std::string(names_.view(e.name)));
+      stage_problem(e.stage, e.chain, c.nstages, e.offset, std::string(names_.view(e.name)));
       return;
     }
     int16_t stage = static_cast<int16_t>(std::min<int64_t>(e.stage, INT16_MAX));
     if (stage > c.max_stage) {
       c.max_stage = stage;
-      c.max_stage_at = PackedPosition::of(e.position);
+      c.max_stage_at = e.offset;
     }
   }
 
-  void stage_problem(int64_t stage, int64_t chain, int64_t nstages, TextPosition at, const std::string& what) {
+  void stage_problem(int64_t stage, int64_t chain, int64_t nstages, uint64_t at, const std::string& what) {
     report(make_diagnostic("stage-range",
                            what + " of chain " + std::to_string(chain) + " has stage " + std::to_string(stage) +
                                " but the chain has " + std::to_string(nstages) + " stages",
@@ -245,7 +243,7 @@ class Validator final : public EventSink, public DiagnosticSink {
 
   void begin_end(const RawEvent& e, LaneCheck* lane) {
     if (e.ph == 'B') {
-      lane->open_begins.push_back(e.position);
+      lane->open_begins.push_back(e.offset);
     } else if (lane->open_begins.empty()) {
       problem("unmatched-end", "E event on lane " + lane->label + " closes nothing", e);
     } else {
@@ -259,7 +257,7 @@ class Validator final : public EventSink, public DiagnosticSink {
       problem("bad-instant-scope", std::string("instant scope '") + s + "' is not g, p or t", e);
     if (s == 'g' && e.name != Interner::kNone) {
       FirstSeen& m = global_instants_[e.name];
-      if (m.count++ == 0) m.first = e.position;
+      if (m.count++ == 0) m.first = e.offset;
     }
   }
 
@@ -280,32 +278,27 @@ class Validator final : public EventSink, public DiagnosticSink {
   }
 
   void check_chains() {
-    std::vector<std::tuple<TextPosition, int64_t, ChainCheck>> late;
     chains_.for_each([&](int64_t id, const ChainCheck& c) {
       if (c.events == 0) return;
-      if (c.publishes == 0 || c.max_stage >= c.nstages) late.emplace_back(c.max_stage_at.unpack(), id, c);
-    });
-    // Report in file order, like the per-event rules.
-    std::sort(late.begin(), late.end(), [](const auto& a, const auto& b) {
-      const TextPosition &pa = std::get<0>(a), &pb = std::get<0>(b);
-      return std::tie(pa.line, pa.column, std::get<1>(a)) < std::tie(pb.line, pb.column, std::get<1>(b));
-    });
-    for (const auto& [at, id, c] : late) {
       if (c.publishes == 0)
-        report(make_diagnostic("orphan-chain",
-                               "chain " + std::to_string(id) + " has " + std::to_string(c.events) +
-                                   " chunk/stage_wait events but no publish (a full ring?)",
-                               at));
-      else stage_problem(c.max_stage, id, c.nstages, at, "an event");
-    }
+        defer(make_diagnostic("orphan-chain",
+                              "chain " + std::to_string(id) + " has " + std::to_string(c.events) +
+                                  " chunk/stage_wait events but no publish (a full ring?)",
+                              c.max_stage_at));
+      else if (c.max_stage >= c.nstages)
+        defer(make_diagnostic("stage-range",
+                              "an event of chain " + std::to_string(id) + " has stage " + std::to_string(c.max_stage) +
+                                  " but the chain has " + std::to_string(c.nstages) + " stages",
+                              c.max_stage_at));
+    });
   }
 
   void check_markers() {
     if (!profile_.present) return;
-    for (const auto& [name_id, seen] : sorted(global_instants_)) {
+    for (const auto& [name_id, seen] : global_instants_) {
       std::string name(names_.view(name_id));
       if (profile_.has_marker(name)) continue;
-      report(make_diagnostic("marker-unregistered",
+      defer(make_diagnostic("marker-unregistered",
                              "global instant '" + name + "' is not a marker of jobqueProfile (" +
                                  std::to_string(seen.count) + " events)",
                              seen.first));
@@ -314,9 +307,9 @@ class Validator final : public EventSink, public DiagnosticSink {
 
   void check_tags() {
     if (!profile_.present) return;  // legacy traces name tags by the built-in table
-    for (const auto& [tag, seen] : sorted(tags_)) {
+    for (const auto& [tag, seen] : tags_) {
       if (profile_.category(tag)) continue;
-      report(make_diagnostic("unregistered-tag",
+      defer(make_diagnostic("unregistered-tag",
                              "tag " + std::to_string(tag) + " has no category in jobqueProfile (" +
                                  std::to_string(seen.count) + " publishes; shown as '" + legacy_tag_name(tag) + "')",
                              seen.first));
@@ -327,32 +320,25 @@ class Validator final : public EventSink, public DiagnosticSink {
     int64_t span = trace_end_ - trace_start_;
     for (const LaneCheck& lane : lanes_) {
       if (profile_.lanes > 0 && !lane.tid.is_string && lane.tid.number >= profile_.lanes)
-        report(make_diagnostic("tid-range",
+        defer(make_diagnostic("tid-range",
                                "lane " + lane.label + " has tid " + std::to_string(lane.tid.number) +
                                    " but jobqueProfile.lanes is " + std::to_string(profile_.lanes),
                                lane.first));
       // A ring that filled up stops its lane while the others go on; a lane that merely
       // idles at the end still records its wakes and waits. 10% of the span is the margin.
       if (lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > span / 10)
-        report(make_diagnostic("lane-stopped-early",
+        defer(make_diagnostic("lane-stopped-early",
                                "lane " + lane.label + " stops recording at " + us(lane.last_end) + " us, " +
                                    us(trace_end_ - lane.last_end) + " us before the trace ends (ring full?)",
                                lane.first));
     }
   }
 
-  template <typename Key>
-  static std::vector<std::pair<Key, FirstSeen>> sorted(const std::map<Key, FirstSeen>& m) {
-    std::vector<std::pair<Key, FirstSeen>> v(m.begin(), m.end());
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.second.first.line, a.second.first.column) < std::tie(b.second.first.line, b.second.first.column);
-    });
-    return v;
-  }
-
   DiagnosticSink& out_;
   ValidateResult& result_;
   Interner& names_;
+  Source& source_;
+  std::vector<Diagnostic> deferred_;
   uint32_t publish_, chunk_, stage_wait_;
   JobqueProfile profile_;
   bool jobque_ = false;
@@ -372,19 +358,19 @@ class Validator final : public EventSink, public DiagnosticSink {
 ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
   ValidateResult result;
   Interner names;
-  Validator validator(out, result, names);
+  Validator validator(out, result, names, source);
   result.read = read_trace(source, validator, names, &validator);
   result.events = result.read.events;
   switch (result.read.status) {
     case ReadStatus::input_error:
       result.readable = false;
-      validator.report(make_diagnostic(result.read.rule, result.read.message, result.read.position));
+      validator.report(make_diagnostic(result.read.rule, result.read.message, result.read.offset));
       return result;
     case ReadStatus::truncated:
       validator.report(make_diagnostic("truncated",
                                        "the trace is cut off at byte " + std::to_string(result.read.bytes) + " (" +
                                            std::to_string(result.read.events) + " complete events)",
-                                       result.read.position));
+                                       result.read.offset));
       break;
     case ReadStatus::ok: break;
   }
