@@ -116,32 +116,4 @@ void end_progress() {
   g_progress.drawn = false;
 }
 
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
-  auto distance = [](std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-      std::size_t diag = row[0];
-      row[0] = i;
-      for (std::size_t j = 1; j <= b.size(); ++j) {
-        std::size_t up = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        diag = up;
-      }
-    }
-    return row[b.size()];
-  };
-  std::string best;
-  std::size_t best_distance = SIZE_MAX;
-  for (const auto& c : candidates) {
-    std::size_t d = distance(word, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
-    }
-  }
-  // Close means at most a third of the word wrong (and at least one letter allowed).
-  return best_distance <= std::max<std::size_t>(1, word.size() / 3) ? best : std::string();
-}
-
 }  // namespace jqtrace::cli

@@ -60,9 +60,6 @@ std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions&
 /// Clears the progress bar line if one was drawn.
 void end_progress();
 
-/// The candidate closest to word (edit distance), or empty when none is close.
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
-
 /// ANSI color helpers; empty strings when color is off.
 struct Palette {
   bool on = false;

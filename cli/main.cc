@@ -5,8 +5,10 @@
 
 #include "commands.h"
 #include "common.h"
+#include "suggest.h"
 
 using namespace jqtrace::cli;
+using jqtrace::closest_match;
 
 namespace {
 

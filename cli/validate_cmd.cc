@@ -69,7 +69,7 @@ class DiagnosticPrinter final : public DiagnosticSink {
 
 FileReport validate_file(const std::string& path, const ValidateOptions& opts, Output& out, bool* unreadable) {
   FileReport report;
-  report.file = path;
+  report.file = path == "-" ? "<stdin>" : path;
   auto source = open_input(path, opts.common);
   if (!source) {
     *unreadable = true;

@@ -14,6 +14,7 @@
 #include "jobque.h"
 #include "numbers.h"
 #include "profile.h"
+#include "suggest.h"
 
 namespace jqtrace {
 namespace {
@@ -101,13 +102,15 @@ class Validator final : public EventSink, public DiagnosticSink {
   }
 
   /// Rules that need the whole file, reported together in file order.
-  void finish() {
+  void finish(bool truncated) {
+    truncated_ = truncated;
     for (LaneCheck& lane : lanes_)
       for (uint64_t b : lane.open_begins)
         defer(make_diagnostic("unclosed-begin", "B event on lane " + lane.label + " is never closed", b));
     result_.jobque = jobque_ || profile_.present;
     if (result_.jobque) {
-      check_chains();
+      // A cut-off file loses publishes and lane ends to the cut, not to full rings.
+      if (!truncated_) check_chains();
       check_markers();
       check_tags();
       check_lanes();
@@ -298,10 +301,14 @@ class Validator final : public EventSink, public DiagnosticSink {
     for (const auto& [name_id, seen] : global_instants_) {
       std::string name(names_.view(name_id));
       if (profile_.has_marker(name)) continue;
+      std::vector<std::string> kinds;
+      for (const ProfileMarker& m : profile_.markers) kinds.push_back(m.name);
+      std::string hint = closest_match(name, kinds);
       defer(make_diagnostic("marker-unregistered",
-                             "global instant '" + name + "' is not a marker of jobqueProfile (" +
-                                 std::to_string(seen.count) + " events)",
-                             seen.first));
+                            "global instant '" + name + "' is not a marker of jobqueProfile (" +
+                                std::to_string(seen.count) + " events)" +
+                                (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+                            seen.first));
     }
   }
 
@@ -326,7 +333,7 @@ class Validator final : public EventSink, public DiagnosticSink {
                                lane.first));
       // A ring that filled up stops its lane while the others go on; a lane that merely
       // idles at the end still records its wakes and waits. 10% of the span is the margin.
-      if (lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > span / 10)
+      if (!truncated_ && lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > span / 10)
         defer(make_diagnostic("lane-stopped-early",
                                "lane " + lane.label + " stops recording at " + us(lane.last_end) + " us, " +
                                    us(trace_end_ - lane.last_end) + " us before the trace ends (ring full?)",
@@ -342,6 +349,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   uint32_t publish_, chunk_, stage_wait_;
   JobqueProfile profile_;
   bool jobque_ = false;
+  bool truncated_ = false;
   FlatMap<ChainCheck> chains_;
   std::vector<LaneCheck> lanes_;
   std::map<std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>, std::size_t> lane_index_;
@@ -374,7 +382,7 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
       break;
     case ReadStatus::ok: break;
   }
-  validator.finish();
+  validator.finish(result.read.status == ReadStatus::truncated);
   return result;
 }
 

@@ -101,14 +101,14 @@ class Simulation {
     for (int lane = 0; lane <= o_.workers; ++lane) w_.thread_name(lane, lane == caller_ ? "caller" : "worker");
     if (!o_.legacy) w_.marker(caller_, "step", 0, -1);
     t_ = 20 * kUs;
-    for (uint64_t token = 0; token < tokens; ++token) decode_token(static_cast<int64_t>(token));
+    for (uint64_t token = 0; token < tokens; ++token) decode_token(static_cast<int64_t>(token), token + 1 == tokens);
   }
 
  private:
   int64_t uniform(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
 
-  void decode_token(int64_t token) {
+  void decode_token(int64_t token, bool last) {
     chain(0, 1, {3}, 4 * kUs);  // untagged embedding op
     for (int layer = 0; layer < o_.layers; ++layer) {
       int64_t layer_ts = t_ + uniform(1, 5) * kUs;
@@ -140,7 +140,7 @@ class Simulation {
       w_.marker(caller_, "token", t_, token);
       if (token % 4 == 3) w_.marker(caller_, "step", t_ + 50, token);
     }
-    if (chance(0.25)) host_pause();
+    if (chance(0.25) && !last) host_pause();  // the tracer writes a wake only when work resumes
   }
 
   /// One chain: a publish on the caller, then per stage the chunks spread over the lanes

@@ -1,0 +1,16 @@
+#pragma once
+// "Did you mean": the closest of a few valid names to a mistyped one.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jqtrace {
+
+/// Levenshtein distance in bytes.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+/// The candidate closest to word, or empty when none is within a third of its length
+/// (at least one edit is always allowed).
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace jqtrace
