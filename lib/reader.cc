@@ -102,10 +102,14 @@ class TraceHandler {
  private:
   /// Where the current container starts (StartObject/StartArray run before its bracket is taken).
   uint64_t here() const { return src_.Tell(); }
-  /// The last byte of a scalar (its handler runs after the value was read).
-  uint64_t here_minus(uint64_t back) const {
+  /// Where a scalar starts: its handler runs after the value was read (a string with
+  /// escapes is longer in the file than its text: then this points inside it).
+  uint64_t value_start(Scalar kind, std::string_view text) const {
+    uint64_t length = text.size() + (kind == Scalar::string ? 2 : 0);
+    if (kind == Scalar::null) length = 4;
+    if (kind == Scalar::boolean) length = text.size();
     uint64_t t = src_.Tell();
-    return t >= back ? t - back : 0;
+    return t >= length ? t - length : 0;
   }
 
   void report(std::string_view rule, std::string message, uint64_t offset) {
@@ -126,20 +130,20 @@ class TraceHandler {
                         : kind == Scalar::string  ? JsonValue::Kind::string
                         : kind == Scalar::boolean ? JsonValue::Kind::boolean
                                                   : JsonValue::Kind::null,
-                        text, here_minus(1));
+                        text, value_start(kind, text));
         return true;
       case State::start:
         refusal_ = "not a trace: the top-level JSON value is not an object or an array";
         return false;
       case State::root_value:
         if (root_key_ == RootKey::trace_events)
-          report("trace-events-not-array", "traceEvents is not an array", here_minus(1));
+          report("trace-events-not-array", "traceEvents is not an array", value_start(kind, text));
         else if (root_key_ == RootKey::profile)
-          report("profile-shape", "jobqueProfile is not an object", here_minus(1));
+          report("profile-shape", "jobqueProfile is not an object", value_start(kind, text));
         state_ = State::root_object;
         return true;
       case State::events:
-        report("event-not-object", "traceEvents element is not an object", here_minus(1));
+        report("event-not-object", "traceEvents element is not an object", value_start(kind, text));
         return true;
       case State::event_value:
         event_field(kind, text);

@@ -332,8 +332,10 @@ class Validator final : public EventSink, public DiagnosticSink {
                                    " but jobqueProfile.lanes is " + std::to_string(profile_.lanes),
                                lane.first));
       // A ring that filled up stops its lane while the others go on; a lane that merely
-      // idles at the end still records its wakes and waits. 10% of the span is the margin.
-      if (!truncated_ && lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > span / 10)
+      // idles at the end still records its wakes and waits. The margin: 10% of the span
+      // and at least 1 ms (a parked worker can sleep through a short final token).
+      int64_t margin = std::max<int64_t>(span / 10, 1'000'000);
+      if (!truncated_ && lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > margin)
         defer(make_diagnostic("lane-stopped-early",
                                "lane " + lane.label + " stops recording at " + us(lane.last_end) + " us, " +
                                    us(trace_end_ - lane.last_end) + " us before the trace ends (ring full?)",

@@ -1,0 +1,177 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "test_util.h"
+
+using namespace jqtrace;
+using namespace jqtrace::test;
+
+TEST_CASE("object form: fields become ns, interned names, lanes") {
+  ReadRun run;
+  read_string(R"({"traceEvents":[{"ph":"X","pid":0,"tid":"main","ts":12.345,"dur":6.001,"name":"chunk",)"
+              R"("args":{"stage":1,"arg":2,"chain":17}}]})",
+              run);
+  REQUIRE(run.result.status == ReadStatus::ok);
+  CHECK(run.result.container == Container::object);
+  REQUIRE(run.got.events.size() == 1);
+  const RawEvent& e = run.got.events[0];
+  CHECK(e.ph == 'X');
+  CHECK(run.got.name(e) == "chunk");
+  CHECK(e.ts_ns == 12345);
+  CHECK(e.dur_ns == 6001);
+  CHECK(e.pid.number == 0);
+  CHECK(e.tid.is_string);
+  CHECK(run.names.view(e.tid.text) == "main");
+  CHECK((e.stage == 1 && e.arg == 2 && e.chain == 17));
+  CHECK(e.offset == 16);
+}
+
+TEST_CASE("array form with a trailing comma and no closing bracket is accepted") {
+  ReadRun run;
+  read_string("[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1},\n{\"ph\":\"i\",\"name\":\"b\",\"ts\":2},\n", run);
+  CHECK(run.result.status == ReadStatus::ok);
+  CHECK(run.result.container == Container::array);
+  CHECK(run.result.array_unterminated);
+  CHECK(run.got.events.size() == 2);
+}
+
+TEST_CASE("array form with a trailing comma before the bracket") {
+  ReadRun run;
+  read_string(R"([{"ph":"i","name":"a","ts":1},])", run);
+  CHECK(run.result.status == ReadStatus::ok);
+  CHECK_FALSE(run.result.array_unterminated);
+  CHECK(run.got.events.size() == 1);
+}
+
+TEST_CASE("a truncated object form keeps every complete event") {
+  ReadRun run;
+  std::string cut = "{\"traceEvents\":[\n{\"ph\":\"i\",\"name\":\"a\",\"ts\":1},\n{\"ph\":\"i\",\"na";
+  read_string(cut, run);
+  CHECK(run.result.status == ReadStatus::truncated);
+  CHECK(run.result.events == 1);
+  CHECK(run.got.events.size() == 1);
+  CHECK(run.result.bytes == cut.size());
+}
+
+TEST_CASE("an array form cut inside an event is truncated too") {
+  ReadRun run;
+  read_string(R"([{"ph":"i","name":"a","ts":1},{"ph":"X")", run);
+  CHECK(run.result.status == ReadStatus::truncated);
+  CHECK(run.got.events.size() == 1);
+}
+
+TEST_CASE("the profile may come before or after the events; unknown keys are skipped") {
+  for (const char* json :
+       {R"({"jobqueProfile":{"version":1,"lanes":2,"markers":[{"id":0,"name":"token"}]},"traceEvents":[]})",
+        R"({"traceEvents":[],"metadata":{"a":[1,{"b":[]}]},"jobqueProfile":{"version":1,"lanes":2,"markers":[{"id":0,"name":"token"}]}})"}) {
+    ReadRun run;
+    read_string(json, run);
+    CHECK(run.result.status == ReadStatus::ok);
+    CHECK(run.got.profile.present);
+    CHECK(run.got.profile.lanes == 2);
+    CHECK(run.got.profile.has_marker("token"));
+  }
+}
+
+TEST_CASE("nested args and unknown event fields are skipped without harm") {
+  ReadRun run;
+  read_string(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":2,"args":{"deep":{"stage":9,"x":[1,[2]]},)"
+              R"("stage":3},"extra":{"chain":5},"id":"0x1"}]})",
+              run);
+  REQUIRE(run.got.events.size() == 1);
+  CHECK(run.got.events[0].stage == 3);
+  CHECK_FALSE(run.got.events[0].has_chain);
+}
+
+TEST_CASE("metadata names come from args.name") {
+  ReadRun run;
+  read_string(R"({"traceEvents":[{"ph":"M","pid":0,"tid":1,"name":"thread_name","args":{"name":"worker 1"}}]})", run);
+  REQUIRE(run.got.events.size() == 1);
+  CHECK(run.got.events[0].arg_name == "worker 1");
+}
+
+TEST_CASE("wrong field types are flagged, not fatal") {
+  ReadRun run;
+  read_string(R"({"traceEvents":[{"ph":7,"name":[1],"ts":"3","dur":{},"pid":true,"s":"gg","args":4}]})", run);
+  REQUIRE(run.got.events.size() == 1);
+  uint32_t p = run.got.events[0].problems;
+  CHECK((p & kBadPh) != 0);
+  CHECK((p & kNameNotString) != 0);
+  CHECK((p & kTsNotNumber) != 0);
+  CHECK((p & kDurNotNumber) != 0);
+  CHECK((p & kPidBad) != 0);
+  CHECK((p & kScopeBad) != 0);
+  CHECK((p & kArgsNotObject) != 0);
+}
+
+TEST_CASE("huge numbers are out of range; NaN is not JSON") {
+  ReadRun big;
+  read_string(R"({"traceEvents":[{"ph":"i","name":"a","ts":1e400}]})", big);
+  CHECK(big.result.status == ReadStatus::input_error);  // RapidJSON: number too big
+  CHECK(big.result.message == "number too big");
+  ReadRun huge;
+  read_string(R"({"traceEvents":[{"ph":"i","name":"a","ts":123456789012345678901234}]})", huge);
+  CHECK(huge.result.status == ReadStatus::ok);
+  CHECK((huge.got.events[0].problems & kTsOutOfRange) != 0);
+  ReadRun nan;
+  read_string(R"({"traceEvents":[{"ph":"i","name":"a","ts":NaN}]})", nan);
+  CHECK(nan.result.status == ReadStatus::input_error);
+  CHECK(nan.result.message == "invalid value");
+  CHECK(nan.result.position.line == 1);
+  CHECK(nan.result.position.column == 43);  // the 'N'
+}
+
+TEST_CASE("inputs that are not traces fail cleanly") {
+  struct Case {
+    std::string json, message;
+  } cases[] = {
+      {"", "empty input: no JSON value"},
+      {"   \n", "empty input: no JSON value"},
+      {"\x7f\x45LF\x01\x02", "not JSON: invalid value"},
+      {"42", "not a trace: the top-level JSON value is not an object or an array"},
+      {R"({"foo":1})", "not a trace: no \"traceEvents\" array"},
+      {R"({"traceEvents":[]} [])", "unexpected text after the end of the trace"},
+      {"{\"traceEvents\":[{\"ph\":\"i\"}\x01]}", "missing ',' or ']' after array element"},
+  };
+  for (const Case& c : cases) {
+    ReadRun run;
+    read_string(c.json, run);
+    CHECK(run.result.status == ReadStatus::input_error);
+    CHECK(run.result.message == c.message);
+  }
+}
+
+TEST_CASE("300,000 nested brackets neither overflow the stack nor hang") {
+  std::string deep(300000, '[');
+  ReadRun run;
+  read_string(deep, run);
+  CHECK(run.result.status == ReadStatus::truncated);
+  CHECK(run.got.diagnostics.size() == 1);  // the first nested array is not an event object
+  CHECK(run.got.diagnostics[0].rule == "event-not-object");
+}
+
+TEST_CASE("elements that are not objects are reported and skipped") {
+  ReadRun run;
+  read_string(R"({"traceEvents":[1,"x",null,[{"ph":"i"}],{"ph":"i","name":"a","ts":1}]})", run);
+  CHECK(run.result.status == ReadStatus::ok);
+  CHECK(run.got.events.size() == 1);
+  CHECK(run.got.diagnostics.size() == 4);
+}
+
+TEST_CASE("traceEvents that is not an array is reported and is not a trace") {
+  ReadRun run;
+  read_string(R"({"traceEvents":{"ph":"X"}})", run);
+  CHECK(run.result.status == ReadStatus::input_error);
+  REQUIRE(run.got.diagnostics.size() == 1);
+  CHECK(run.got.diagnostics[0].rule == "trace-events-not-array");
+}
+
+TEST_CASE("a NUL byte in the middle is a syntax error, not the end of the file") {
+  std::string json = "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1}";
+  json += '\0';
+  json += "]}";
+  ReadRun run;
+  read_string(json, run);
+  CHECK(run.result.status == ReadStatus::input_error);
+}

@@ -1,0 +1,153 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "source.h"
+
+using namespace jqtrace;
+
+namespace {
+
+std::string gzip(const std::string& text) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+std::string drain(Source& s) {
+  std::string got;
+  while (s.Peek() != '\0') got += s.Take();
+  return got;
+}
+
+/// A temporary file removed at scope exit.
+struct TempFile {
+  std::string path;
+  explicit TempFile(const std::string& bytes) {
+    char name[] = "/tmp/jqtrace-test-XXXXXX";
+    int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    close(fd);
+    path = name;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("a memory source yields its bytes, then NUL at the end, and counts offsets") {
+  auto s = Source::from_string("ab\ncd");
+  CHECK(s->Tell() == 0);
+  CHECK(s->Take() == 'a');
+  CHECK(s->Tell() == 1);
+  CHECK(drain(*s) == "b\ncd");
+  CHECK(s->Tell() == 5);
+  CHECK(s->at_end());
+  CHECK(s->Take() == '\0');
+  CHECK(s->Tell() == 5);
+}
+
+TEST_CASE("text longer than one buffer streams through unchanged") {
+  std::string big;
+  for (int i = 0; i < 50000; ++i) big += "line " + std::to_string(i) + "\n";
+  auto s = Source::from_string(big);
+  CHECK(drain(*s) == big);
+  CHECK(s->text_bytes() == big.size());
+}
+
+TEST_CASE("gzip is recognised by its magic bytes and inflated on the fly") {
+  std::string text = "{\"traceEvents\":[]}\n";
+  auto s = Source::from_string(gzip(text));
+  CHECK(s->is_gzip());
+  CHECK(drain(*s) == text);
+  CHECK(s->read_error().empty());
+}
+
+TEST_CASE("concatenated gzip members read as one text") {
+  auto s = Source::from_string(gzip("first ") + gzip("second"));
+  CHECK(drain(*s) == "first second");
+}
+
+TEST_CASE("a truncated gzip stream is a read error, not a short file") {
+  std::string text(100000, 'x');
+  std::string gz = gzip(text);
+  auto s = Source::from_string(gz.substr(0, gz.size() / 2));
+  drain(*s);
+  CHECK(s->read_error() == "truncated gzip stream (unexpected end of file)");
+}
+
+TEST_CASE("corrupt gzip data is a read error with zlib's reason") {
+  std::string gz = gzip(std::string(1000, 'y'));
+  gz[gz.size() / 2] ^= 0x55;
+  gz[gz.size() / 2 + 1] ^= 0x55;
+  auto s = Source::from_string(gz);
+  drain(*s);
+  CHECK(s->read_error().rfind("corrupt gzip data", 0) == 0);
+}
+
+TEST_CASE("positions from a recording line index (stdin, memory)") {
+  auto s = Source::from_string("ab\ncd\n\nefg");
+  drain(*s);
+  CHECK(s->locate(0).line == 1);
+  CHECK(s->locate(0).column == 1);
+  CHECK(s->locate(2).column == 3);  // the newline belongs to its line
+  CHECK(s->locate(3).line == 2);
+  CHECK(s->locate(4).column == 2);
+  CHECK(s->locate(7).line == 4);
+  CHECK(s->locate(9).column == 3);
+  CHECK(s->locate(10).column == 4);  // end of input
+}
+
+TEST_CASE("a recording index stays exact across thousands of lines and buffers") {
+  std::string text;
+  for (int i = 0; i < 30000; ++i) text += std::string(static_cast<std::size_t>(i % 37), 'x') + "\n";
+  auto s = Source::from_string(text);
+  drain(*s);
+  std::size_t offset = 0;
+  for (int i = 0; i < 30000; ++i) {
+    if (i % 997 == 0) {
+      TextPosition p = s->locate(offset);
+      REQUIRE(p.line == static_cast<uint64_t>(i + 1));
+      REQUIRE(p.column == 1);
+    }
+    offset += static_cast<std::size_t>(i % 37) + 1;
+  }
+}
+
+TEST_CASE("files are read again for positions, in any order, plain or gzip") {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "{\"n\":" + std::to_string(i) + "}\n";
+  for (const std::string& bytes : {text, gzip(text)}) {
+    TempFile f(bytes);
+    std::string err;
+    auto s = Source::open(f.path, &err);
+    REQUIRE(s);
+    drain(*s);
+    TextPosition late = s->locate(text.size() - 2);
+    CHECK(late.line == 20000);
+    TextPosition early = s->locate(text.find("{\"n\":5}"));
+    CHECK(early.line == 6);
+    CHECK(early.column == 1);
+  }
+}
+
+TEST_CASE("opening a missing file or a directory fails with the reason") {
+  std::string err;
+  CHECK_FALSE(Source::open("/nonexistent/trace.json", &err));
+  CHECK(err == "No such file or directory");
+  CHECK_FALSE(Source::open("/tmp", &err));
+  CHECK(err == "is a directory");
+}

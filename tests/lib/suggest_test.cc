@@ -1,0 +1,18 @@
+#include <doctest/doctest.h>
+
+#include "suggest.h"
+
+using namespace jqtrace;
+
+TEST_CASE("edit distance") {
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(edit_distance("validate", "valdate") == 1);
+  CHECK(edit_distance("token", "tokne") == 2);
+}
+
+TEST_CASE("closest match suggests near names only") {
+  std::vector<std::string> kinds = {"token", "layer", "step"};
+  CHECK(closest_match("tokn", kinds) == "token");
+  CHECK(closest_match("layr", kinds) == "layer");
+  CHECK(closest_match("banana", kinds).empty());
+}

@@ -1,0 +1,137 @@
+#include <doctest/doctest.h>
+
+#include "test_util.h"
+
+using namespace jqtrace;
+using namespace jqtrace::test;
+
+namespace {
+const char* kChunk = R"({"ph":"X","pid":0,"tid":%d,"ts":%s,"dur":%s,"name":"%s","args":{"stage":%d,"arg":%d,"chain":%d}})";
+std::string span(int tid, const char* ts, const char* dur, const char* name, int stage, int arg, int chain) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, kChunk, tid, ts, dur, name, stage, arg, chain);
+  return buf;
+}
+}  // namespace
+
+TEST_CASE("lanes in order of appearance, spans sorted by time with ties in file order") {
+  Trace t;
+  load_string(trace_of({span(1, "5.0", "1.0", "chunk", 0, 0, 9), span(1, "2.0", "1.0", "chunk", 0, 1, 9),
+                        span(0, "3.0", "1.0", "chunk", 0, 2, 9), span(1, "2.0", "0.5", "wake", 0, 1, 0)}),
+              &t);
+  REQUIRE(t.lanes.size() == 2);
+  CHECK(t.lanes[0].tid.number == 1);
+  const SpanTable& s = t.lanes[0].spans;
+  REQUIRE(s.size() == 3);
+  CHECK(s.ts[0] == 2000);
+  CHECK(s.arg[0] == 1);                        // the chunk at 2.0 came first in the file
+  CHECK(t.names.view(static_cast<uint32_t>(s.name[1])) == "wake");
+  CHECK(s.ts[2] == 5000);
+  CHECK(t.start_ns == 2000);
+  CHECK(t.end_ns == 6000);
+}
+
+TEST_CASE("chunks read before their publish take the publish's category") {
+  Trace t;
+  load_string(trace_of({span(0, "10", "2", "chunk", 1, 0, 17), span(0, "12", "1", "stage_wait", 1, 0, 17),
+                        span(0, "20", "2", "chunk", 0, 0, 19), span(0, "30", "1", "wake", 0, 1, 0),
+                        span(1, "8", "1", "publish", 2 | (3 << 8), 4, 17)},
+                       kProfile),
+              &t);
+  CHECK(t.jobque);
+  REQUIRE(t.chains.find(17));
+  CHECK(t.chains.find(17)->nstages == 2);
+  CHECK(t.chains.find(17)->tag == 3);
+  auto category = [&](std::size_t lane, std::size_t i) {
+    return t.categories[static_cast<std::size_t>(t.lanes[lane].spans.category[i])].name;
+  };
+  CHECK(category(0, 0) == "ffn chain");   // chunk of chain 17
+  CHECK(category(0, 1) == "ffn chain");   // its stage_wait
+  CHECK(category(0, 2) == "std kernel");  // chain 19 has no publish
+  CHECK(category(0, 3) == "std kernel");  // wake
+  CHECK(category(1, 0) == "ffn chain");   // the publish itself
+  CHECK(t.categories[0].name == "std kernel");
+}
+
+TEST_CASE("legacy traces: no profile, categories from the stage-count heuristic") {
+  Trace t;
+  load_string(trace_of({span(0, "1", "1", "chunk", 0, 0, 5), span(1, "0", "1", "publish", 4, 8, 5)}), &t);
+  CHECK(t.jobque);
+  CHECK_FALSE(t.profile.present);
+  CHECK(t.categories[static_cast<std::size_t>(t.lanes[0].spans.category[0])].name == "attn chain");
+  CHECK(t.categories[static_cast<std::size_t>(t.lanes[0].spans.category[0])].color == "#5E96DE");
+}
+
+TEST_CASE("a generic trace is not jobque and gets no categories") {
+  Trace t;
+  load_string(R"({"traceEvents":[{"ph":"X","name":"chunk","ts":1,"dur":1,"pid":1,"tid":1,"cat":"c"}]})", &t);
+  CHECK_FALSE(t.jobque);
+  CHECK(t.categories.empty());
+  CHECK(t.names.view(static_cast<uint32_t>(t.lanes[0].spans.cat[0] - 1)) == "c");
+}
+
+TEST_CASE("B/E pair per lane as a stack; unclosed B runs to the end; stray E is dropped") {
+  Trace t;
+  load_string(R"({"traceEvents":[
+    {"ph":"B","name":"outer","ts":0,"pid":1,"tid":1},
+    {"ph":"B","name":"inner","ts":2,"pid":1,"tid":1},
+    {"ph":"B","name":"other lane","ts":3,"pid":1,"tid":2},
+    {"ph":"E","ts":4,"pid":1,"tid":1},
+    {"ph":"E","ts":9,"pid":1,"tid":1},
+    {"ph":"E","ts":10,"pid":1,"tid":1},
+    {"ph":"X","name":"late","ts":20,"dur":5,"pid":1,"tid":3}]})",
+              &t);
+  CHECK(t.unclosed_begins == 1);
+  CHECK(t.unmatched_ends == 1);
+  const SpanTable& s = t.lanes[0].spans;
+  REQUIRE(s.size() == 2);
+  CHECK(t.names.view(static_cast<uint32_t>(s.name[0])) == "outer");
+  CHECK(s.dur[0] == 9000);
+  CHECK(s.dur[1] == 2000);
+  const SpanTable& other = t.lanes[1].spans;
+  REQUIRE(other.size() == 1);
+  CHECK(other.end(0) == 25000);  // runs to the trace end
+}
+
+TEST_CASE("instants sorted by time; counters and metadata kept") {
+  Trace t;
+  load_string(R"({"traceEvents":[
+    {"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"caller 7"}},
+    {"ph":"M","name":"process_name","pid":1,"args":{"name":"decode"}},
+    {"ph":"i","s":"g","name":"token","ts":9,"pid":1,"tid":7,"args":{"arg":1}},
+    {"ph":"i","s":"g","name":"token","ts":3,"pid":1,"tid":7,"args":{"arg":0}},
+    {"ph":"C","name":"mem","ts":4,"pid":1,"tid":7,"args":{"v":1}}]})",
+              &t);
+  REQUIRE(t.lanes.size() == 1);
+  CHECK(t.lanes[0].thread_name == "caller 7");
+  REQUIRE(t.process_names.size() == 1);
+  CHECK(t.process_names[0].name == "decode");
+  REQUIRE(t.instants.size() == 2);
+  CHECK(t.instants.ts[0] == 3000);
+  CHECK(t.instants.arg[0] == 0);
+  CHECK(t.counters.size() == 1);
+  CHECK(t.phase_counts['M'] == 2);
+}
+
+TEST_CASE("malformed events are counted, not stored") {
+  Trace t;
+  load_string(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"pid":1,"tid":1},
+    {"ph":"X","name":"b","ts":1,"dur":-1,"pid":1,"tid":1},{"ph":"X","name":"c","ts":1,"dur":1,"pid":1,"tid":1}]})",
+              &t);
+  CHECK(t.malformed == 2);
+  CHECK(t.lanes[0].spans.size() == 1);
+}
+
+TEST_CASE("the model of a generated jobque trace stays small") {
+  Trace t;
+  std::string err;
+  auto src = Source::open(std::string(JQTRACE_SAMPLES) + "/decode-small.trace.json", &err);
+  REQUIRE(src);
+  ReadResult r = load_trace(*src, &t, nullptr);
+  CHECK(r.status == ReadStatus::ok);
+  std::size_t spans = 0;
+  for (const Lane& l : t.lanes) spans += l.spans.size();
+  CHECK(spans > 500);
+  // Columns: about 15 bytes a span against ~110 bytes of JSON per event.
+  CHECK(t.memory_bytes() < r.bytes / 4);
+}

@@ -1,0 +1,193 @@
+// One test per validate rule: a tiny trace that breaks it and the exact message.
+#include <doctest/doctest.h>
+
+#include "test_util.h"
+
+using namespace jqtrace;
+using namespace jqtrace::test;
+
+namespace {
+/// The diagnostics as the CLI prints them (without the file name), one per line.
+std::string problems(const std::string& json) { return join(validate_string(json).lines()); }
+std::string one(std::string line) { return line; }
+/// A publish on the caller lane (tid 2), late enough that the lane does not look stopped.
+std::string publish(int stage, const char* ts = "1") {
+  return std::string(R"({"ph":"X","pid":0,"tid":2,"ts":)") + ts + R"(,"dur":0.4,"name":"publish","args":{"stage":)" +
+         std::to_string(stage) + R"(,"arg":3,"chain":17}})";
+}
+std::string chunk(int tid, int stage, int chain, const char* ts = "1") {
+  return std::string(R"({"ph":"X","pid":0,"tid":)") + std::to_string(tid) + R"(,"ts":)" + ts +
+         R"(,"dur":1,"name":"chunk","args":{"stage":)" + std::to_string(stage) + R"(,"arg":0,"chain":)" +
+         std::to_string(chain) + "}}";
+}
+}  // namespace
+
+TEST_CASE("the corpus-like samples are clean") {
+  ValidateRun run = validate_string(trace_of({chunk(0, 0, 17), chunk(0, 1, 17), publish(2 | (1 << 8))}, kProfile));
+  CHECK(join(run.lines()) == "");
+  CHECK(run.result.jobque);
+  CHECK(run.result.events == 3);
+}
+
+TEST_CASE("rule json-syntax") {
+  CHECK(problems("{\"traceEvents\":[\n{\"ph\":\"i\" \"ts\":1}]}") ==
+        one("2:11: error: missing ',' or '}' after object member [json-syntax]"));
+}
+
+TEST_CASE("rule not-a-trace") {
+  CHECK(problems(R"({"events":[]})") == one("0:0: error: not a trace: no \"traceEvents\" array [not-a-trace]"));
+}
+
+TEST_CASE("rule truncated") {
+  CHECK(problems("{\"traceEvents\":[\n{\"ph\":\"i\",\"name\":\"a\",\"ts\":1},\n{\"ph\"") ==
+        one("3:6: error: the trace is cut off at byte 52 (1 complete events) [truncated]"));
+}
+
+TEST_CASE("rule trace-events-not-array") {
+  auto lines = validate_string(R"({"traceEvents":7})").lines();
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "1:16: error: traceEvents is not an array [trace-events-not-array]");
+}
+
+TEST_CASE("rule event-not-object") {
+  CHECK(problems("[\n\"x\"]") == one("2:1: error: traceEvents element is not an object [event-not-object]"));
+}
+
+TEST_CASE("rule missing-field, per phase") {
+  CHECK(problems(R"([{"ph":"X","name":"a","ts":1}])") == one("1:2: error: 'X' event has no dur [missing-field]"));
+  CHECK(problems(R"([{"ph":"B","ts":1}])") == join({"1:2: error: 'B' event has no name [missing-field]",
+                                                    "1:2: warning: B event on lane 0:0 is never closed [unclosed-begin]"}));
+  CHECK(problems(R"([{"ph":"C","name":"c","ts":1}])") == one("1:2: error: 'C' event has no args [missing-field]"));
+  CHECK(problems(R"([{"ph":"i","name":"c"}])") == one("1:2: error: 'i' event has no ts [missing-field]"));
+  CHECK(problems(R"([{"name":"c","ts":1}])") == one("1:2: error: event has no ph [missing-field]"));
+}
+
+TEST_CASE("rule bad-field-type") {
+  CHECK(problems(R"([{"ph":"i","name":3,"ts":1}])") == one("1:2: error: name is not a string [bad-field-type]"));
+  CHECK(problems(R"([{"ph":"i","name":"a","ts":1,"pid":[1]}])") ==
+        one("1:2: error: pid is not an integer or a string [bad-field-type]"));
+}
+
+TEST_CASE("rule bad-ts") {
+  CHECK(problems(R"([{"ph":"i","name":"a","ts":-5}])") == one("1:2: error: ts is negative (-5) [bad-ts]"));
+  CHECK(problems(R"([{"ph":"i","name":"a","ts":"5"}])") == one("1:2: error: ts is not a number [bad-ts]"));
+  CHECK(problems(R"([{"ph":"i","name":"a","ts":1e300}])") == one("1:2: error: ts is out of range [bad-ts]"));
+}
+
+TEST_CASE("rule bad-dur") {
+  CHECK(problems(R"([{"ph":"X","name":"a","ts":1,"dur":-0.5}])") == one("1:2: error: dur is negative (-0.5) [bad-dur]"));
+  CHECK(problems(R"([{"ph":"X","name":"a","ts":1,"dur":null}])") == one("1:2: error: dur is not a number [bad-dur]"));
+}
+
+TEST_CASE("rule unknown-phase") {
+  CHECK(problems(R"([{"ph":"Z","name":"a","ts":1}])") == one("1:2: error: unknown phase 'Z' [unknown-phase]"));
+}
+
+TEST_CASE("rule bad-instant-scope") {
+  CHECK(problems(R"([{"ph":"i","s":"q","name":"a","ts":1}])") ==
+        one("1:2: error: instant scope 'q' is not g, p or t [bad-instant-scope]"));
+}
+
+TEST_CASE("rule bad-counter-args") {
+  CHECK(problems(R"([{"ph":"C","name":"c","ts":1,"args":{"v":"high"}}])") ==
+        one("1:2: error: counter args must be one or more numbers [bad-counter-args]"));
+}
+
+TEST_CASE("rule unknown-metadata") {
+  CHECK(problems(R"([{"ph":"M","name":"num_cpus","args":{"n":2}}])") ==
+        one("1:2: warning: unknown metadata event 'num_cpus' [unknown-metadata]"));
+}
+
+TEST_CASE("rule unclosed-begin") {
+  CHECK(problems(R"([{"ph":"B","name":"a","ts":1,"pid":1,"tid":2}])") ==
+        one("1:2: warning: B event on lane 1:2 is never closed [unclosed-begin]"));
+}
+
+TEST_CASE("rule unmatched-end") {
+  CHECK(problems(R"([{"ph":"E","ts":1,"pid":1,"tid":2}])") ==
+        one("1:2: warning: E event on lane 1:2 closes nothing [unmatched-end]"));
+}
+
+TEST_CASE("rules profile-shape, profile-version, profile-duplicate, profile-color") {
+  ValidateRun run = validate_string(R"({"traceEvents":[],"jobqueProfile":{"version":3,"lanes":-1,)"
+                                    R"("categories":[{"id":1,"name":"a","color":"#12345"},{"id":1,"name":"b"}]}})");
+  CHECK(join(run.lines()) == join({
+                                 "1:46: error: unsupported jobqueProfile version 3 (expected 1) [profile-version]",
+                                 "1:56: error: jobqueProfile.lanes is not a positive integer [profile-shape]",
+                                 "1:100: error: category 'a' color is not #RRGGBB [profile-color]",
+                                 "1:110: error: category id 1 is defined twice [profile-duplicate]",
+                             }));
+}
+
+TEST_CASE("rule jobque-args") {
+  CHECK(problems(trace_of({R"({"ph":"X","pid":0,"tid":0,"ts":1,"dur":1,"name":"chunk","args":{"chain":3}})"})) ==
+        one("2:1: error: chunk lacks integer args.stage, args.arg and args.chain [jobque-args]"));
+}
+
+TEST_CASE("rule marker-unregistered, with a suggestion") {
+  CHECK(problems(trace_of({R"({"ph":"i","s":"g","pid":0,"tid":2,"ts":1,"name":"tokn","args":{"arg":0}})"}, kProfile)) ==
+        one("2:1: error: global instant 'tokn' is not a marker of jobqueProfile (1 events); did you mean 'token'? "
+            "[marker-unregistered]"));
+}
+
+TEST_CASE("rule nstages-range") {
+  CHECK(problems(trace_of({publish(7 | (1 << 8))}, kProfile)) ==
+        one("2:1: error: publish of chain 17 declares 7 stages (expected 1..6) [nstages-range]"));
+}
+
+TEST_CASE("rule stage-range: chunk before its publish (reported after the pass)") {
+  CHECK(problems(trace_of({chunk(0, 0, 17), chunk(0, 2, 17), publish(2 | (1 << 8))}, kProfile)) ==
+        one("3:1: error: an event of chain 17 has stage 2 but the chain has 2 stages [stage-range]"));
+}
+
+TEST_CASE("rule stage-range: chunk after its publish (reported at once)") {
+  CHECK(problems(trace_of({publish(1 | (1 << 8)), chunk(2, 1, 17)}, kProfile)) ==
+        one("3:1: error: chunk of chain 17 has stage 1 but the chain has 1 stages [stage-range]"));
+}
+
+TEST_CASE("rule duplicate-publish") {
+  CHECK(problems(trace_of({publish(1 | (1 << 8)), publish(1 | (1 << 8))}, kProfile)) ==
+        one("3:1: error: chain 17 is published again [duplicate-publish]"));
+}
+
+TEST_CASE("rule tid-range") {
+  CHECK(problems(trace_of({chunk(5, 0, 17), publish(1 | (1 << 8))}, kProfile)) ==
+        one("2:1: error: lane 0:5 has tid 5 but jobqueProfile.lanes is 3 [tid-range]"));
+}
+
+TEST_CASE("rule orphan-chain") {
+  CHECK(problems(trace_of({chunk(0, 0, 41), chunk(0, 1, 41)}, kProfile)) ==
+        one("3:1: warning: chain 41 has 2 chunk/stage_wait events but no publish (a full ring?) [orphan-chain]"));
+}
+
+TEST_CASE("rule unregistered-tag (only when a profile names tags)") {
+  CHECK(problems(trace_of({publish(1 | (9 << 8))}, kProfile)) ==
+        one("2:1: warning: tag 9 has no category in jobqueProfile (1 publishes; shown as 'router') [unregistered-tag]"));
+  CHECK(problems(trace_of({publish(1 | (9 << 8))})).empty());  // a legacy trace
+}
+
+TEST_CASE("rule lane-stopped-early") {
+  CHECK(problems(trace_of({chunk(0, 0, 17, "1"), chunk(1, 0, 17, "5000"), publish(1 | (1 << 8), "5000")},
+                          kProfile)) ==
+        one("2:1: warning: lane 0:0 stops recording at 2 us, 4999 us before the trace ends (ring full?) "
+            "[lane-stopped-early]"));
+  // A lane that ends a little early (under 1 ms or 10% of the span) is just idle.
+  CHECK(problems(trace_of({chunk(0, 0, 17, "1"), chunk(1, 0, 17, "900"), publish(1 | (1 << 8), "900")}, kProfile)) ==
+        "");
+}
+
+TEST_CASE("a truncated trace skips the rules a cut would trip") {
+  std::string cut = trace_of({chunk(0, 0, 17, "1"), chunk(1, 0, 19, "100")}, kProfile);
+  cut.resize(cut.find("]"));
+  ValidateRun run = validate_string(cut);
+  CHECK(run.has_rule("truncated"));
+  CHECK_FALSE(run.has_rule("orphan-chain"));
+  CHECK_FALSE(run.has_rule("lane-stopped-early"));
+}
+
+TEST_CASE("counts per rule, errors and warnings") {
+  ValidateRun run = validate_string(R"([{"ph":"Z","ts":1},{"ph":"Z","ts":1},{"ph":"E","ts":1}])");
+  CHECK(run.result.errors == 2);
+  CHECK(run.result.warnings == 1);
+  CHECK(run.result.rule_counts.at("unknown-phase") == 2);
+}
