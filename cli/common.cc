@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace jqtrace::cli {
 namespace {
@@ -41,13 +42,16 @@ void draw_progress(uint64_t consumed, uint64_t total) {
 }  // namespace
 
 void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<std::string>& formats) {
-  std::map<std::string, Format> known = {
-      {"table", Format::table}, {"csv", Format::csv}, {"tsv", Format::tsv}, {"json", Format::json}};
-  std::map<std::string, Format> allowed;
-  for (const auto& f : formats) allowed[f] = known.at(f);
-  cmd.add_option("--format", opts.format, "Output format")
-      ->transform(CLI::CheckedTransformer(allowed, CLI::ignore_case))
-      ->option_text("table|csv|tsv|json");
+  cmd.add_option_function<std::string>(
+         "--format",
+         [&opts](const std::string& name) {
+           static const std::map<std::string, Format> kFormats = {
+               {"table", Format::table}, {"csv", Format::csv}, {"tsv", Format::tsv}, {"json", Format::json}};
+           opts.format = kFormats.at(name);
+         },
+         "Output format (default: table)")
+      ->check(CLI::IsMember(formats))
+      ->option_text(fmt::format("{}", fmt::join(formats, "|")));
   cmd.add_option("-o,--output", opts.output, "Write the data to PATH instead of stdout")->option_text("PATH");
   cmd.add_option("-j,--threads", opts.threads, "Parser threads (0: all cores; parsing is single-threaded for now)")
       ->check(CLI::Range(0u, 1024u))
@@ -96,11 +100,12 @@ bool Output::close() {
   return ok;
 }
 
-std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts) {
+std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why) {
   std::string err;
   auto src = Source::open(path, &err);
   if (!src) {
     print_error(fmt::format("{}: cannot open: {}", path, err));
+    if (why) *why = err;
     return nullptr;
   }
   bool show = !opts.quiet && !env_set("CI") && isatty(STDERR_FILENO) && src->total_size() >= kProgressMinBytes;

@@ -54,8 +54,9 @@ class Output {
 };
 
 /// Opens FILE or "-" for reading, with a progress bar on a TTY for large inputs. On
-/// failure prints "jqtrace: FILE: reason" and returns nullptr.
-std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts);
+/// failure prints "jqtrace: FILE: cannot open: reason", sets *why (when given) and
+/// returns nullptr.
+std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why = nullptr);
 
 /// Clears the progress bar line if one was drawn.
 void end_progress();

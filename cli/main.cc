@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help and --version print to stdout and succeed
   } catch (const CLI::ParseError& e) {
+    // GNU style is lower-case; keep words in capitals (option and argument names) as they are.
     std::string message = e.what();
-    if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+    if (message.size() > 1 && std::islower(static_cast<unsigned char>(message[1])))
+      message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
     print_error(message);
     fmt::print(stderr, "Run 'jqtrace --help' for usage.\n");
     return kUsage;

@@ -12,7 +12,7 @@ namespace {
 struct ValidateOptions {
   CommonOptions common;
   std::vector<std::string> files;
-  uint64_t max_errors = 100;
+  int64_t max_errors = 100;  ///< signed so that "-3" is refused, not wrapped
   bool strict = false;
 };
 
@@ -32,7 +32,7 @@ class DiagnosticPrinter final : public DiagnosticSink {
       : opts_(opts), out_(out), report_(report), palette_{out.color()} {}
 
   void report(Diagnostic d) override {
-    if (opts_.max_errors && shown_ >= opts_.max_errors) {
+    if (opts_.max_errors > 0 && shown_ >= static_cast<uint64_t>(opts_.max_errors)) {
       ++report_.omitted;
       return;
     }
@@ -70,13 +70,20 @@ class DiagnosticPrinter final : public DiagnosticSink {
 FileReport validate_file(const std::string& path, const ValidateOptions& opts, Output& out, bool* unreadable) {
   FileReport report;
   report.file = path == "-" ? "<stdin>" : path;
-  auto source = open_input(path, opts.common);
+  DiagnosticPrinter printer(opts, out, report);
+  std::string why;
+  auto source = open_input(path, opts.common, &why);
   if (!source) {
     *unreadable = true;
     report.result.readable = false;
+    // Said on stderr already; data formats also carry it as a diagnostic of the file.
+    if (opts.common.format != Format::table) {
+      report.result.errors = 1;
+      report.result.rule_counts["unreadable"] = 1;
+      printer.report(make_diagnostic("unreadable", "cannot open: " + why));
+    }
     return report;
   }
-  DiagnosticPrinter printer(opts, out, report);
   report.result = validate_trace(*source, printer);
   end_progress();
   if (!report.result.readable) *unreadable = true;
@@ -189,7 +196,10 @@ void setup_validate(CLI::App& app) {
   add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
   cmd->add_option("--max-errors", opts->max_errors, "Show at most N problems per file (0: all)")
       ->option_text("N")
-      ->default_val(100);
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.rfind('-', 0) == 0 ? std::string("must be 0 or more") : std::string(); },
+          "N>=0"))
+      ->capture_default_str();
   cmd->add_flag("--strict", opts->strict, "Warnings fail validation too");
   cmd->add_option("FILE", opts->files, "Trace files (- for stdin)")->required();
   cmd->callback([opts]() { throw CommandDone(run_validate(*opts)); });

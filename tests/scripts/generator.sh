@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The trace generator writes what the tracer writes: valid traces in its layout, of the
+# asked size, the same bytes for the same seed, and the ring-full and legacy variants.
+set -u
+jqtrace=$1
+gen=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$gen" --size-mb 2 --seed 11 -o "$tmp/a.json" || fail "generator failed"
+"$gen" --size-mb 2 --seed 11 -o "$tmp/b.json" || fail "generator failed"
+cmp -s "$tmp/a.json" "$tmp/b.json" || fail "same seed, different output"
+size=$(stat -c %s "$tmp/a.json")
+[ "$size" -gt 1500000 ] && [ "$size" -lt 2600000 ] || fail "--size-mb 2 wrote $size bytes"
+"$jqtrace" validate "$tmp/a.json" > "$tmp/out" || { cat "$tmp/out"; fail "generated trace is not valid"; }
+grep -q "valid jobque trace" "$tmp/out" || fail "not recognised as a jobque trace"
+
+# Layout: one event per line, lanes in order with the caller last, profile at the end.
+head -1 "$tmp/a.json" | grep -qx '{"traceEvents":\[' || fail "first line"
+tail -1 "$tmp/a.json" | grep -q '^\],"jobqueProfile":{"version":1,"lanes":3,' || fail "profile line"
+lanes=$(grep -o '"tid":[0-9]*' "$tmp/a.json" | uniq | tr '\n' ' ')
+[ "$lanes" = '"tid":0 "tid":1 "tid":2 ' ] || fail "lanes not grouped in order, caller last: $lanes"
+for kind in publish chunk stage_wait wake fifo_job token layer step; do
+  grep -q "\"name\":\"$kind\"" "$tmp/a.json" || fail "no $kind events"
+done
+
+# A full ring on the caller loses publishes: orphan chains and an early-stopping lane.
+"$gen" --tokens 3 --layers 6 --ring 2=60 -o "$tmp/ring.json"
+"$jqtrace" validate --max-errors 0 "$tmp/ring.json" > "$tmp/out"
+grep -q "orphan-chain" "$tmp/out" || fail "ring-full trace has no orphan chains"
+grep -q "lane-stopped-early" "$tmp/out" || fail "ring-full lane not noticed"
+
+# Legacy: no profile, no markers, still a jobque trace.
+"$gen" --tokens 2 --layers 4 --legacy --workers 5 -o "$tmp/legacy.json"
+grep -q jobqueProfile "$tmp/legacy.json" && fail "legacy trace has a profile"
+grep -q '"ph":"i"' "$tmp/legacy.json" && fail "legacy trace has markers"
+"$jqtrace" validate "$tmp/legacy.json" | grep -q "valid jobque trace" || fail "legacy trace not valid"
+echo "generator: ok"

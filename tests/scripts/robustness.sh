@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Inputs that must fail cleanly: an exit status of 1 or 3 with a pointed message, never a
+# signal, never a hang.
+set -u
+jqtrace=$1
+gen=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect NAME STATUS MESSAGE-SUBSTRING: runs validate on $tmp/NAME
+expect() {
+  local name=$1 want=$2 message=$3
+  local out status
+  out=$(timeout 30 "$jqtrace" validate "$tmp/$name" 2>&1)
+  status=$?
+  if [ $status -ne "$want" ] || ! grep -qF -- "$message" <<< "$out"; then
+    echo "FAIL: $name: exit $status (want $want), output:"
+    echo "$out" | head -5
+    failures=$((failures + 1))
+  fi
+}
+
+: > "$tmp/empty.json"
+expect empty.json 3 "empty.json: error: empty input: no JSON value [not-a-trace]"
+printf '\x7fELF\x02\x01\x01\x00\x00\x00\x00\xff\xfe\x00binary' > "$tmp/junk.bin"
+expect junk.bin 3 "junk.bin:1:1: error: not JSON: invalid value [json-syntax]"
+printf '{"traceEvents":[{"ph":"X","name":"a","ts":NaN,"dur":1}]}' > "$tmp/nan.json"
+expect nan.json 3 "nan.json:1:43: error: invalid value [json-syntax]"
+printf '{"traceEvents":[{"ph":"X","name":"a","ts":1e400,"dur":1}]}' > "$tmp/huge.json"
+expect huge.json 3 "huge.json:1:43: error: number too big [json-syntax]"
+head -c 300000 /dev/zero | tr '\0' '[' > "$tmp/nested.json"
+expect nested.json 1 "nested.json:1:2: error: traceEvents element is not an object [event-not-object]"
+printf '{"traceEvents":[1,"two",[3],null,true]}' > "$tmp/scalars.json"
+expect scalars.json 1 "scalars.json: invalid trace (0 events, 5 errors, 0 warnings)"
+"$gen" --tokens 2 --layers 4 | gzip -c > "$tmp/whole.json.gz"
+head -c 3000 "$tmp/whole.json.gz" > "$tmp/cut.json.gz"
+expect cut.json.gz 3 "cut.json.gz: error: truncated gzip stream (unexpected end of file) [unreadable]"
+printf '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1}' > "$tmp/cut.json"
+expect cut.json 1 "cut.json:1:53: error: the trace is cut off at byte 52 (1 complete events) [truncated]"
+printf '{"traceEvents":[{"ph":"X","name":"\xff\xfe","ts":1,"dur":1}]}' > "$tmp/latin1.json"
+expect latin1.json 0 "latin1.json: valid trace (1 event, 0 errors, 0 warnings)"
+{ printf '{"traceEvents":[{"ph":"X","name":"'; head -c 5000000 /dev/zero | tr '\0' 'x'; printf '","ts":1,"dur":1}]}'; } > "$tmp/long.json"
+expect long.json 0 "long.json: valid trace (1 event, 0 errors, 0 warnings)"
+
+# Unknown flags and files: usage and input errors, not crashes.
+"$jqtrace" validate --max-errors -3 "$tmp/cut.json" > /dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: negative --max-errors is not a usage error"; failures=$((failures + 1)); }
+echo "robustness: $failures failed"
+[ $failures -eq 0 ]
