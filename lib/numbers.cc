@@ -39,7 +39,8 @@ NumberStatus detail::parse_us_to_ns_slow(std::string_view text, int64_t* ns) {
   // Integer microseconds; anything near int64 overflow goes the slow way.
   int64_t whole = 0;
   int digits = 0;
-  for (; p != end && is_digit(*p); ++p, ++digits) whole = whole * 10 + (*p - '0');
+  for (; p != end && is_digit(*p); ++p, ++digits)
+    if (digits < 18) whole = whole * 10 + (*p - '0');  // longer goes the double way below
   int64_t frac = 0;  // nanoseconds from the first three decimals
   bool round_up = false;
   if (p != end && *p == '.') {
@@ -72,7 +73,8 @@ NumberStatus detail::parse_integer_slow(std::string_view text, int64_t* value) {
   if (p == end || !is_digit(*p)) return NumberStatus::malformed;
   int64_t v = 0;
   int digits = 0;
-  for (; p != end && is_digit(*p); ++p, ++digits) v = v * 10 + (*p - '0');
+  for (; p != end && is_digit(*p); ++p, ++digits)
+    if (digits < 18) v = v * 10 + (*p - '0');
   if (p == end && digits <= 18) {
     *value = negative ? -v : v;
     return NumberStatus::ok;

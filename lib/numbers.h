@@ -23,7 +23,8 @@ inline NumberStatus parse_us_to_ns(std::string_view text, int64_t* ns) {
   if (text.size() > 16 || p == end) return detail::parse_us_to_ns_slow(text, ns);
   int64_t whole = 0;
   for (; p != end && static_cast<unsigned>(*p - '0') < 10; ++p) whole = whole * 10 + (*p - '0');
-  if (p == text.data()) return detail::parse_us_to_ns_slow(text, ns);  // sign or malformed
+  // A sign, no digits, or 16 integer digits (whole * 1000 could overflow): the slow way.
+  if (p == text.data() || p - text.data() > 15) return detail::parse_us_to_ns_slow(text, ns);
   if (p == end) {
     *ns = whole * 1000;
     return NumberStatus::ok;

@@ -4,7 +4,7 @@
 
 using namespace jqtrace;
 
-TEST_CASE("insert, find and count entries") {
+TEST_CASE("insert / find and count entries") {
   FlatMap<int> m;
   m[17] = 3;
   m[-5] = 7;

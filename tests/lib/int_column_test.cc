@@ -31,7 +31,7 @@ TEST_CASE("the column widens as values grow and keeps earlier values") {
   CHECK(c[4] == std::numeric_limits<int64_t>::min());
 }
 
-TEST_CASE("timestamps of a long trace take 5-6 bytes, not 8") {
+TEST_CASE("timestamps of a long trace take 5-6 bytes / not 8") {
   IntColumn c;
   for (int64_t i = 0; i < 1000; ++i) c.push(175780914000 + i);
   CHECK(c.width() == 5);

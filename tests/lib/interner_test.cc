@@ -6,7 +6,7 @@
 
 using namespace jqtrace;
 
-TEST_CASE("the same name gets the same id, different names different ids") {
+TEST_CASE("the same name gets the same id / different names different ids") {
   Interner names;
   uint32_t chunk = names.intern("chunk");
   uint32_t publish = names.intern("publish");
@@ -15,7 +15,7 @@ TEST_CASE("the same name gets the same id, different names different ids") {
   CHECK(names.view(publish) == "publish");
 }
 
-TEST_CASE("short and long names, and names that differ only past 8 bytes") {
+TEST_CASE("short and long names / and names that differ only past 8 bytes") {
   Interner names;
   uint32_t a = names.intern("stage_wait");
   uint32_t b = names.intern("stage_waiT");

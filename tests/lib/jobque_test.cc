@@ -20,7 +20,7 @@ TEST_CASE("untagged chains are named by their stage count") {
   CHECK(chain_category(0, 0, none) == "std kernel");  // no publish recorded
 }
 
-TEST_CASE("tags use the profile's name, else the legacy table, else 'tag N'") {
+TEST_CASE("tags use the profile's name / else the legacy table / else 'tag N'") {
   JobqueProfile p;
   p.present = true;
   p.categories.push_back({5, "lm head", "#123456"});
@@ -31,7 +31,7 @@ TEST_CASE("tags use the profile's name, else the legacy table, else 'tag N'") {
   CHECK(legacy_tag_name(11) == "deltanet");
 }
 
-TEST_CASE("colors come from the profile, else the viewer's palette") {
+TEST_CASE("colors come from the profile / else the viewer's palette") {
   JobqueProfile p;
   p.categories.push_back({1, "attn chain", "#000001"});
   CHECK(category_color("attn chain", p) == "#000001");

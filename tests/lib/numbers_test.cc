@@ -41,14 +41,18 @@ TEST_CASE("negative and exponent forms") {
   CHECK(ns_of("1.5E-3") == 2);  // 1.5 ns rounds to 2
 }
 
-TEST_CASE("out-of-range times are refused, not wrapped") {
+TEST_CASE("out-of-range times are refused / not wrapped") {
   int64_t ns = 0;
   CHECK(parse_us_to_ns("1e400", &ns) == NumberStatus::out_of_range);
   CHECK(parse_us_to_ns("99999999999999999999", &ns) == NumberStatus::out_of_range);
   CHECK(parse_us_to_ns("-1e300", &ns) == NumberStatus::out_of_range);
+  CHECK(parse_us_to_ns("9999999999999999", &ns) == NumberStatus::out_of_range);  // 16 digits: 1e19 ns
+  CHECK(parse_us_to_ns("4611686018427387.904", &ns) == NumberStatus::out_of_range);  // just past 2^62 ns
+  CHECK(parse_us_to_ns("999999999999999", &ns) == NumberStatus::ok);
+  CHECK(ns == 999999999999999000);
 }
 
-TEST_CASE("integers: plain, negative, integral floats; fractions are malformed") {
+TEST_CASE("integers: plain / negative / integral floats - fractions are malformed") {
   int64_t v = 0;
   CHECK((parse_integer("17", &v) == NumberStatus::ok && v == 17));
   CHECK((parse_integer("-1", &v) == NumberStatus::ok && v == -1));

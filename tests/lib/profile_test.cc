@@ -31,7 +31,7 @@ TEST_CASE("a well-formed profile gives categories with colors and markers") {
   CHECK(p.has_marker("layer"));
 }
 
-TEST_CASE("profile shape problems are reported, and good entries kept") {
+TEST_CASE("profile shape problems are reported / and good entries kept") {
   ReadRun run = read_profile(R"({"version":"1","lanes":0,"categories":[{"id":0,"name":"x"},7,)"
                              R"({"id":4,"name":"ok","color":"#ABCDEF"}],"markers":{}})");
   std::vector<std::string> expected = {
@@ -46,7 +46,7 @@ TEST_CASE("profile shape problems are reported, and good entries kept") {
   CHECK(run.got.profile.categories[0].name == "ok");
 }
 
-TEST_CASE("unsupported version, bad colors, duplicate ids and names") {
+TEST_CASE("unsupported version / bad colors / duplicate ids and names") {
   ReadRun run = read_profile(R"({"version":2,"categories":[{"id":1,"name":"a","color":"red"},)"
                              R"({"id":1,"name":"b"},{"id":2,"name":"a"}],)"
                              R"("markers":[{"id":0,"name":"token"},{"id":0,"name":"step"},{"id":1,"name":"token"}]})");

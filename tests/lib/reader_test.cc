@@ -7,7 +7,7 @@
 using namespace jqtrace;
 using namespace jqtrace::test;
 
-TEST_CASE("object form: fields become ns, interned names, lanes") {
+TEST_CASE("object form: fields become ns / interned names / lanes") {
   ReadRun run;
   read_string(R"({"traceEvents":[{"ph":"X","pid":0,"tid":"main","ts":12.345,"dur":6.001,"name":"chunk",)"
               R"("args":{"stage":1,"arg":2,"chain":17}}]})",
@@ -61,7 +61,7 @@ TEST_CASE("an array form cut inside an event is truncated too") {
   CHECK(run.got.events.size() == 1);
 }
 
-TEST_CASE("the profile may come before or after the events; unknown keys are skipped") {
+TEST_CASE("the profile may come before or after the events - unknown keys are skipped") {
   for (const char* json :
        {R"({"jobqueProfile":{"version":1,"lanes":2,"markers":[{"id":0,"name":"token"}]},"traceEvents":[]})",
         R"({"traceEvents":[],"metadata":{"a":[1,{"b":[]}]},"jobqueProfile":{"version":1,"lanes":2,"markers":[{"id":0,"name":"token"}]}})"}) {
@@ -91,7 +91,7 @@ TEST_CASE("metadata names come from args.name") {
   CHECK(run.got.events[0].arg_name == "worker 1");
 }
 
-TEST_CASE("wrong field types are flagged, not fatal") {
+TEST_CASE("wrong field types are flagged / not fatal") {
   ReadRun run;
   read_string(R"({"traceEvents":[{"ph":7,"name":[1],"ts":"3","dur":{},"pid":true,"s":"gg","args":4}]})", run);
   REQUIRE(run.got.events.size() == 1);
@@ -105,7 +105,7 @@ TEST_CASE("wrong field types are flagged, not fatal") {
   CHECK((p & kArgsNotObject) != 0);
 }
 
-TEST_CASE("huge numbers are out of range; NaN is not JSON") {
+TEST_CASE("huge numbers are out of range - NaN is not JSON") {
   ReadRun big;
   read_string(R"({"traceEvents":[{"ph":"i","name":"a","ts":1e400}]})", big);
   CHECK(big.result.status == ReadStatus::input_error);  // RapidJSON: number too big
@@ -142,7 +142,7 @@ TEST_CASE("inputs that are not traces fail cleanly") {
   }
 }
 
-TEST_CASE("300,000 nested brackets neither overflow the stack nor hang") {
+TEST_CASE("300/000 nested brackets neither overflow the stack nor hang") {
   std::string deep(300000, '[');
   ReadRun run;
   read_string(deep, run);
@@ -167,7 +167,7 @@ TEST_CASE("traceEvents that is not an array is reported and is not a trace") {
   CHECK(run.got.diagnostics[0].rule == "trace-events-not-array");
 }
 
-TEST_CASE("a NUL byte in the middle is a syntax error, not the end of the file") {
+TEST_CASE("a NUL byte in the middle is a syntax error / not the end of the file") {
   std::string json = "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1}";
   json += '\0';
   json += "]}";

@@ -48,7 +48,7 @@ struct TempFile {
 
 }  // namespace
 
-TEST_CASE("a memory source yields its bytes, then NUL at the end, and counts offsets") {
+TEST_CASE("a memory source yields its bytes / then NUL at the end / and counts offsets") {
   auto s = Source::from_string("ab\ncd");
   CHECK(s->Tell() == 0);
   CHECK(s->Take() == 'a');
@@ -81,7 +81,7 @@ TEST_CASE("concatenated gzip members read as one text") {
   CHECK(drain(*s) == "first second");
 }
 
-TEST_CASE("a truncated gzip stream is a read error, not a short file") {
+TEST_CASE("a truncated gzip stream is a read error / not a short file") {
   std::string text(100000, 'x');
   std::string gz = gzip(text);
   auto s = Source::from_string(gz.substr(0, gz.size() / 2));
@@ -98,7 +98,7 @@ TEST_CASE("corrupt gzip data is a read error with zlib's reason") {
   CHECK(s->read_error().rfind("corrupt gzip data", 0) == 0);
 }
 
-TEST_CASE("positions from a recording line index (stdin, memory)") {
+TEST_CASE("positions from a recording line index (stdin / memory)") {
   auto s = Source::from_string("ab\ncd\n\nefg");
   drain(*s);
   CHECK(s->locate(0).line == 1);
@@ -127,7 +127,7 @@ TEST_CASE("a recording index stays exact across thousands of lines and buffers")
   }
 }
 
-TEST_CASE("files are read again for positions, in any order, plain or gzip") {
+TEST_CASE("files are read again for positions / in any order / plain or gzip") {
   std::string text;
   for (int i = 0; i < 20000; ++i) text += "{\"n\":" + std::to_string(i) + "}\n";
   for (const std::string& bytes : {text, gzip(text)}) {

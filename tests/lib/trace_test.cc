@@ -14,7 +14,7 @@ std::string span(int tid, const char* ts, const char* dur, const char* name, int
 }
 }  // namespace
 
-TEST_CASE("lanes in order of appearance, spans sorted by time with ties in file order") {
+TEST_CASE("lanes in order of appearance / spans sorted by time with ties in file order") {
   Trace t;
   load_string(trace_of({span(1, "5.0", "1.0", "chunk", 0, 0, 9), span(1, "2.0", "1.0", "chunk", 0, 1, 9),
                         span(0, "3.0", "1.0", "chunk", 0, 2, 9), span(1, "2.0", "0.5", "wake", 0, 1, 0)}),
@@ -53,7 +53,7 @@ TEST_CASE("chunks read before their publish take the publish's category") {
   CHECK(t.categories[0].name == "std kernel");
 }
 
-TEST_CASE("legacy traces: no profile, categories from the stage-count heuristic") {
+TEST_CASE("legacy traces: no profile / categories from the stage-count heuristic") {
   Trace t;
   load_string(trace_of({span(0, "1", "1", "chunk", 0, 0, 5), span(1, "0", "1", "publish", 4, 8, 5)}), &t);
   CHECK(t.jobque);
@@ -70,7 +70,7 @@ TEST_CASE("a generic trace is not jobque and gets no categories") {
   CHECK(t.names.view(static_cast<uint32_t>(t.lanes[0].spans.cat[0] - 1)) == "c");
 }
 
-TEST_CASE("B/E pair per lane as a stack; unclosed B runs to the end; stray E is dropped") {
+TEST_CASE("B/E pair per lane as a stack - unclosed B runs to the end - stray E is dropped") {
   Trace t;
   load_string(R"({"traceEvents":[
     {"ph":"B","name":"outer","ts":0,"pid":1,"tid":1},
@@ -93,7 +93,7 @@ TEST_CASE("B/E pair per lane as a stack; unclosed B runs to the end; stray E is 
   CHECK(other.end(0) == 25000);  // runs to the trace end
 }
 
-TEST_CASE("instants sorted by time; counters and metadata kept") {
+TEST_CASE("instants sorted by time - counters and metadata kept") {
   Trace t;
   load_string(R"({"traceEvents":[
     {"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"caller 7"}},
@@ -113,7 +113,7 @@ TEST_CASE("instants sorted by time; counters and metadata kept") {
   CHECK(t.phase_counts['M'] == 2);
 }
 
-TEST_CASE("malformed events are counted, not stored") {
+TEST_CASE("malformed events are counted / not stored") {
   Trace t;
   load_string(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"pid":1,"tid":1},
     {"ph":"X","name":"b","ts":1,"dur":-1,"pid":1,"tid":1},{"ph":"X","name":"c","ts":1,"dur":1,"pid":1,"tid":1}]})",

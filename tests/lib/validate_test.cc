@@ -53,7 +53,7 @@ TEST_CASE("rule event-not-object") {
   CHECK(problems("[\n\"x\"]") == one("2:1: error: traceEvents element is not an object [event-not-object]"));
 }
 
-TEST_CASE("rule missing-field, per phase") {
+TEST_CASE("rule missing-field / per phase") {
   CHECK(problems(R"([{"ph":"X","name":"a","ts":1}])") == one("1:2: error: 'X' event has no dur [missing-field]"));
   CHECK(problems(R"([{"ph":"B","ts":1}])") == join({"1:2: error: 'B' event has no name [missing-field]",
                                                     "1:2: warning: B event on lane 0:0 is never closed [unclosed-begin]"}));
@@ -108,7 +108,7 @@ TEST_CASE("rule unmatched-end") {
         one("1:2: warning: E event on lane 1:2 closes nothing [unmatched-end]"));
 }
 
-TEST_CASE("rules profile-shape, profile-version, profile-duplicate, profile-color") {
+TEST_CASE("rules profile-shape / profile-version / profile-duplicate / profile-color") {
   ValidateRun run = validate_string(R"({"traceEvents":[],"jobqueProfile":{"version":3,"lanes":-1,)"
                                     R"("categories":[{"id":1,"name":"a","color":"#12345"},{"id":1,"name":"b"}]}})");
   CHECK(join(run.lines()) == join({
@@ -124,7 +124,7 @@ TEST_CASE("rule jobque-args") {
         one("2:1: error: chunk lacks integer args.stage, args.arg and args.chain [jobque-args]"));
 }
 
-TEST_CASE("rule marker-unregistered, with a suggestion") {
+TEST_CASE("rule marker-unregistered / with a suggestion") {
   CHECK(problems(trace_of({R"({"ph":"i","s":"g","pid":0,"tid":2,"ts":1,"name":"tokn","args":{"arg":0}})"}, kProfile)) ==
         one("2:1: error: global instant 'tokn' is not a marker of jobqueProfile (1 events); did you mean 'token'? "
             "[marker-unregistered]"));
@@ -185,7 +185,7 @@ TEST_CASE("a truncated trace skips the rules a cut would trip") {
   CHECK_FALSE(run.has_rule("lane-stopped-early"));
 }
 
-TEST_CASE("counts per rule, errors and warnings") {
+TEST_CASE("counts per rule / errors and warnings") {
   ValidateRun run = validate_string(R"([{"ph":"Z","ts":1},{"ph":"Z","ts":1},{"ph":"E","ts":1}])");
   CHECK(run.result.errors == 2);
   CHECK(run.result.warnings == 1);
