@@ -1,0 +1,60 @@
+// Robustness: thousands of damaged copies of a real-looking trace (bytes flipped, inserted,
+// deleted, the file cut) go through the validator and the model builder. Nothing may
+// crash, hang or trip the sanitizers CI builds with; every run must end in a status.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "test_util.h"
+
+using namespace jqtrace;
+using namespace jqtrace::test;
+
+namespace {
+
+std::string read_sample(const char* name) {
+  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string mutate(std::string s, std::mt19937& rng) {
+  const char kNasty[] = "{}[],:\"\\-.0123456789eE\n\x00\xff tfn";
+  int edits = std::uniform_int_distribution<int>(1, 4)(rng);
+  for (int i = 0; i < edits && !s.empty(); ++i) {
+    std::size_t at = std::uniform_int_distribution<std::size_t>(0, s.size() - 1)(rng);
+    char c = kNasty[std::uniform_int_distribution<std::size_t>(0, sizeof kNasty - 2)(rng)];
+    switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
+      case 0: s[at] = c; break;
+      case 1: s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+      case 2: s.erase(at, std::uniform_int_distribution<std::size_t>(1, 40)(rng)); break;
+      case 3: s.resize(at); break;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("damaged traces never crash the validator or the model builder") {
+  std::mt19937 rng(20261129);
+  for (const char* sample : {"broken.trace.json", "chrome-small.json", "ring-full.trace.json"}) {
+    std::string original = read_sample(sample);
+    REQUIRE(!original.empty());
+    int statuses[3] = {0, 0, 0};
+    for (int i = 0; i < 400; ++i) {
+      std::string damaged = mutate(original, rng);
+      ValidateRun v = validate_string(damaged);
+      Trace t;
+      ReadResult r = load_string(damaged, &t);
+      ++statuses[static_cast<int>(r.status)];
+      // Every problem points somewhere inside the file, or nowhere.
+      for (const Diagnostic& d : v.got.diagnostics)
+        if (d.offset != Diagnostic::kNoOffset) REQUIRE(d.offset <= damaged.size());
+    }
+    CHECK(statuses[static_cast<int>(ReadStatus::input_error)] > 0);  // the mutations do bite
+  }
+}
