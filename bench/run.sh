@@ -22,26 +22,26 @@ fi
 bytes=$(stat -c %s "$trace")
 cat "$trace" > /dev/null  # warm the page cache so every row reads from memory
 
-# best_of NAME CMD...: prints "seconds peak_kb" of the fastest run.
-best_of() {
-  local best_s="" best_kb=""
-  for _ in $(seq "$repeat"); do
-    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > /dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
+# The rows: label and command. Runs are interleaved (floor, validate, model, floor, ...)
+# so that a slow spell on the shared machine hits every row alike; each row keeps its
+# fastest run and its largest peak RSS.
+labels=("parse floor (RapidJSON)" "jqtrace validate -j 1" "full model (load-model)")
+commands=("$build/parse-floor $trace" "$build/jqtrace validate -j 1 $trace" "$build/load-model $trace")
+declare -a best_s best_kb
+for _ in $(seq "$repeat"); do
+  for i in "${!commands[@]}"; do
+    # shellcheck disable=SC2086  # the command strings are split on purpose
+    /usr/bin/time -f "%e %M" -o "$out/time.txt" ${commands[$i]} > /dev/null 2>&1 || { echo "failed: ${commands[$i]}" >&2; exit 1; }
     read -r s kb < "$out/time.txt"
-    if [ -z "$best_s" ] || awk "BEGIN{exit !($s < $best_s)}"; then best_s=$s; fi
-    if [ -z "$best_kb" ] || [ "$kb" -gt "$best_kb" ]; then best_kb=$kb; fi
+    if [ -z "${best_s[$i]:-}" ] || awk "BEGIN{exit !($s < ${best_s[$i]})}"; then best_s[$i]=$s; fi
+    if [ -z "${best_kb[$i]:-}" ] || [ "$kb" -gt "${best_kb[$i]}" ]; then best_kb[$i]=$kb; fi
   done
-  echo "$best_s $best_kb"
-}
+done
 
-printf "trace: %s (%.1f MB), %s cores, best of %s runs\n" "$trace" "$(echo "$bytes/1000000" | bc -l)" "$(nproc)" "$repeat"
+printf "trace: %s (%.1f MB), %s cores, best of %s interleaved runs\n" "$trace" "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')" "$(nproc)" "$repeat"
 printf "%-28s %8s %9s %10s %8s %9s\n" "command" "seconds" "MB/s" "peak MiB" "x floor" "RSS/file"
-read -r floor_s floor_kb < <(best_of "$build/parse-floor" "$trace")
-row() {  # NAME SECONDS KB
-  awk -v n="$1" -v s="$2" -v kb="$3" -v f="$floor_s" -v b="$bytes" 'BEGIN{
+for i in "${!labels[@]}"; do
+  awk -v n="${labels[$i]}" -v s="${best_s[$i]}" -v kb="${best_kb[$i]}" -v f="${best_s[0]}" -v b="$bytes" 'BEGIN{
     printf "%-28s %8.2f %9.1f %10.1f %8.2f %9.3f\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
-}
-row "parse floor (RapidJSON)" "$floor_s" "$floor_kb"
-read -r s kb < <(best_of "$build/jqtrace" validate -j 1 "$trace"); row "jqtrace validate -j 1" "$s" "$kb"
-read -r s kb < <(best_of "$build/load-model" "$trace"); row "full model (load-model)" "$s" "$kb"
+done
 echo "targets: validate <= 1.25x floor and <= 64 MiB; model <= 1.30x floor and RSS/file <= 0.25"
