@@ -76,8 +76,7 @@ class ProfileReader {
   }
 
   void read_categories(const JsonValue& arr, JobqueProfile* p) {
-    std::set<int64_t> ids;
-    std::set<std::string> names;
+    Seen seen;
     for (const JsonValue& e : arr.items) {
       ProfileCategory c;
       if (!entry(e, "category", 1, &c.id, &c.name)) continue;
@@ -86,32 +85,34 @@ class ProfileReader {
           problem("profile-color", "category '" + c.name + "' color is not #RRGGBB", color->offset);
         else c.color = color->text;
       }
-      if (!ids.insert(c.id).second) {
-        problem("profile-duplicate", "category id " + std::to_string(c.id) + " is defined twice", e.offset);
-        continue;
-      }
-      if (!names.insert(c.name).second)
-        problem("profile-duplicate", "category name '" + c.name + "' is defined twice", e.offset);
-      p->categories.push_back(std::move(c));
+      if (first_time(seen, "category", c.id, c.name, e.offset)) p->categories.push_back(std::move(c));
     }
   }
 
   void read_markers(const JsonValue& arr, JobqueProfile* p) {
-    std::set<int64_t> ids;
-    std::set<std::string> names;
+    Seen seen;
     for (const JsonValue& e : arr.items) {
       ProfileMarker m;
       if (!entry(e, "marker", 0, &m.id, &m.name)) continue;
-      if (!ids.insert(m.id).second) {
-        problem("profile-duplicate", "marker id " + std::to_string(m.id) + " is defined twice", e.offset);
-        continue;
-      }
-      if (!names.insert(m.name).second) {
-        problem("profile-duplicate", "marker name '" + m.name + "' is defined twice", e.offset);
-        continue;
-      }
-      p->markers.push_back(std::move(m));
+      if (first_time(seen, "marker", m.id, m.name, e.offset)) p->markers.push_back(std::move(m));
     }
+  }
+
+  struct Seen {
+    std::set<int64_t> ids;
+    std::set<std::string> names;
+  };
+  /// False (reported) when the id or the name was defined before: the first one wins.
+  bool first_time(Seen& seen, std::string_view what, int64_t id, const std::string& name, uint64_t offset) {
+    if (!seen.ids.insert(id).second) {
+      problem("profile-duplicate", std::string(what) + " id " + std::to_string(id) + " is defined twice", offset);
+      return false;
+    }
+    if (!seen.names.insert(name).second) {
+      problem("profile-duplicate", std::string(what) + " name '" + name + "' is defined twice", offset);
+      return false;
+    }
+    return true;
   }
 
   static bool integer(const JsonValue& v, int64_t* out) {

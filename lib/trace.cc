@@ -115,22 +115,14 @@ class TraceBuilder final : public EventSink {
     Lane& lane = t_.lanes[lane_of(e)];
     ++lane.events;
     int64_t end = e.ts_ns + dur;
-    if (!lane.has_time) {
-      lane.first_ts = e.ts_ns;
-      lane.last_end = end;
-      lane.has_time = true;
-    } else {
-      lane.first_ts = std::min(lane.first_ts, e.ts_ns);
-      lane.last_end = std::max(lane.last_end, end);
-    }
-    if (!t_.has_time) {
-      t_.start_ns = e.ts_ns;
-      t_.end_ns = end;
-      t_.has_time = true;
-    } else {
-      t_.start_ns = std::min(t_.start_ns, e.ts_ns);
-      t_.end_ns = std::max(t_.end_ns, end);
-    }
+    extend_range(&lane.has_time, &lane.first_ts, &lane.last_end, e.ts_ns, end);
+    extend_range(&t_.has_time, &t_.start_ns, &t_.end_ns, e.ts_ns, end);
+  }
+
+  static void extend_range(bool* has, int64_t* lo, int64_t* hi, int64_t start, int64_t end) {
+    *lo = *has ? std::min(*lo, start) : start;
+    *hi = *has ? std::max(*hi, end) : end;
+    *has = true;
   }
 
   void add_span(const RawEvent& e) {
