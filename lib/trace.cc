@@ -24,11 +24,6 @@ struct BeginEnd {
   bool begin;
 };
 
-void permute(SpanTable& t, const std::vector<uint32_t>& order) {
-  for (IntColumn* c : {&t.ts, &t.dur, &t.name, &t.cat, &t.stage, &t.arg, &t.chain, &t.category})
-    if (c->size() == order.size()) c->permute(order);
-}
-
 /// Builds the Trace from the reader's events; finish() resolves what needs the whole file.
 class TraceBuilder final : public EventSink {
  public:
@@ -199,27 +194,28 @@ class TraceBuilder final : public EventSink {
     }
   }
 
-  static void sort_by_time(SpanTable& s) {
-    std::size_t n = s.size();
+  /// Stable sort of a table's rows by ts: a permutation applied column by column, so the
+  /// extra memory is one column and the order, not a second table. Sorted input (the
+  /// usual jobque lane) costs one scan.
+  static void sort_by_time(const IntColumn& ts, std::initializer_list<IntColumn*> columns) {
+    std::size_t n = ts.size();
     bool sorted = true;
-    for (std::size_t i = 1; i < n && sorted; ++i) sorted = s.ts[i - 1] <= s.ts[i];
+    for (std::size_t i = 1; i < n && sorted; ++i) sorted = ts[i - 1] <= ts[i];
     if (sorted) return;
     std::vector<uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
-    permute(s, order);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return ts[a] < ts[b]; });
+    for (IntColumn* c : columns)
+      if (c->size() == n) c->permute(order);
+  }
+
+  static void sort_by_time(SpanTable& s) {
+    sort_by_time(s.ts, {&s.ts, &s.dur, &s.name, &s.cat, &s.stage, &s.arg, &s.chain, &s.category});
   }
 
   void sort_instants() {
     InstantTable& in = t_.instants;
-    std::size_t n = in.size();
-    bool sorted = true;
-    for (std::size_t i = 1; i < n && sorted; ++i) sorted = in.ts[i - 1] <= in.ts[i];
-    if (sorted) return;
-    std::vector<uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return in.ts[a] < in.ts[b]; });
-    for (IntColumn* c : {&in.ts, &in.lane, &in.name, &in.arg, &in.scope}) c->permute(order);
+    sort_by_time(in.ts, {&in.ts, &in.lane, &in.name, &in.arg, &in.scope});
   }
 
   uint32_t category_index(const std::string& name) {
