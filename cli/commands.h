@@ -10,5 +10,7 @@ struct CommandDone {
 };
 
 void setup_validate(CLI::App& app);
+void setup_stats(CLI::App& app);
+void setup_markers(CLI::App& app);
 
 }  // namespace jqtrace::cli

@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("jqtrace ") + JQTRACE_VERSION);
   app.require_subcommand(1);
   setup_validate(app);
+  setup_stats(app);
+  setup_markers(app);
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());
     return kUsage;

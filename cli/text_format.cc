@@ -1,5 +1,11 @@
 #include "text_format.h"
 
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "numbers.h"
+
 namespace jqtrace::cli {
 
 std::string delimited_field(std::string_view text, char separator) {
@@ -10,6 +16,78 @@ std::string delimited_field(std::string_view text, char separator) {
     quoted += c;
   }
   return quoted + "\"";
+}
+
+std::string us_fixed(int64_t ns) {
+  uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+}
+
+std::string us_fixed(double ns) { return fmt::format("{:.3f}", ns / 1000.0); }
+
+std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
+
+std::string TextTable::str() const {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows_)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], display_width(r[i]));
+    }
+  std::string out;
+  for (const auto& r : rows_) {
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      std::string pad(width[i] - display_width(r[i]), ' ');
+      if (i) line += "  ";
+      line += i < text_columns_ ? r[i] + pad : pad + r[i];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string delimited_row(const std::vector<std::string>& cells, char separator) {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i) line += separator;
+    line += delimited_field(cells[i], separator);
+  }
+  return line + "\n";
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  bool escape = false;
+  for (unsigned char c : text) {
+    if (escape) {
+      if (c == 'm') escape = false;
+      continue;
+    }
+    if (c == 0x1b) escape = true;
+    else if ((c & 0xC0) != 0x80) ++width;  // count UTF-8 lead bytes, not continuations
+  }
+  return width;
+}
+
+void JsonDocument::us(std::string_view k, int64_t ns) {
+  char buf[48];
+  format_ns_as_us(ns, buf, sizeof buf);
+  key(k);
+  raw(buf);
+}
+
+void JsonDocument::us(std::string_view k, double ns) { number(k, ns / 1000.0); }
+
+void JsonDocument::number(std::string_view k, double v) {
+  key(k);
+  if (!std::isfinite(v)) {
+    writer_.Null();
+    return;
+  }
+  std::string text = fmt::format("{}", v);
+  raw(text);
 }
 
 }  // namespace jqtrace::cli

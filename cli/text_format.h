@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
@@ -11,6 +12,31 @@ namespace jqtrace::cli {
 
 /// One CSV/TSV field, quoted per RFC 4180 when it holds the separator, a quote or a line end.
 std::string delimited_field(std::string_view text, char separator);
+
+/// Microseconds with exactly three decimals, from integer ns (exact) or fractional ns.
+std::string us_fixed(int64_t ns);
+std::string us_fixed(double ns);
+/// A number with three decimals (percentages, ratios).
+std::string fixed3(double v);
+
+/// Columns a text takes on a terminal: UTF-8 characters, ANSI color codes take none.
+std::size_t display_width(std::string_view text);
+
+/// Rows of cells printed as aligned columns (first column left, the rest right-aligned).
+class TextTable {
+ public:
+  /// The first `count` columns are text, aligned left; the rest are numbers, aligned right.
+  explicit TextTable(std::size_t text_columns = 1) : text_columns_(text_columns) {}
+  void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  std::string str() const;
+
+ private:
+  std::size_t text_columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// Rows of cells as CSV or TSV (separator ',' or '\t'), quoted per RFC 4180.
+std::string delimited_row(const std::vector<std::string>& cells, char separator);
 
 /// A JSON document built in memory (outputs are summaries: bounded in size).
 class JsonDocument {
@@ -23,6 +49,13 @@ class JsonDocument {
   void field(std::string_view k, const char* v) { key(k), string(v); }
   void field(std::string_view k, uint64_t v) { key(k), writer_.Uint64(v); }
   void field(std::string_view k, bool v) { key(k), writer_.Bool(v); }
+  /// Exact microseconds from integer nanoseconds ("12.345").
+  void us(std::string_view k, int64_t ns);
+  /// Microseconds from fractional nanoseconds, shortest round-trip form.
+  void us(std::string_view k, double ns);
+  /// A double in its shortest round-trip form.
+  void number(std::string_view k, double v);
+  void raw(std::string_view text) { writer_.RawValue(text.data(), text.size(), rapidjson::kNumberType); }
   std::string str() const { return std::string(buffer_.GetString(), buffer_.GetSize()) + "\n"; }
 
  private:

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 
 namespace jqtrace {
 namespace {
@@ -86,6 +87,26 @@ NumberStatus detail::parse_integer_slow(std::string_view text, int64_t* value) {
   if (d != std::floor(d)) return NumberStatus::malformed;
   *value = static_cast<int64_t>(d);
   return NumberStatus::ok;
+}
+
+NumberStatus parse_ms_to_ns(std::string_view text, int64_t* ns) {
+  if (text.find_first_of("eE") != std::string_view::npos) {
+    double v = 0;
+    NumberStatus st = parse_via_double(text, 1e6, &v);
+    if (st == NumberStatus::ok) *ns = std::llround(v);
+    return st;
+  }
+  std::size_t dot = text.find('.');
+  std::string_view whole = text.substr(0, dot);
+  std::string_view frac = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+  std::string shifted(whole);
+  for (std::size_t i = 0; i < 3; ++i) shifted += i < frac.size() ? frac[i] : '0';
+  if (frac.size() > 3) {
+    shifted += '.';
+    shifted.append(frac.substr(3));
+  }
+  if (dot != std::string_view::npos && frac.empty()) return NumberStatus::malformed;  // "1."
+  return parse_us_to_ns(shifted, ns);
 }
 
 void format_ns_as_us(int64_t ns, char* out, std::size_t out_size) {

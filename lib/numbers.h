@@ -37,6 +37,10 @@ inline NumberStatus parse_us_to_ns(std::string_view text, int64_t* ns) {
   return NumberStatus::ok;
 }
 
+/// Milliseconds (command-line ranges) to nanoseconds, exact: the decimal point moves three
+/// places, then parse_us_to_ns.
+NumberStatus parse_ms_to_ns(std::string_view text, int64_t* ns);
+
 /// An integer-valued JSON number ("3", "-7", "2.0", "1e3"). Fractions are malformed.
 inline NumberStatus parse_integer(std::string_view text, int64_t* value) {
   if (text.empty() || text.size() > 9) return detail::parse_integer_slow(text, value);

@@ -194,28 +194,33 @@ class TraceBuilder final : public EventSink {
     }
   }
 
-  /// Stable sort of a table's rows by ts: a permutation applied column by column, so the
-  /// extra memory is one column and the order, not a second table. Sorted input (the
-  /// usual jobque lane) costs one scan.
-  static void sort_by_time(const IntColumn& ts, std::initializer_list<IntColumn*> columns) {
+  /// Stable sort of a table's rows by ts (then, with dur, longer first: a parent before the
+  /// children that start with it): a permutation applied column by column, so the extra
+  /// memory is one column and the order, not a second table. Sorted input (the usual
+  /// jobque lane) costs one scan.
+  static void sort_by_time(const IntColumn& ts, const IntColumn* dur, std::initializer_list<IntColumn*> columns) {
     std::size_t n = ts.size();
+    auto before = [&](std::size_t a, std::size_t b) {
+      if (ts[a] != ts[b]) return ts[a] < ts[b];
+      return dur && (*dur)[a] > (*dur)[b];
+    };
     bool sorted = true;
-    for (std::size_t i = 1; i < n && sorted; ++i) sorted = ts[i - 1] <= ts[i];
+    for (std::size_t i = 1; i < n && sorted; ++i) sorted = !before(i, i - 1);
     if (sorted) return;
     std::vector<uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return ts[a] < ts[b]; });
+    std::stable_sort(order.begin(), order.end(), before);
     for (IntColumn* c : columns)
       if (c->size() == n) c->permute(order);
   }
 
   static void sort_by_time(SpanTable& s) {
-    sort_by_time(s.ts, {&s.ts, &s.dur, &s.name, &s.cat, &s.stage, &s.arg, &s.chain, &s.category});
+    sort_by_time(s.ts, &s.dur, {&s.ts, &s.dur, &s.name, &s.cat, &s.stage, &s.arg, &s.chain, &s.category});
   }
 
   void sort_instants() {
     InstantTable& in = t_.instants;
-    sort_by_time(in.ts, {&in.ts, &in.lane, &in.name, &in.arg, &in.scope});
+    sort_by_time(in.ts, nullptr, {&in.ts, &in.lane, &in.name, &in.arg, &in.scope});
   }
 
   uint32_t category_index(const std::string& name) {

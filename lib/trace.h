@@ -20,7 +20,8 @@
 
 namespace jqtrace {
 
-/// Spans of one lane: X events and paired B/E, sorted by ts (ties keep file order).
+/// Spans of one lane: X events and paired B/E, sorted by ts; on equal ts the longer span
+/// first (a parent before its children), then file order.
 struct SpanTable {
   IntColumn ts;        ///< ns
   IntColumn dur;       ///< ns, >= 0

@@ -1,0 +1,221 @@
+// jqtrace markers FILE: load → marker kinds (or the units of one kind) → render.
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "common.h"
+#include "load.h"
+#include "markers.h"
+#include "render.h"
+#include "suggest.h"
+
+namespace jqtrace::cli {
+namespace {
+
+struct MarkersCommandOptions {
+  CommonOptions common;
+  std::string kind;  ///< --kind: one row per unit of this kind
+  std::string file;
+};
+
+/// The share of every category in a unit (0 for categories not in it).
+double share_of(const RangeStats& s, const std::string& category) {
+  for (const GroupStats& g : s.groups)
+    if (g.name == category) return g.share_pct;
+  return 0;
+}
+
+/// Share columns: every group of any unit, in the order of the first unit that has it.
+std::vector<std::string> share_columns(const std::vector<UnitRow>& rows, bool only_busy) {
+  std::vector<std::string> names;
+  for (const UnitRow& r : rows)
+    for (const GroupStats& g : r.stats.groups)
+      if ((!only_busy || g.busy_ns > 0) && std::find(names.begin(), names.end(), g.name) == names.end())
+        names.push_back(g.name);
+  return names;
+}
+
+std::vector<std::string> unit_cells(const UnitRow& r, bool table) {
+  const RangeStats& s = r.stats;
+  return {std::to_string(r.unit.index),
+          std::to_string(r.unit.arg),
+          us_fixed(r.unit.range.lo),
+          us_fixed(r.unit.range.hi),
+          us_fixed(r.unit.range.length()),
+          std::to_string(s.events),
+          us_fixed(s.busy_ns),
+          table ? fmt::format("{:.1f}%", s.idle_pct) : fixed3(s.idle_pct),
+          table ? fmt::format("{:.2f}", s.parallelism) : fixed3(s.parallelism),
+          std::to_string(s.publishes)};
+}
+
+const std::vector<std::string> kUnitHeader = {"index",  "arg",     "start_us", "end_us",      "dur_us",
+                                              "events", "busy_us", "idle_pct", "parallelism", "publishes"};
+const std::vector<std::string> kKindHeader = {"kind", "count", "first_us", "last_us"};
+
+void render_table(const std::string& file, const std::vector<KindSummary>& kinds, const std::string& kind,
+                  const std::vector<UnitRow>& rows, Output& out) {
+  Palette p{out.color()};
+  if (kind.empty()) {
+    fmt::print(out.file(), "{}{}{}: {} marker kinds\n\n", p.bold(), file, p.reset(), kinds.size());
+    TextTable t;
+    std::vector<std::string> header = kKindHeader;
+    header.insert(header.end(), {"unit p50_us", "p90_us", "max_us"});
+    t.row(header);
+    for (const KindSummary& k : kinds) {
+      bool any = k.count > 0;
+      t.row({k.kind, std::to_string(k.count), any ? us_fixed(k.first_ns) : "-", any ? us_fixed(k.last_ns) : "-",
+             any ? us_fixed(k.unit.p50) : "-", any ? us_fixed(k.unit.p90) : "-", any ? us_fixed(k.unit.max) : "-"});
+    }
+    fmt::print(out.file(), "{}", t.str());
+    return;
+  }
+  fmt::print(out.file(), "{}{}{}: {} units of '{}'\n\n", p.bold(), file, p.reset(), rows.size(), kind);
+  std::vector<std::string> shares = share_columns(rows, true);
+  TextTable t;
+  std::vector<std::string> header = kUnitHeader;
+  for (const auto& c : shares) header.push_back(c);
+  t.row(header);
+  for (const UnitRow& r : rows) {
+    std::vector<std::string> row = unit_cells(r, true);
+    for (const auto& c : shares) row.push_back(fmt::format("{:.1f}%", share_of(r.stats, c)));
+    t.row(row);
+  }
+  fmt::print(out.file(), "{}", t.str());
+  for (const KindSummary& k : kinds)
+    if (k.kind == kind) {
+      TextTable d;
+      std::vector<std::string> dh = {"unit duration"};
+      dh.insert(dh.end(), kDistributionTableHeader.begin(), kDistributionTableHeader.end());
+      d.row(dh);
+      std::vector<std::string> cells = {kind};
+      auto dc = distribution_cells(k.unit);
+      cells.insert(cells.end(), dc.begin(), dc.end());
+      d.row(cells);
+      fmt::print(out.file(), "\n{}", d.str());
+    }
+}
+
+void render_delimited(const std::vector<KindSummary>& kinds, const std::string& kind, const std::vector<UnitRow>& rows,
+                      char sep, Output& out) {
+  if (kind.empty()) {
+    std::vector<std::string> header = kKindHeader;
+    for (const auto& h : kDistributionFieldHeader) header.push_back(h == "count" ? "units" : "unit_" + h);
+    fmt::print(out.file(), "{}", delimited_row(header, sep));
+    for (const KindSummary& k : kinds) {
+      bool any = k.count > 0;
+      std::vector<std::string> row = {k.kind, std::to_string(k.count), any ? us_fixed(k.first_ns) : "",
+                                      any ? us_fixed(k.last_ns) : ""};
+      auto f = distribution_fields(k.unit);
+      row.insert(row.end(), f.begin(), f.end());
+      fmt::print(out.file(), "{}", delimited_row(row, sep));
+    }
+    return;
+  }
+  std::vector<std::string> shares = share_columns(rows, false);
+  std::vector<std::string> header = kUnitHeader;
+  for (const auto& c : shares) header.push_back("share:" + c);
+  fmt::print(out.file(), "{}", delimited_row(header, sep));
+  for (const UnitRow& r : rows) {
+    std::vector<std::string> row = unit_cells(r, false);
+    for (const auto& c : shares) row.push_back(fixed3(share_of(r.stats, c)));
+    fmt::print(out.file(), "{}", delimited_row(row, sep));
+  }
+}
+
+void render_json(const std::string& file, const std::vector<KindSummary>& kinds, const std::string& kind,
+                 const std::vector<UnitRow>& rows, Output& out) {
+  JsonDocument doc;
+  auto& w = doc.w();
+  w.StartObject();
+  doc.field("schema", "jqtrace/markers/1");
+  doc.field("file", file);
+  doc.key("kinds");
+  w.StartArray();
+  for (const KindSummary& k : kinds) {
+    w.StartObject();
+    doc.field("kind", k.kind);
+    doc.field("count", k.count);
+    if (k.count) {
+      doc.us("first_us", k.first_ns);
+      doc.us("last_us", k.last_ns);
+    }
+    json_distribution(doc, "unit_us", k.unit);
+    w.EndObject();
+  }
+  w.EndArray();
+  if (!kind.empty()) {
+    doc.field("kind", kind);
+    doc.key("units");
+    w.StartArray();
+    for (const UnitRow& r : rows) {
+      const RangeStats& s = r.stats;
+      w.StartObject();
+      doc.key("index");
+      w.Int64(r.unit.index);
+      doc.key("arg");
+      w.Int64(r.unit.arg);
+      doc.us("start_us", r.unit.range.lo);
+      doc.us("end_us", r.unit.range.hi);
+      doc.us("dur_us", r.unit.range.length());
+      doc.field("events", s.events);
+      doc.us("busy_us", s.busy_ns);
+      doc.us("wait_us", s.wait_ns);
+      doc.number("idle_pct", s.idle_pct);
+      doc.number("parallelism", s.parallelism);
+      doc.field("publishes", s.publishes);
+      doc.key("shares");
+      w.StartObject();
+      for (const GroupStats& g : s.groups) doc.number(g.name, g.share_pct);
+      w.EndObject();
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+  fmt::print(out.file(), "{}", doc.str());
+}
+
+int run_markers(const MarkersCommandOptions& o) {
+  Trace trace;
+  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  std::vector<KindSummary> kinds = summarize_kinds(trace);
+  std::vector<UnitRow> rows;
+  if (!o.kind.empty()) {
+    std::vector<std::string> names = marker_kinds(trace);
+    if (std::find(names.begin(), names.end(), o.kind) == names.end()) {
+      std::string hint = closest_match(o.kind, names);
+      print_error(fmt::format("unknown marker kind '{}'{}", o.kind,
+                              hint.empty() ? (names.empty() ? " (the trace has no markers)" : "")
+                                           : fmt::format("; did you mean '{}'?", hint)));
+      return kUsage;
+    }
+    SpanIndex index(trace);
+    rows = unit_rows(trace, index, o.kind);
+  }
+  auto out = Output::open(o.common);
+  if (!out) return kUsage;
+  std::string file = display_name(o.file);
+  switch (o.common.format) {
+    case Format::table: render_table(file, kinds, o.kind, rows, *out); break;
+    case Format::csv: render_delimited(kinds, o.kind, rows, ',', *out); break;
+    case Format::tsv: render_delimited(kinds, o.kind, rows, '\t', *out); break;
+    case Format::json: render_json(file, kinds, o.kind, rows, *out); break;
+  }
+  return out->close() ? kOk : kInput;
+}
+
+}  // namespace
+
+void setup_markers(CLI::App& app) {
+  auto opts = std::make_shared<MarkersCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("markers", "Marker kinds and their units; with --kind, stats per unit");
+  add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
+  cmd->add_option("--kind", opts->kind, "One row per unit of this marker kind, with its range stats")
+      ->option_text("KIND");
+  cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
+  cmd->callback([opts]() { throw CommandDone(run_markers(*opts)); });
+}
+
+}  // namespace jqtrace::cli

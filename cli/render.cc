@@ -1,0 +1,73 @@
+#include "render.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/core.h>
+
+#include "profile.h"
+
+namespace jqtrace::cli {
+
+const std::vector<std::string> kDistributionTableHeader = {"count", "mean_us", "p50_us", "p90_us", "p99_us", "max_us"};
+const std::vector<std::string> kDistributionFieldHeader = {"count",  "mean_us", "p50_us", "p90_us",
+                                                           "p95_us", "p99_us",  "max_us"};
+
+std::vector<std::string> distribution_cells(const Distribution& d) {
+  if (d.count == 0) return {"0", "-", "-", "-", "-", "-"};
+  return {std::to_string(d.count), us_fixed(d.mean), us_fixed(d.p50), us_fixed(d.p90), us_fixed(d.p99),
+          us_fixed(d.max)};
+}
+
+std::vector<std::string> distribution_fields(const Distribution& d) {
+  if (d.count == 0) return {"0", "", "", "", "", "", ""};
+  return {std::to_string(d.count), us_fixed(d.mean), us_fixed(d.p50), us_fixed(d.p90),
+          us_fixed(d.p95),         us_fixed(d.p99),  us_fixed(d.max)};
+}
+
+void json_distribution(JsonDocument& doc, std::string_view key, const Distribution& d) {
+  doc.key(key);
+  doc.w().StartObject();
+  doc.field("count", d.count);
+  if (d.count) {
+    doc.us("mean", d.mean);
+    doc.us("p50", d.p50);
+    doc.us("p90", d.p90);
+    doc.us("p95", d.p95);
+    doc.us("p99", d.p99);
+    doc.us("max", d.max);
+  }
+  doc.w().EndObject();
+}
+
+bool utf8_locale() {
+  for (const char* var : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (!v || !*v) continue;
+    std::string s(v);
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s.find("utf-8") != std::string::npos || s.find("utf8") != std::string::npos;
+  }
+  return false;
+}
+
+std::string share_bar(double pct, int width, bool utf8) {
+  double cells = std::clamp(pct, 0.0, 100.0) / 100.0 * width;
+  int full = static_cast<int>(cells);
+  std::string bar;
+  if (!utf8) return std::string(static_cast<std::size_t>(full), '#');
+  static const char* const kEighths[] = {"", "\u258F", "\u258E", "\u258D", "\u258C", "\u258B", "\u258A", "\u2589"};
+  for (int i = 0; i < full; ++i) bar += "\u2588";
+  int eighths = static_cast<int>((cells - full) * 8);
+  if (full < width) bar += kEighths[eighths];
+  return bar;
+}
+
+std::string ansi_color(std::string_view hex) {
+  if (!is_hex_color(hex)) return "";
+  unsigned rgb = static_cast<unsigned>(std::strtoul(std::string(hex.substr(1)).c_str(), nullptr, 16));
+  return fmt::format("\x1b[38;2;{};{};{}m", (rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF);
+}
+
+}  // namespace jqtrace::cli

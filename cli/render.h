@@ -1,0 +1,30 @@
+#pragma once
+// Pieces the analysis renderers share: distribution cells and objects, share bars, colors.
+#include <string>
+#include <vector>
+
+#include "quantile.h"
+#include "text_format.h"
+
+namespace jqtrace::cli {
+
+/// Table cells: count mean p50 p90 p99 max (µs, 3 decimals).
+std::vector<std::string> distribution_cells(const Distribution& d);
+/// CSV/TSV cells: count mean_us p50_us p90_us p95_us p99_us max_us.
+std::vector<std::string> distribution_fields(const Distribution& d);
+extern const std::vector<std::string> kDistributionTableHeader;   ///< count mean_us p50_us ...
+extern const std::vector<std::string> kDistributionFieldHeader;   ///< count mean_us ... p95_us ...
+
+/// {"count","mean","p50","p90","p95","p99","max"} in µs, full precision.
+void json_distribution(JsonDocument& doc, std::string_view key, const Distribution& d);
+
+/// True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG in that order).
+bool utf8_locale();
+
+/// A bar of `width` cells for pct in [0, 100]: block characters, or '#' without UTF-8.
+std::string share_bar(double pct, int width, bool utf8);
+
+/// The ANSI 24-bit foreground for "#RRGGBB" (empty for anything else).
+std::string ansi_color(std::string_view hex);
+
+}  // namespace jqtrace::cli

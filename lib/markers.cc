@@ -1,0 +1,33 @@
+#include "markers.h"
+
+namespace jqtrace {
+
+std::vector<KindSummary> summarize_kinds(const Trace& trace) {
+  std::vector<KindSummary> out;
+  for (const std::string& kind : marker_kinds(trace)) {
+    KindSummary k;
+    k.kind = kind;
+    std::vector<Unit> units = units_of(trace, kind);
+    k.count = units.size();
+    DurationSample durations;
+    for (const Unit& u : units) durations.add(u.range.length());
+    if (!units.empty()) {
+      k.first_ns = units.front().range.lo;
+      k.last_ns = units.back().range.lo;
+    }
+    k.unit = durations.summarize();
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind) {
+  StatsOptions options;
+  options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
+  options.distributions = false;
+  std::vector<UnitRow> rows;
+  for (const Unit& u : units_of(trace, kind)) rows.push_back({u, compute_stats(trace, index, u.range, options)});
+  return rows;
+}
+
+}  // namespace jqtrace

@@ -1,0 +1,33 @@
+#pragma once
+// Marker kinds and their units (SPEC §2 "Units"): what the viewer's unit navigation shows.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quantile.h"
+#include "scope.h"
+#include "stats.h"
+#include "trace.h"
+
+namespace jqtrace {
+
+struct KindSummary {
+  std::string kind;
+  uint64_t count = 0;       ///< markers (= units)
+  int64_t first_ns = 0;     ///< first marker ts
+  int64_t last_ns = 0;      ///< last marker ts
+  Distribution unit;        ///< unit durations (the last unit ends at the trace end)
+};
+
+/// One row per marker kind of the trace, in marker_kinds() order.
+std::vector<KindSummary> summarize_kinds(const Trace& trace);
+
+struct UnitRow {
+  Unit unit;
+  RangeStats stats;         ///< by category, no per-group distributions
+};
+
+/// Range stats of every unit of kind (which must exist: see marker_kinds()).
+std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind);
+
+}  // namespace jqtrace

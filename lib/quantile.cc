@@ -1,0 +1,107 @@
+#include "quantile.h"
+
+#include <algorithm>
+
+namespace jqtrace {
+namespace {
+
+/// The values at sorted positions `ranks` (ascending) of short ++ long, each found with
+/// nth_element on what is left after the previous one: O(n) overall, no full sort.
+class OrderStatistics {
+ public:
+  OrderStatistics(std::vector<uint32_t>& short_values, std::vector<int64_t>& long_values)
+      : short_(short_values), long_(long_values) {}
+
+  int64_t at(std::size_t rank) {
+    if (rank < short_.size()) return select(short_, rank, short_from_);
+    return select(long_, rank - short_.size(), long_from_);
+  }
+
+ private:
+  /// `from` is where the unsearched part starts: everything before it is <= every value
+  /// after it, and v[from - 1] is in its final sorted place. Ranks come in ascending order.
+  template <typename T>
+  static int64_t select(std::vector<T>& v, std::size_t rank, std::size_t& from) {
+    if (rank + 1 > from) {
+      std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(rank),
+                       v.end());
+      from = rank + 1;
+    }
+    return static_cast<int64_t>(v[rank]);
+  }
+
+  std::vector<uint32_t>& short_;
+  std::vector<int64_t>& long_;
+  std::size_t short_from_ = 0, long_from_ = 0;
+};
+
+/// Python's exclusive-method position of pXX among n values: data[j-1] and data[j] with
+/// weights (100-delta) and delta, all in exact integer arithmetic.
+struct Interpolation {
+  std::size_t j;
+  int64_t delta;
+};
+Interpolation exclusive_position(std::size_t n, int xx) {
+  int64_t m = static_cast<int64_t>(n) + 1;
+  int64_t j = xx * m / 100;
+  j = std::clamp<int64_t>(j, 1, static_cast<int64_t>(n) - 1);
+  return {static_cast<std::size_t>(j), xx * m - j * 100};
+}
+
+template <typename Lookup>
+double exclusive(std::size_t n, int xx, Lookup&& value_at) {
+  Interpolation p = exclusive_position(n, xx);
+  double lo = static_cast<double>(value_at(p.j - 1)), hi = static_cast<double>(value_at(p.j));
+  return (lo * static_cast<double>(100 - p.delta) + hi * static_cast<double>(p.delta)) / 100.0;
+}
+
+template <typename Lookup>
+double median_of(std::size_t n, Lookup&& value_at) {
+  if (n % 2 == 1) return static_cast<double>(value_at(n / 2));
+  return (static_cast<double>(value_at(n / 2 - 1)) + static_cast<double>(value_at(n / 2))) / 2.0;
+}
+
+}  // namespace
+
+double median(const std::vector<int64_t>& sorted) {
+  if (sorted.empty()) return 0;
+  return median_of(sorted.size(), [&](std::size_t i) { return sorted[i]; });
+}
+
+double percentile_exclusive(const std::vector<int64_t>& sorted, int xx) {
+  return exclusive(sorted.size(), xx, [&](std::size_t i) { return sorted[i]; });
+}
+
+double summary_percentile(const std::vector<int64_t>& sorted, int xx) {
+  if (xx == 50 || sorted.size() <= 3) return median(sorted);
+  return percentile_exclusive(sorted, xx);
+}
+
+Distribution DurationSample::summarize() {
+  Distribution d;
+  std::size_t n = size();
+  d.count = n;
+  if (n == 0) return d;
+  d.mean = sum_ / static_cast<double>(n);
+  OrderStatistics order(short_, long_);
+  // Ranks must be asked for in ascending order: median first, then the percentiles.
+  auto value_at = [&](std::size_t rank) { return order.at(rank); };
+  d.p50 = median_of(n, value_at);
+  auto pct = [&](int xx) { return n <= 3 ? d.p50 : exclusive(n, xx, value_at); };
+  d.p90 = pct(90);
+  d.p95 = pct(95);
+  d.p99 = pct(99);
+  d.max = static_cast<double>(order.at(n - 1));
+  return d;
+}
+
+std::vector<int64_t> DurationSample::sorted() {
+  std::vector<int64_t> all(short_.begin(), short_.end());
+  std::sort(all.begin(), all.end());
+  std::vector<int64_t> rest = long_;
+  std::sort(rest.begin(), rest.end());
+  all.insert(all.end(), rest.begin(), rest.end());
+  return all;
+}
+
+}  // namespace jqtrace

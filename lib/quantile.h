@@ -1,0 +1,47 @@
+#pragma once
+// Exact distribution summaries, matching the Python scripts jqtrace replaces: p50 is the
+// median (mean of the two middle values for an even count); any other pXX is
+// statistics.quantiles(values, n=100)[XX-1] with the default "exclusive" method — which
+// interpolates, and past the ends extrapolates — when there are more than 3 values, else
+// the median.
+#include <cstdint>
+#include <vector>
+
+namespace jqtrace {
+
+/// A summary of durations in nanoseconds (fractional where the method interpolates).
+struct Distribution {
+  uint64_t count = 0;
+  double mean = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, max = 0;
+};
+
+/// Durations of one group, kept in 4 bytes each while they fit (almost all spans are
+/// shorter than 4.29 s); longer ones go aside. Every long value is larger than every short
+/// one, so the sorted whole is sorted(short) followed by sorted(long).
+class DurationSample {
+ public:
+  void add(int64_t ns) {
+    if (ns >= 0 && ns <= static_cast<int64_t>(UINT32_MAX)) short_.push_back(static_cast<uint32_t>(ns));
+    else long_.push_back(ns);
+    sum_ += static_cast<double>(ns);
+  }
+  std::size_t size() const { return short_.size() + long_.size(); }
+  /// Summarises (reorders the values: call once).
+  Distribution summarize();
+  /// The values themselves, sorted (for histograms and tests).
+  std::vector<int64_t> sorted();
+
+ private:
+  std::vector<uint32_t> short_;
+  std::vector<int64_t> long_;
+  double sum_ = 0;
+};
+
+/// The XX-th percentile (1..99) of sorted values by the exclusive method (see above).
+double percentile_exclusive(const std::vector<int64_t>& sorted, int xx);
+/// The median of sorted values.
+double median(const std::vector<int64_t>& sorted);
+/// Python's definition for pXX of a summary: the median for p50 or up to 3 values.
+double summary_percentile(const std::vector<int64_t>& sorted, int xx);
+
+}  // namespace jqtrace

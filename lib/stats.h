@@ -1,0 +1,83 @@
+#pragma once
+// Range stats (SPEC §2), identical to the jobque timeline viewer's stats line, plus
+// per-group and per-lane detail. A pure function of the trace and a range.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quantile.h"
+#include "scope.h"
+#include "trace.h"
+
+namespace jqtrace {
+
+/// How spans are grouped: jobque traces by category (default), name, lane or kind (the
+/// jobque span kind: publish, chunk, stage_wait, wake, fifo_job, other); generic traces
+/// by cat (default), name or lane.
+enum class GroupBy { category, name, lane, kind, cat };
+
+struct HistBucket {
+  int64_t lo_ns = 0, hi_ns = 0;  ///< [lo, hi): powers of two
+  uint64_t count = 0;
+};
+
+struct GroupStats {
+  std::string name;
+  std::string color;         ///< "#RRGGBB"; empty for generic groups
+  int64_t busy_ns = 0;       ///< jobque: clipped chunk+fifo_job+publish; generic: self time
+  double share_pct = 0;      ///< of the groups' total busy
+  uint64_t events = 0;       ///< spans of the group overlapping the range
+  Distribution dur;          ///< category/lane: chunk durations; name/kind/generic: all spans
+  int64_t total_ns = 0;      ///< generic: clipped time including children
+  int64_t self_ns = 0;       ///< generic: total minus direct children on the same lane
+  std::vector<HistBucket> hist;  ///< with StatsOptions::hist
+};
+
+struct LaneStats {
+  std::string lane;          ///< "pid:tid"
+  std::string name;          ///< thread_name
+  int64_t busy_ns = 0;
+  double idle_pct = 0;
+};
+
+struct RangeStats {
+  Range range;
+  bool jobque = false;
+  GroupBy by = GroupBy::category;
+  uint64_t lanes = 0;        ///< every lane of the trace
+  uint64_t events = 0;       ///< spans overlapping the range
+  int64_t busy_ns = 0;
+  int64_t wait_ns = 0;       ///< clipped stage_wait
+  double idle_pct = 0;       ///< 100 * (1 - busy / (length * lanes)); 100 for an empty range
+  double parallelism = 0;    ///< busy / length; 0 for an empty range
+  uint64_t publishes = 0;
+  std::vector<GroupStats> groups;  ///< by busy (descending), then name
+  std::vector<LaneStats> lanes_detail;
+};
+
+struct StatsOptions {
+  GroupBy by = GroupBy::category;
+  bool distributions = true;  ///< per-group duration summaries (markers' unit rows skip them)
+  bool hist = false;          ///< log2 duration histograms per group
+};
+
+/// Per lane, the running maximum of span ends per block of spans: lets a range query start
+/// at the first block that can overlap it instead of at the lane's first span.
+class SpanIndex {
+ public:
+  explicit SpanIndex(const Trace& trace);
+  /// The first span of lane that can end at or after lo.
+  std::size_t first_candidate(std::size_t lane, int64_t lo) const;
+
+ private:
+  static constexpr std::size_t kBlock = 64;
+  std::vector<std::vector<int64_t>> block_max_end_;
+};
+
+RangeStats compute_stats(const Trace& trace, const SpanIndex& index, Range range, const StatsOptions& options);
+
+/// "category", "name", ... and back; false for an unknown name.
+const char* group_by_name(GroupBy by);
+bool parse_group_by(std::string_view name, GroupBy* by);
+
+}  // namespace jqtrace
