@@ -58,7 +58,8 @@ void render_table(const std::string& file, const std::vector<KindSummary>& kinds
                   const std::vector<UnitRow>& rows, Output& out) {
   Palette p{out.color()};
   if (kind.empty()) {
-    fmt::print(out.file(), "{}{}{}: {} marker kinds\n\n", p.bold(), file, p.reset(), kinds.size());
+    fmt::print(out.file(), "{}{}{}: {} marker kind{}\n\n", p.bold(), file, p.reset(), kinds.size(),
+               kinds.size() == 1 ? "" : "s");
     TextTable t;
     std::vector<std::string> header = kKindHeader;
     header.insert(header.end(), {"unit p50_us", "p90_us", "max_us"});
@@ -71,7 +72,8 @@ void render_table(const std::string& file, const std::vector<KindSummary>& kinds
     fmt::print(out.file(), "{}", t.str());
     return;
   }
-  fmt::print(out.file(), "{}{}{}: {} units of '{}'\n\n", p.bold(), file, p.reset(), rows.size(), kind);
+  fmt::print(out.file(), "{}{}{}: {} unit{} of '{}'\n\n", p.bold(), file, p.reset(), rows.size(),
+             rows.size() == 1 ? "" : "s", kind);
   std::vector<std::string> shares = share_columns(rows, true);
   TextTable t;
   std::vector<std::string> header = kUnitHeader;

@@ -40,8 +40,9 @@ std::string pct(double v) { return fmt::format("{:.1f}%", v); }
 void render_table(const RangeStats& s, const std::string& file, Output& out) {
   Palette p{out.color()};
   bool utf8 = utf8_locale();
-  fmt::print(out.file(), "{}{}{}: {}, {} lanes, {} .. {} us ({} us)\n", p.bold(), file, p.reset(),
-             s.jobque ? "jobque trace" : "trace", s.lanes, us_fixed(s.range.lo), us_fixed(s.range.hi),
+  fmt::print(out.file(), "{}{}{}: {}, {} lane{}, {} .. {} us ({} us)\n", p.bold(), file, p.reset(),
+             s.jobque ? "jobque trace" : "trace", s.lanes, s.lanes == 1 ? "" : "s", us_fixed(s.range.lo),
+             us_fixed(s.range.hi),
              us_fixed(s.range.length()));
   std::string head = fmt::format("events {}  busy {} us", s.events, us_fixed(s.busy_ns));
   if (s.jobque) head += fmt::format("  wait {} us", us_fixed(s.wait_ns));

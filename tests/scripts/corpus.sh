@@ -56,5 +56,44 @@ for path in "$corpus"/*/*; do
     failures=$((failures + 1))
   fi
 done
-echo "corpus: $checked files checked, $failures failed"
+# stats --by name on generic traces: per-name inclusive totals and counts, B/E pairing and
+# unclosed slices (run to the trace end). Expected values were computed independently with
+# a short Python script (json.load, B/E paired per (pid,tid) as a stack, unclosed B to the
+# largest ts+dur) and pinned here.
+stats_expected=$(cat <<'TABLE'
+x_event_trace.json|RasterWorkerPoolTaskImpl::RunRasterOnThread|168043.000|64|3241
+x_event_trace.json|Picture::Raster|161422.000|120|3241
+main_thread_has_unclosed_slices.json|MessageLoop::RunTask|12435613.000|1414|1684
+main_thread_has_unclosed_slices.json|BrowserMain|5051809.000|1|1684
+big_trace.json|GpuScheduler:ProcessCommands|425855.000|96|933
+big_trace.json|RenderWidget::DoDeferredUpdate|370560.000|145|933
+trivial_trace.json|a|36.000|1|2
+nanoseconds.json|ns1|0.011|1|8
+TABLE
+)
+while IFS='|' read -r file name total count events; do
+  path="$corpus/chrome/$file"
+  row=$("$jqtrace" stats -q --by name --format csv "$path" | grep -F "$name," | head -n 1)
+  got_total=$(cut -d, -f2 <<< "$row")
+  got_count=$(cut -d, -f5 <<< "$row")
+  got_events=$("$jqtrace" stats -q --format json "$path" | grep -m1 '"events"' | tr -dc '0-9')
+  if [ "$got_total" != "$total" ] || [ "$got_count" != "$count" ] || [ "$got_events" != "$events" ]; then
+    echo "FAIL: stats $file $name: total $got_total/$total, count $got_count/$count, events $got_events/$events"
+    failures=$((failures + 1))
+  fi
+  checked=$((checked + 1))
+done <<< "$stats_expected"
+# Every trace of the corpus goes through stats and markers.
+for path in "$corpus"/*/*.json "$corpus"/*/*.gz; do
+  for cmd in "stats" "stats --by name" "markers"; do
+    # shellcheck disable=SC2086
+    timeout 60 "$jqtrace" $cmd -q "$path" > /dev/null
+    status=$?
+    if [ $status -ne 0 ]; then
+      echo "FAIL: $cmd $path: exit $status"
+      failures=$((failures + 1))
+    fi
+  done
+done
+echo "corpus: $checked checks, $failures failed"
 [ $failures -eq 0 ]

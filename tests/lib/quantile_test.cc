@@ -1,0 +1,92 @@
+// Expected values computed with CPython 3.11's statistics module:
+//   statistics.median(v) and statistics.quantiles(v, n=100)[XX-1] (method "exclusive").
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "quantile.h"
+
+using namespace jqtrace;
+
+namespace {
+Distribution summary_of(std::vector<int64_t> values) {
+  DurationSample s;
+  for (int64_t v : values) s.add(v);
+  return s.summarize();
+}
+}  // namespace
+
+TEST_CASE("percentiles match statistics.quantiles (exclusive) on 10 values") {
+  // quantiles([10,20,...,100], n=100): p90 99.0, p95 104.5, p99 108.9; median 55.0
+  Distribution d = summary_of({100, 20, 30, 40, 50, 60, 70, 80, 90, 10});
+  CHECK(d.count == 10);
+  CHECK(d.mean == doctest::Approx(55.0));
+  CHECK(d.p50 == 55.0);
+  CHECK(d.p90 == doctest::Approx(99.0));
+  CHECK(d.p95 == doctest::Approx(104.5));  // past the max: Python extrapolates, and so do we
+  CHECK(d.p99 == doctest::Approx(108.9));
+  CHECK(d.max == 100.0);
+}
+
+TEST_CASE("percentiles of 1..100") {
+  // median 50.5, p90 90.9, p95 95.95, p99 99.99
+  std::vector<int64_t> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  Distribution d = summary_of(v);
+  CHECK(d.p50 == 50.5);
+  CHECK(d.p90 == doctest::Approx(90.9));
+  CHECK(d.p95 == doctest::Approx(95.95));
+  CHECK(d.p99 == doctest::Approx(99.99));
+}
+
+TEST_CASE("percentiles with repeats and a long tail") {
+  // [1,1,1,2,100,100,1000,5,7,3,2,8]: median 4.0, p90 730.0, p95 1315.0, p99 1783.0
+  Distribution d = summary_of({1, 1, 1, 2, 100, 100, 1000, 5, 7, 3, 2, 8});
+  CHECK(d.p50 == 4.0);
+  CHECK(d.p90 == doctest::Approx(730.0));
+  CHECK(d.p95 == doctest::Approx(1315.0));
+  CHECK(d.p99 == doctest::Approx(1783.0));
+}
+
+TEST_CASE("four and five values: the smallest counts that interpolate") {
+  // [1,2,3,4]: median 2.5, p90 4.5, p99 4.95; [5,1,4,2,3]: median 3, p90 5.4, p95 5.7
+  Distribution four = summary_of({4, 3, 2, 1});
+  CHECK(four.p50 == 2.5);
+  CHECK(four.p90 == doctest::Approx(4.5));
+  CHECK(four.p99 == doctest::Approx(4.95));
+  Distribution five = summary_of({5, 1, 4, 2, 3});
+  CHECK(five.p50 == 3.0);
+  CHECK(five.p90 == doctest::Approx(5.4));
+  CHECK(five.p95 == doctest::Approx(5.7));
+}
+
+TEST_CASE("up to three values: every percentile is the median") {
+  Distribution d = summary_of({7, 1, 4});
+  CHECK(d.p50 == 4.0);
+  CHECK(d.p90 == 4.0);
+  CHECK(d.p99 == 4.0);
+  CHECK(d.max == 7.0);
+  Distribution two = summary_of({1, 2});
+  CHECK(two.p50 == 1.5);
+  CHECK(two.p95 == 1.5);
+  Distribution none = summary_of({});
+  CHECK(none.count == 0);
+}
+
+TEST_CASE("durations beyond 4.29 s keep their order after the short ones") {
+  Distribution d = summary_of({5'000'000'000, 3, 1, 2, 6'000'000'000});
+  CHECK(d.p50 == 3.0);
+  CHECK(d.max == 6e9);
+  DurationSample s;
+  for (int64_t v : {5'000'000'000ll, 3ll, 6'000'000'000ll, 1ll}) s.add(v);
+  CHECK(s.sorted() == std::vector<int64_t>{1, 3, 5'000'000'000, 6'000'000'000});
+}
+
+TEST_CASE("the percentile functions on sorted vectors agree with the summary") {
+  std::vector<int64_t> v = {10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
+  CHECK(percentile_exclusive(v, 25) == doctest::Approx(27.5));  // quantiles(...)[24]
+  CHECK(percentile_exclusive(v, 1) == doctest::Approx(1.1));    // below the min, as Python
+  CHECK(summary_percentile(v, 50) == 55.0);
+  CHECK(summary_percentile({1, 2, 3}, 99) == 2.0);
+  CHECK(median({}) == 0.0);
+}

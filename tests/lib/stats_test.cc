@@ -1,0 +1,179 @@
+// Range stats on samples/tiny.trace.json, checked by hand (times in us):
+//   worker 0: chunk 10+20 (chain 11), stage_wait 30+5, chunk 40+10 (11), chunk 70+15 (13),
+//             wake 90+30, fifo_job 120+8
+//   caller 1: publish 5+4 (11: 2 stages, tag 1 "attn chain"), chunk 10+22 (11),
+//             stage_wait 32+6, stage_wait 38+12, publish 62+6 (13: 1 stage, tag 3 "ffn chain"),
+//             stage_wait 68+17, chunk 100+10 (chain 15: no publish, "std kernel")
+//   token markers at 0 and 60; the trace spans [0, 128].
+// busy = chunk+fifo_job+publish = worker 20+10+15+8 = 53, caller 4+22+6+10 = 42: 95.
+// wait = 5+6+12+17 = 40; idle = 100*(1 - 95/(128*2)) = 62.890625; parallelism 95/128.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "markers.h"
+#include "stats.h"
+#include "test_util.h"
+
+using namespace jqtrace;
+using namespace jqtrace::test;
+
+namespace {
+const Trace& tiny() {
+  static Trace t;
+  static bool loaded = false;
+  if (!loaded) {
+    std::ifstream in(std::string(JQTRACE_SAMPLES) + "/tiny.trace.json");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    load_string(ss.str(), &t);
+    loaded = true;
+  }
+  return t;
+}
+RangeStats stats_of(const Trace& t, Range r, GroupBy by = GroupBy::category, bool hist = false) {
+  SpanIndex index(t);
+  StatsOptions o;
+  o.by = by;
+  o.hist = hist;
+  return compute_stats(t, index, r, o);
+}
+const GroupStats& group(const RangeStats& s, const std::string& name) {
+  for (const GroupStats& g : s.groups)
+    if (g.name == name) return g;
+  FAIL("no group " << name);
+  return s.groups.front();
+}
+}  // namespace
+
+TEST_CASE("whole-trace stats of the tiny jobque trace") {
+  RangeStats s = stats_of(tiny(), whole_trace(tiny()));
+  CHECK(s.lanes == 2);
+  CHECK(s.events == 13);
+  CHECK(s.busy_ns == 95000);
+  CHECK(s.wait_ns == 40000);
+  CHECK(s.idle_pct == doctest::Approx(62.890625));
+  CHECK(s.parallelism == doctest::Approx(95.0 / 128.0));
+  CHECK(s.publishes == 2);
+}
+
+TEST_CASE("per category: busy, events, shares and chunk durations") {
+  RangeStats s = stats_of(tiny(), whole_trace(tiny()));
+  const GroupStats& attn = group(s, "attn chain");
+  CHECK(attn.busy_ns == 56000);  // chunks 20 + 10 + 22, publish 4
+  CHECK(attn.events == 7);
+  CHECK(attn.share_pct == doctest::Approx(100.0 * 56 / 95));
+  CHECK(attn.dur.count == 3);
+  CHECK(attn.dur.p50 == 20000);
+  CHECK(attn.dur.max == 22000);
+  CHECK(attn.color == "#5E96DE");
+  CHECK(group(s, "ffn chain").busy_ns == 21000);   // chunk 15, publish 6
+  CHECK(group(s, "std kernel").busy_ns == 18000);  // fifo_job 8, chain 15's chunk 10 (no publish)
+  CHECK(group(s, "std kernel").events == 3);       // with the wake
+  double shares = 0;
+  int64_t busy = 0;
+  for (const GroupStats& g : s.groups) {
+    shares += g.share_pct;
+    busy += g.busy_ns;
+  }
+  CHECK(shares == doctest::Approx(100.0));
+  CHECK(busy == s.busy_ns);
+  CHECK(s.groups.front().name == "attn chain");  // by busy, descending
+}
+
+TEST_CASE("per lane busy and idle") {
+  RangeStats s = stats_of(tiny(), whole_trace(tiny()));
+  REQUIRE(s.lanes_detail.size() == 2);
+  CHECK(s.lanes_detail[0].name == "worker 0");
+  CHECK(s.lanes_detail[0].busy_ns == 53000);
+  CHECK(s.lanes_detail[0].idle_pct == doctest::Approx(100.0 * (1 - 53.0 / 128)));
+  CHECK(s.lanes_detail[1].busy_ns == 42000);
+}
+
+TEST_CASE("a time range clips events to it") {
+  // [25, 45]: worker chunk 10-30 gives 5, stage_wait 30-35 5, chunk 40-50 5; caller chunk
+  // 10-32 gives 7, stage_wait 32-38 6, stage_wait 38-50 7.
+  RangeStats s = stats_of(tiny(), {25000, 45000});
+  CHECK(s.events == 6);
+  CHECK(s.busy_ns == 17000);
+  CHECK(s.wait_ns == 18000);
+  CHECK(s.idle_pct == doctest::Approx(57.5));
+  CHECK(s.parallelism == doctest::Approx(0.85));
+  CHECK(s.publishes == 0);
+}
+
+TEST_CASE("grouping by name, lane and kind") {
+  RangeStats by_name = stats_of(tiny(), whole_trace(tiny()), GroupBy::name);
+  CHECK(group(by_name, "chunk").busy_ns == 77000);
+  CHECK(group(by_name, "chunk").events == 5);
+  CHECK(group(by_name, "wake").busy_ns == 0);
+  CHECK(group(by_name, "wake").dur.count == 1);
+  RangeStats by_lane = stats_of(tiny(), whole_trace(tiny()), GroupBy::lane);
+  CHECK(group(by_lane, "0:0").busy_ns == 53000);
+  RangeStats by_kind = stats_of(tiny(), whole_trace(tiny()), GroupBy::kind);
+  CHECK(group(by_kind, "publish").events == 2);
+  CHECK(group(by_kind, "stage_wait").events == 4);
+  CHECK(group(by_kind, "other").events == 0);
+}
+
+TEST_CASE("histograms: log2 buckets of durations") {
+  RangeStats s = stats_of(tiny(), whole_trace(tiny()), GroupBy::category, true);
+  const GroupStats& attn = group(s, "attn chain");  // chunks of 10, 20 and 22 us
+  REQUIRE(attn.hist.size() == 2);
+  CHECK(attn.hist[0].lo_ns == 8192);
+  CHECK(attn.hist[0].hi_ns == 16384);
+  CHECK(attn.hist[0].count == 1);
+  CHECK(attn.hist[1].count == 2);
+}
+
+TEST_CASE("a unit's stats equal the stats of its range") {
+  SpanIndex index(tiny());
+  std::vector<UnitRow> rows = unit_rows(tiny(), index, "token");
+  REQUIRE(rows.size() == 2);
+  // Unit 1 is [60, 128]: worker chunk 15, fifo 8; caller publish 6, orphan chunk 10.
+  CHECK(rows[1].stats.busy_ns == 39000);
+  CHECK(rows[1].stats.events == 6);
+  CHECK(rows[1].stats.idle_pct == doctest::Approx(100.0 * (1 - 39.0 / 136)));
+  RangeStats direct = stats_of(tiny(), rows[1].unit.range);
+  CHECK(direct.busy_ns == rows[1].stats.busy_ns);
+  CHECK(direct.events == rows[1].stats.events);
+  CHECK(direct.publishes == rows[1].stats.publishes);
+  CHECK(direct.idle_pct == rows[1].stats.idle_pct);
+  CHECK(rows[0].stats.busy_ns + rows[1].stats.busy_ns == 95000);
+}
+
+TEST_CASE("marker kinds: count, first and last, unit durations") {
+  std::vector<KindSummary> kinds = summarize_kinds(tiny());
+  REQUIRE(kinds.size() == 1);
+  CHECK(kinds[0].count == 2);
+  CHECK(kinds[0].last_ns == 60000);
+  CHECK(kinds[0].unit.p50 == 64000);  // units of 60 and 68 us
+  CHECK(kinds[0].unit.max == 68000);
+}
+
+TEST_CASE("generic traces: per-lane union as busy, self time without direct children") {
+  Trace t;
+  // Lane 1: outer [0,100] holds a [10,40] (which holds b [20,30]) and c [50,60].
+  // Lane 2: d [0,50] and e [25,75] overlap without nesting.
+  load_string(R"([
+    {"ph":"X","name":"outer","cat":"top","ts":0,"dur":100,"pid":1,"tid":1},
+    {"ph":"X","name":"a","cat":"mid","ts":10,"dur":30,"pid":1,"tid":1},
+    {"ph":"X","name":"b","cat":"leaf","ts":20,"dur":10,"pid":1,"tid":1},
+    {"ph":"X","name":"c","cat":"mid","ts":50,"dur":10,"pid":1,"tid":1},
+    {"ph":"X","name":"d","cat":"top","ts":0,"dur":50,"pid":1,"tid":2},
+    {"ph":"X","name":"e","cat":"top","ts":25,"dur":50,"pid":1,"tid":2}])",
+              &t);
+  RangeStats s = stats_of(t, whole_trace(t), GroupBy::cat);
+  CHECK_FALSE(s.jobque);
+  CHECK(s.busy_ns == 100000 + 75000);
+  CHECK(s.lanes_detail[1].busy_ns == 75000);
+  const GroupStats& top = group(s, "top");
+  CHECK(top.total_ns == 200000);
+  CHECK(top.self_ns == 60000 + 50000 + 50000);  // outer minus a and c; d and e whole
+  CHECK(group(s, "mid").self_ns == 20000 + 10000);
+  CHECK(group(s, "leaf").self_ns == 10000);
+  CHECK(top.busy_ns == top.self_ns);
+  RangeStats by_name = stats_of(t, whole_trace(t), GroupBy::name);
+  CHECK(group(by_name, "outer").self_ns == 60000);
+}
