@@ -32,6 +32,7 @@ case "${1:-}" in
     install_missing
     configure_and_build build -DJQTRACE_TESTS=OFF
     ./build/jqtrace validate samples/decode-small.trace.json
+    ./build/jqtrace stats samples/decode-small.trace.json
     ;;
   test)
     install_missing
