@@ -1,8 +1,10 @@
 #pragma once
-// A column of integers stored in as few bytes as its values need (1..8, zigzag-encoded so
-// small negatives stay small; 0 bytes while every value is zero). The trace model keeps one per field: a jobque span takes
-// ~15 bytes instead of the 40+ a struct would, which is what lets a whole multi-GB trace
-// sit in a quarter of its file size. Widening re-encodes once per width step.
+// A column of integers stored in as few bytes as its values need (0..8, zigzag-encoded so
+// small negatives stay small; 0 bytes while every value is zero). The trace model keeps one
+// per field: a jobque span takes ~15 bytes instead of the 40+ a struct would, which is what
+// lets a whole multi-GB trace sit in a quarter of its file size. Widening re-encodes once
+// per width step.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -12,20 +14,22 @@ namespace jqtrace {
 
 class IntColumn {
  public:
+  IntColumn() : data_(new uint8_t[8]) {}  // width 0: every access reads this scratch word, masked to 0
+  IntColumn(IntColumn&&) noexcept = default;
+  IntColumn& operator=(IntColumn&&) noexcept = default;
+
+  /// Appends v. The common case (fits the width, room left) is a store and an increment.
   void push(int64_t v) {
     uint64_t z = zigzag(v);
-    if (z > max_for_width_) widen(z);
-    if (width_ == 0) {  // all zeros so far: nothing stored
+    std::size_t at = size_ * width_;
+    if (__builtin_expect(z <= max_for_width_ && at + 8 <= capacity_, 1)) {
+      std::memcpy(data_.get() + at, &z, 8);  // little-endian; the extra bytes get overwritten
       ++size_;
       return;
     }
-    std::size_t at = size_ * width_;
-    if (at + 8 > capacity_) reallocate(std::max<std::size_t>(64, capacity_ * 2));
-    std::memcpy(data_.get() + at, &z, 8);  // little-endian; the extra bytes get overwritten
-    ++size_;
+    push_slow(z);
   }
   int64_t operator[](std::size_t i) const {
-    if (width_ == 0) return 0;
     uint64_t z;
     std::memcpy(&z, data_.get() + i * width_, 8);
     return unzigzag(z & max_for_width_);
@@ -47,34 +51,34 @@ class IntColumn {
   /// Reorders so that new[i] = old[order[i]].
   void permute(const std::vector<uint32_t>& order) {
     IntColumn out;
-    out.reserve_like(*this);
+    if (width_) out.widen(max_for_width_);
     for (uint32_t i : order) out.push((*this)[i]);
     *this = std::move(out);
   }
-  IntColumn() = default;
-  IntColumn(IntColumn&&) noexcept = default;
-  IntColumn& operator=(IntColumn&&) noexcept = default;
 
  private:
+  static constexpr std::size_t kUnbounded = SIZE_MAX / 2;  // width 0 needs no room
   static uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
   static int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
   static uint64_t mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (8 * width)) - 1; }
 
-  void reserve_like(const IntColumn& o) {
-    width_ = o.width_;
-    max_for_width_ = o.max_for_width_;
-    if (width_) reallocate(o.size_ * o.width_ + 8);
+  __attribute__((noinline)) void push_slow(uint64_t z) {
+    if (z > max_for_width_) widen(z);
+    std::size_t at = size_ * width_;
+    if (at + 8 > capacity_) reallocate(std::max<std::size_t>(64, capacity_ * 2));
+    std::memcpy(data_.get() + at, &z, 8);
+    ++size_;
   }
   /// Uninitialised storage (new T[] of bytes): pages beyond what is written are never
   /// touched, so capacity costs address space, not resident memory.
   void reallocate(std::size_t capacity) {
     std::unique_ptr<uint8_t[]> bigger(new uint8_t[capacity]);
-    if (size_) std::memcpy(bigger.get(), data_.get(), size_ * width_);
+    if (size_ && width_) std::memcpy(bigger.get(), data_.get(), size_ * width_);
     data_ = std::move(bigger);
     capacity_ = capacity;
   }
   void widen(uint64_t z) {
-    unsigned w = width_;
+    unsigned w = std::max(width_, 1u);
     while (z > mask(w)) ++w;
     std::size_t capacity = std::max<std::size_t>(64, size_ * w * 2 + 8);
     std::unique_ptr<uint8_t[]> wider(new uint8_t[capacity]);
@@ -91,7 +95,7 @@ class IntColumn {
   }
 
   std::unique_ptr<uint8_t[]> data_;
-  std::size_t capacity_ = 0;
+  std::size_t capacity_ = kUnbounded;
   std::size_t size_ = 0;
   unsigned width_ = 0;           // 0: every value so far is zero
   uint64_t max_for_width_ = 0;

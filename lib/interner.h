@@ -18,8 +18,8 @@ class Interner {
   /// are found in a small direct-mapped cache compared as two words: no hashing of bytes.
   uint32_t intern(std::string_view s) {
     if (s.size() > 16) return intern_slow(s);
-    uint64_t w[2] = {0, 0};
-    std::memcpy(w, s.data(), s.size());
+    uint64_t w[2];
+    pack_short(s, w);
     uint64_t h = (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full) ^ s.size();
     ShortEntry& e = short_cache_[(h >> 58) & (kShortCache - 1)];
     if (e.id != kNone && e.w[0] == w[0] && e.w[1] == w[1] && e.size == s.size()) return e.id;
@@ -34,6 +34,28 @@ class Interner {
 
  private:
   uint32_t intern_slow(std::string_view s);
+  /// Two words that, with the length, identify a string of up to 16 bytes. Overlapping
+  /// fixed-size loads instead of a variable-length copy: no store-forwarding stall, and
+  /// never a byte outside the string.
+  static void pack_short(std::string_view s, uint64_t w[2]) {
+    const char* p = s.data();
+    std::size_t n = s.size();
+    if (n >= 8) {
+      std::memcpy(&w[0], p, 8);
+      std::memcpy(&w[1], p + n - 8, 8);
+    } else if (n >= 4) {
+      uint32_t a, b;
+      std::memcpy(&a, p, 4);
+      std::memcpy(&b, p + n - 4, 4);
+      w[0] = a | (uint64_t{b} << 32);
+      w[1] = 0;
+    } else {
+      w[0] = n ? static_cast<uint8_t>(p[0]) | (uint64_t{static_cast<uint8_t>(p[n / 2])} << 8) |
+                     (uint64_t{static_cast<uint8_t>(p[n - 1])} << 16)
+               : 0;
+      w[1] = 0;
+    }
+  }
   std::string_view store(std::string_view s);
 
   static constexpr std::size_t kShortCache = 64;

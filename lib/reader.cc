@@ -85,8 +85,10 @@ class TraceHandler {
   bool Int64(int64_t) { return scalar(Scalar::number, {}); }
   bool Uint64(uint64_t) { return scalar(Scalar::number, {}); }
   bool Double(double) { return scalar(Scalar::number, {}); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return scalar(Scalar::number, {s, n}); }
-  bool String(const char* s, rapidjson::SizeType n, bool) { return scalar(Scalar::string, {s, n}); }
+  // Numbers and strings inside an event are nearly every callback: handled before the
+  // general state switch.
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return value(Scalar::number, {s, n}); }
+  bool String(const char* s, rapidjson::SizeType n, bool) { return value(Scalar::string, {s, n}); }
   bool StartObject() { return start(true); }
   bool EndObject(rapidjson::SizeType) { return end(); }
   bool StartArray() { return start(false); }
@@ -120,6 +122,20 @@ class TraceHandler {
     state_ = State::skip;
     skip_depth_ = 1;
     skip_return_ = after;
+  }
+
+  bool value(Scalar kind, std::string_view text) {
+    if (state_ == State::event_value) {
+      event_field(kind, text);
+      state_ = State::event_key;
+      return true;
+    }
+    if (state_ == State::args_value) {
+      args_field(kind, text);
+      state_ = State::args;
+      return true;
+    }
+    return scalar(kind, text);
   }
 
   bool scalar(Scalar kind, std::string_view text) {

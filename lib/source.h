@@ -34,6 +34,14 @@ class RawInput {
   virtual const std::string& error() const = 0;
   /// Bytes taken from the underlying file so far.
   virtual uint64_t consumed() const = 0;
+  /// Zero-copy inputs (a mapped file) hand out their next window of bytes instead of
+  /// copying into a buffer; false when the input cannot (then read() is used).
+  virtual bool next_window(const char** data, std::size_t* size) {
+    (void)data;
+    (void)size;
+    return false;
+  }
+  virtual bool zero_copy() const { return false; }
 };
 
 class Source {
@@ -59,7 +67,7 @@ class Source {
     else refill();
     return c;
   }
-  std::size_t Tell() const { return static_cast<std::size_t>(buffer_offset_ + (current_ - buffer_)); }
+  std::size_t Tell() const { return static_cast<std::size_t>(buffer_offset_ + (current_ - base_)); }
   Ch* PutBegin();
   void Put(Ch);
   void Flush();
@@ -90,10 +98,11 @@ class Source {
   std::string read_error_;
 
   char buffer_[kBufferSize + 1];
-  char* current_ = buffer_;
-  char* last_ = buffer_;        // the last valid byte; at end of input a '\0' sentinel
-  uint64_t buffer_offset_ = 0;  // file offset of buffer_[0]
-  std::size_t filled_ = 0;      // valid bytes in buffer_
+  const char* base_ = buffer_;     // the current bytes: buffer_, or a window of a mapped file
+  const char* current_ = buffer_;
+  const char* last_ = buffer_;     // the last valid byte; at end of input a '\0' sentinel
+  uint64_t buffer_offset_ = 0;     // file offset of base_[0]
+  std::size_t filled_ = 0;         // valid bytes at base_
   bool eof_ = false;
 
   std::unique_ptr<LineIndex> lines_;
