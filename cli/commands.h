@@ -12,5 +12,6 @@ struct CommandDone {
 void setup_validate(CLI::App& app);
 void setup_stats(CLI::App& app);
 void setup_markers(CLI::App& app);
+void setup_window(CLI::App& app);
 
 }  // namespace jqtrace::cli

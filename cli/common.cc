@@ -46,10 +46,11 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<st
          "--format",
          [&opts](const std::string& name) {
            static const std::map<std::string, Format> kFormats = {
-               {"table", Format::table}, {"csv", Format::csv}, {"tsv", Format::tsv}, {"json", Format::json}};
+               {"table", Format::table}, {"csv", Format::csv},     {"tsv", Format::tsv},
+               {"json", Format::json},   {"trace", Format::trace}, {"compact", Format::compact}};
            opts.format = kFormats.at(name);
          },
-         "Output format (default: table)")
+         fmt::format("Output format (default: {})", formats.front()))
       ->check(CLI::IsMember(formats))
       ->option_text(fmt::format("{}", fmt::join(formats, "|")));
   cmd.add_option("-o,--output", opts.output, "Write the data to PATH instead of stdout")->option_text("PATH");

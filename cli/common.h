@@ -16,7 +16,7 @@ namespace jqtrace::cli {
 /// SPEC §3 exit status.
 enum Exit : int { kOk = 0, kCheckFailed = 1, kUsage = 2, kInput = 3 };
 
-enum class Format { table, csv, tsv, json };
+enum class Format { table, csv, tsv, json, trace, compact };
 
 struct CommonOptions {
   Format format = Format::table;

@@ -6,10 +6,10 @@ namespace jqtrace::cli {
 
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
-int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace) {
+int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load) {
   auto source = open_input(path, opts);
   if (!source) return kInput;
-  ReadResult r = load_trace(*source, trace, nullptr);
+  ReadResult r = load_trace(*source, trace, nullptr, load);
   end_progress();
   std::string name = display_name(path);
   if (r.status == ReadStatus::input_error) {

@@ -9,7 +9,8 @@
 namespace jqtrace::cli {
 
 /// Loads path into *trace. Returns kOk, or kInput after printing why (with file:line:col).
-int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace);
+int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace,
+                      const LoadOptions& load = {});
 
 /// How the input is named in messages and outputs ("<stdin>" for "-").
 std::string display_name(const std::string& path);

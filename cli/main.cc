@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   setup_validate(app);
   setup_stats(app);
   setup_markers(app);
+  setup_window(app);
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());
     return kUsage;

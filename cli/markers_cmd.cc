@@ -203,6 +203,8 @@ int run_markers(const MarkersCommandOptions& o) {
     case Format::table: render_table(file, kinds, o.kind, rows, *out); break;
     case Format::csv: render_delimited(kinds, o.kind, rows, ',', *out); break;
     case Format::tsv: render_delimited(kinds, o.kind, rows, '\t', *out); break;
+    case Format::trace:
+    case Format::compact: break;  // not offered by this command
     case Format::json: render_json(file, kinds, o.kind, rows, *out); break;
   }
   return out->close() ? kOk : kInput;

@@ -198,6 +198,8 @@ int run_stats(const StatsCommandOptions& o) {
     case Format::table: render_table(stats, file, *out); break;
     case Format::csv: render_delimited(stats, o.hist, ',', *out); break;
     case Format::tsv: render_delimited(stats, o.hist, '\t', *out); break;
+    case Format::trace:
+    case Format::compact: break;  // not offered by this command
     case Format::json: render_json(stats, file, o.hist, *out); break;
   }
   return out->close() ? kOk : kInput;

@@ -42,6 +42,8 @@ class DiagnosticPrinter final : public DiagnosticSink {
       case Format::csv: row(d, ','); break;
       case Format::tsv: row(d, '\t'); break;
       case Format::table: line(d); break;
+      case Format::trace:
+      case Format::compact: break;  // not offered by this command
     }
   }
 

@@ -39,6 +39,7 @@ enum EventProblem : uint32_t {
 
 struct RawEvent {
   uint64_t offset = 0;     ///< byte offset of the event's '{' (Source::locate makes it line:column)
+  uint64_t end_offset = 0; ///< one past its '}': the event's text is [offset, end_offset)
   char ph = 0;             ///< 0 when missing
   char scope = 0;          ///< instant scope s; 0 when missing
   bool has_ts = false, has_dur = false, has_args = false;

@@ -100,6 +100,8 @@ class TraceHandler {
   uint64_t events() const { return events_; }
   bool has_events_array() const { return has_events_array_; }
   const std::string& refusal() const { return refusal_; }
+  uint64_t profile_start() const { return profile_start_; }
+  uint64_t profile_end() const { return profile_end_; }
 
  private:
   /// Where the current container starts (StartObject/StartArray run before its bracket is taken).
@@ -189,6 +191,7 @@ class TraceHandler {
           return true;
         }
         if (root_key_ == RootKey::profile && object) {
+          profile_start_ = here();
           profile_ = JsonValueBuilder{};
           profile_.start(true, here());
           state_ = State::profile;
@@ -243,6 +246,7 @@ class TraceHandler {
         return true;
       case State::event_key:
         ++events_;
+        ev_.end_offset = src_.Tell() + 1;  // EndObject runs before '}' is taken
         sink_.on_event(ev_, names_);
         state_ = State::events;
         return true;
@@ -365,6 +369,7 @@ class TraceHandler {
 
   void finish_profile() {
     state_ = State::root_object;
+    profile_end_ = src_.Tell() + 1;
     if (profile_.too_big()) {
       report("profile-shape", "jobqueProfile is too large (over a million values)", Diagnostic::kNoOffset);
       return;
@@ -389,6 +394,7 @@ class TraceHandler {
   uint64_t events_ = 0;
   bool has_events_array_ = false;
   std::string refusal_;
+  uint64_t profile_start_ = 0, profile_end_ = 0;
 };
 
 /// Between two events of the events array (or before the first): nothing half-read.
@@ -408,6 +414,8 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   r.events = handler.events();
   r.bytes = source.text_bytes();
   r.has_events_array = handler.has_events_array();
+  r.profile_offset = handler.profile_start();
+  r.profile_end = handler.profile_end();
   auto fail = [&](std::string message, uint64_t offset, std::string_view rule = "json-syntax") {
     r.status = ReadStatus::input_error;
     r.rule = rule;

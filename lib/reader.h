@@ -49,6 +49,8 @@ struct ReadResult {
   uint64_t bytes = 0;        ///< bytes of JSON text read
   bool array_unterminated = false;  ///< array form without its closing ']' (allowed)
   bool has_events_array = false;
+  uint64_t profile_offset = 0;  ///< the jobqueProfile object's text: [profile_offset, profile_end)
+  uint64_t profile_end = 0;     ///< 0 when there is no (complete) profile
 };
 
 /// Reads the whole source, handing events and the profile to sink, container-level problems

@@ -27,7 +27,7 @@ struct BeginEnd {
 /// Builds the Trace from the reader's events; finish() resolves what needs the whole file.
 class TraceBuilder final : public EventSink {
  public:
-  explicit TraceBuilder(Trace* t) : t_(*t) {
+  TraceBuilder(Trace* t, const LoadOptions& options) : t_(*t), options_(options) {
     publish_ = t_.names.intern(kPublish);
     chunk_ = t_.names.intern(kChunk);
     stage_wait_ = t_.names.intern(kStageWait);
@@ -40,7 +40,21 @@ class TraceBuilder final : public EventSink {
 
   void on_profile(const JobqueProfile& p) override { t_.profile = p; }
 
-  void on_event(const RawEvent& e, const Interner&) override {
+  void on_event(const RawEvent& e, const Interner& names) override {
+    record(e);
+    if (options_.tee) options_.tee->on_event(e, names);
+  }
+
+  void finish() {
+    pair_begin_ends();
+    for (Lane& lane : t_.lanes) sort_by_time(lane.spans);
+    sort_instants();
+    t_.jobque = t_.jobque || t_.profile.present;
+    if (t_.jobque) resolve_categories();
+  }
+
+ private:
+  void record(const RawEvent& e) {
     ++t_.events;
     if (e.ph > 0) ++t_.phase_counts[static_cast<unsigned char>(e.ph) & 127];
     if (e.ph == 'M') return metadata(e);
@@ -64,7 +78,7 @@ class TraceBuilder final : public EventSink {
           return;
         }
         touch(e, 0);
-        begin_ends_[current_lane_].push_back({e.ts_ns, e.name, e.cat, e.ph == 'B'});
+        if (options_.spans) begin_ends_[current_lane_].push_back({e.ts_ns, e.name, e.cat, e.ph == 'B'});
         break;
       case 'i':
       case 'I': add_instant(e); break;
@@ -80,15 +94,6 @@ class TraceBuilder final : public EventSink {
     }
   }
 
-  void finish() {
-    pair_begin_ends();
-    for (Lane& lane : t_.lanes) sort_by_time(lane.spans);
-    sort_instants();
-    t_.jobque = t_.jobque || t_.profile.present;
-    if (t_.jobque) resolve_categories();
-  }
-
- private:
   uint32_t lane_of(const RawEvent& e) {
     LaneKey key = lane_key(e.pid, e.tid);
     if (have_last_ && key == last_key_) return current_lane_;
@@ -122,6 +127,11 @@ class TraceBuilder final : public EventSink {
 
   void add_span(const RawEvent& e) {
     touch(e, e.dur_ns);
+    if (e.has_chain && (e.name == publish_ || e.name == chunk_)) t_.jobque = true;
+    if (!options_.spans) {
+      if (e.name == publish_ && e.has_chain) note_publish(e.chain, e.stage);
+      return;
+    }
     SpanTable& s = t_.lanes[current_lane_].spans;
     s.ts.push(e.ts_ns);
     s.dur.push(e.dur_ns);
@@ -130,7 +140,13 @@ class TraceBuilder final : public EventSink {
     s.stage.push(e.stage);
     s.arg.push(e.arg);
     s.chain.push(e.chain);
-    if (e.has_chain && (e.name == publish_ || e.name == chunk_)) t_.jobque = true;
+  }
+
+  void note_publish(int64_t chain_id, int64_t stage) {
+    ChainInfo& chain = t_.chains[chain_id];
+    chain.nstages = static_cast<uint8_t>(publish_nstages(stage));
+    chain.tag = static_cast<int32_t>(publish_tag(stage));
+    if (chain.publishes < 255) ++chain.publishes;
   }
 
   void add_instant(const RawEvent& e) {
@@ -236,13 +252,8 @@ class TraceBuilder final : public EventSink {
     for (const ProfileCategory& c : t_.profile.categories) category_index(c.name);
     for (Lane& lane : t_.lanes) {
       SpanTable& s = lane.spans;
-      for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s.name[i] != publish_) continue;
-        ChainInfo& chain = t_.chains[s.chain[i]];
-        chain.nstages = static_cast<uint8_t>(publish_nstages(s.stage[i]));
-        chain.tag = static_cast<int32_t>(publish_tag(s.stage[i]));
-        if (chain.publishes < 255) ++chain.publishes;
-      }
+      for (std::size_t i = 0; i < s.size(); ++i)
+        if (s.name[i] == publish_) note_publish(s.chain[i], s.stage[i]);
     }
     t_.chains.for_each([&](int64_t, ChainInfo& c) {
       c.category = static_cast<uint16_t>(category_index(chain_category(c.nstages, c.tag, t_.profile)));
@@ -262,6 +273,7 @@ class TraceBuilder final : public EventSink {
   }
 
   Trace& t_;
+  LoadOptions options_;
   uint32_t publish_, chunk_, stage_wait_, wake_, fifo_, thread_name_, process_name_, thread_sort_index_;
   std::map<LaneKey, uint32_t> lane_index_;
   LaneKey last_key_{};
@@ -295,8 +307,8 @@ std::string Trace::lane_label(std::size_t lane) const {
   return id(l.pid) + ":" + id(l.tid);
 }
 
-ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags) {
-  TraceBuilder builder(trace);
+ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const LoadOptions& options) {
+  TraceBuilder builder(trace, options);
   ReadResult r = read_trace(source, builder, trace->names, diags);
   if (r.status != ReadStatus::input_error) builder.finish();
   trace->read = r;

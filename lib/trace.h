@@ -102,8 +102,16 @@ struct Trace {
   std::string lane_label(std::size_t lane) const;
 };
 
+struct LoadOptions {
+  /// False: lanes, instants, counters, the profile, chains and the time range only, no
+  /// span tables (window keeps its own index of where events are).
+  bool spans = true;
+  /// Also sees every event, after the model does (may be null).
+  EventSink* tee = nullptr;
+};
+
 /// Reads source into *trace and resolves the joins. Container-level problems go to diags
 /// (may be null). The result's status says whether the input was usable.
-ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags);
+ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const LoadOptions& options = {});
 
 }  // namespace jqtrace

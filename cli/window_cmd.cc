@@ -1,0 +1,292 @@
+// jqtrace window FILE: index (one streaming pass) → scope → choose events → write them
+// (as a trace with their own text, the old compact rows, or CSV/TSV) → summary on stderr.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "common.h"
+#include "jobque.h"
+#include "load.h"
+#include "numbers.h"
+#include "scope_options.h"
+#include "text_format.h"
+#include "window.h"
+
+namespace jqtrace::cli {
+namespace {
+
+struct WindowCommandOptions {
+  CommonOptions common;
+  ScopeOptions scope;
+  bool rebase = false;
+  std::string file;
+};
+
+/// stdin cannot be read twice: it is copied to a temporary file first.
+class SpooledStdin {
+ public:
+  ~SpooledStdin() {
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
+  bool spool(std::string* path) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/jqtrace-stdin-XXXXXX";
+    int fd = mkstemp(pattern.data());
+    if (fd < 0) return false;
+    path_ = pattern;
+    char buf[1 << 16];
+    for (;;) {
+      ssize_t n = ::read(0, buf, sizeof buf);
+      if (n == 0) break;
+      if (n < 0 || ::write(fd, buf, static_cast<std::size_t>(n)) != n) {
+        ::close(fd);
+        return false;
+      }
+    }
+    ::close(fd);
+    *path = path_;
+    return true;
+  }
+
+ private:
+  std::string path_;
+};
+
+/// The fields of one chosen event, read back from its text.
+struct Parsed final : EventSink {
+  RawEvent event;
+  bool ok = false;
+  void on_event(const RawEvent& e, const Interner&) override {
+    event = e;
+    ok = true;
+  }
+};
+
+RawEvent parse_event(const std::string& text, Interner& names, bool* ok) {
+  auto src = Source::from_string("[" + text + "]");
+  Parsed got;
+  read_trace(*src, got, names, nullptr);
+  *ok = got.ok;
+  return got.event;
+}
+
+struct Written {
+  uint64_t events = 0;
+  std::set<std::string> lanes;
+  uint64_t bytes = 0;
+};
+
+std::string lane_label(const RawEvent& e, const Interner& names) {
+  auto id = [&](const ProcessId& p) {
+    return p.is_string ? std::string(names.view(p.text)) : std::to_string(p.number);
+  };
+  return id(e.pid) + ":" + id(e.tid);
+}
+
+/// --format trace: the chosen events' own text, in file order, in the input's container.
+bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::vector<EventIndex::Entry>& chosen,
+                 Range range, TextRanges& text, Output& out, Written* w) {
+  const ReadResult& read = trace.read;
+  bool object = read.container != Container::array;
+  bool has_profile = read.profile_end > read.profile_offset;
+  std::string profile;
+  bool profile_first = has_profile && (chosen.empty() || read.profile_offset < chosen.front().offset);
+  if (profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
+  std::string doc = object ? "{\"traceEvents\":[\n" : "[\n";
+  Interner names;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const EventIndex::Entry& e = chosen[i];
+    std::string event;
+    if (!text.read(e.offset, e.end_offset, &event)) return false;
+    if (e.kind != EventIndex::kMetadata) {
+      ++w->events;
+      bool ok = false;
+      RawEvent parsed = parse_event(event, names, &ok);
+      if (ok) w->lanes.insert(lane_label(parsed, names));
+      if (o.rebase) {
+        char ts[48];
+        format_ns_as_us(e.ts_ns - range.lo, ts, sizeof ts);
+        replace_top_level_number(event, "ts", ts);
+      }
+    }
+    doc += event;
+    doc += i + 1 < chosen.size() ? ",\n" : "\n";
+    if (doc.size() > (1u << 20)) {  // stream out in pieces: a window can be large too
+      w->bytes += doc.size();
+      std::fwrite(doc.data(), 1, doc.size(), out.file());
+      doc.clear();
+    }
+  }
+  doc += "]";
+  if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
+  if (object) doc += (has_profile ? ",\"jobqueProfile\":" + profile : std::string()) + "}";
+  doc += "\n";
+  w->bytes += doc.size();
+  std::fwrite(doc.data(), 1, doc.size(), out.file());
+  return true;
+}
+
+/// Python's round(x, 1) then json.dumps: "%.1f" rounds the same binary value the same way.
+std::string py_round1(double v) { return fmt::format("{:.1f}", v); }
+
+/// --format compact: the rows trace_window.py wrote, computed the way it computed them
+/// (doubles in microseconds), sorted by tid then rounded ts, ties in file order.
+bool write_compact(const WindowCommandOptions& o, const Trace& trace, const std::vector<EventIndex::Entry>& chosen,
+                   Range range, TextRanges& text, Output& out, Written* w) {
+  static const std::map<std::string_view, int> kKinds = {
+      {kPublish, 0}, {kChunk, 1}, {kStageWait, 2}, {kWake, 3}, {kFifoJob, 4}};
+  // The old script took T_LO_MS T_HI_MS and multiplied by 1000.0: do the same with --ms.
+  double lo = static_cast<double>(range.lo) / 1000.0, hi = static_cast<double>(range.hi) / 1000.0;
+  if (o.scope.ms.size() == 2) {
+    lo = std::strtod(o.scope.ms[0].c_str(), nullptr) * 1000.0;
+    hi = std::strtod(o.scope.ms[1].c_str(), nullptr) * 1000.0;
+  }
+  struct Row {
+    int64_t tid;
+    std::string ts_text;
+    double ts_rounded;
+    std::string fields;
+  };
+  std::vector<Row> rows;
+  Interner names;
+  for (const EventIndex::Entry& e : chosen) {
+    if (e.kind != EventIndex::kSpan || e.pair.second >= e.pair.first) continue;  // X only
+    std::string event;
+    if (!text.read(e.offset, e.end_offset, &event)) return false;
+    bool ok = false;
+    RawEvent r = parse_event(event, names, &ok);
+    if (!ok || r.tid.is_string) continue;
+    auto kind = kKinds.find(names.view(r.name));
+    if (kind == kKinds.end()) continue;  // the old script knew only the five jobque spans
+    double ts = static_cast<double>(r.ts_ns) / 1000.0, dur = static_cast<double>(r.dur_ns) / 1000.0;
+    if (ts + dur < lo || ts > hi) continue;
+    const ChainInfo* chain = trace.chains.find(r.chain);
+    int64_t stage = kind->second == 0 ? (r.stage & 0xFF) : r.stage;
+    std::string rounded = py_round1(ts - lo);
+    rows.push_back({r.tid.number, rounded, std::strtod(rounded.c_str(), nullptr),
+                    fmt::format("{},{},{},{},{},{},{}", py_round1(dur), kind->second, stage,
+                                chain ? chain->nstages : 0, r.chain, r.arg, chain ? chain->tag : 0)});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.tid != b.tid ? a.tid < b.tid : a.ts_rounded < b.ts_rounded;
+  });
+  std::string events = "[";
+  int64_t max_tid = -1;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    events += fmt::format("{}[{},{},{}]", i ? "," : "", r.tid, r.ts_text, r.fields);
+    max_tid = std::max(max_tid, r.tid);
+    w->lanes.insert(std::to_string(r.tid));
+  }
+  events += "]";
+  std::string doc = fmt::format("{{\"lanes\":{},\"span\":{:.1f},\"events\":{}}}", max_tid + 1, hi - lo, events);
+  w->events = rows.size();
+  w->bytes = doc.size();
+  std::fwrite(doc.data(), 1, doc.size(), out.file());
+  return true;
+}
+
+/// --format csv|tsv: one row per chosen event.
+bool write_rows(const Trace& trace, const std::vector<EventIndex::Entry>& chosen, TextRanges& text, char sep,
+                Output& out, Written* w) {
+  std::string doc = delimited_row(
+      {"lane", "ts_us", "dur_us", "ph", "name", "category", "stage", "nstages", "chain", "arg", "tag"}, sep);
+  Interner names;
+  for (const EventIndex::Entry& e : chosen) {
+    if (e.kind == EventIndex::kMetadata) continue;
+    std::string event;
+    if (!text.read(e.offset, e.end_offset, &event)) return false;
+    bool ok = false;
+    RawEvent r = parse_event(event, names, &ok);
+    if (!ok) continue;
+    std::string name = r.name == Interner::kNone ? "" : std::string(names.view(r.name));
+    std::string category, nstages, tag;
+    bool jobque_span = trace.jobque && (name == kPublish || name == kChunk || name == kStageWait);
+    if (jobque_span) {
+      const ChainInfo* chain = trace.chains.find(r.chain);
+      category = chain_category(chain ? chain->nstages : 0, chain ? chain->tag : 0, trace.profile);
+      nstages = std::to_string(chain ? chain->nstages : 0);
+      tag = std::to_string(chain ? chain->tag : 0);
+    } else if (trace.jobque && (name == kWake || name == kFifoJob)) {
+      category = std::string(kStdKernel);
+    } else if (r.cat != Interner::kNone) {
+      category = std::string(names.view(r.cat));
+    }
+    bool args = r.has_stage || r.has_chain;
+    doc += delimited_row({lane_label(r, names), us_fixed(e.ts_ns), e.kind == EventIndex::kSpan ? us_fixed(e.dur_ns) : "",
+                          std::string(1, r.ph), name, category, args ? std::to_string(r.stage) : "", nstages,
+                          args ? std::to_string(r.chain) : "", r.has_arg ? std::to_string(r.arg) : "", tag},
+                         sep);
+    ++w->events;
+    w->lanes.insert(lane_label(r, names));
+  }
+  w->bytes = doc.size();
+  std::fwrite(doc.data(), 1, doc.size(), out.file());
+  return true;
+}
+
+int run_window(WindowCommandOptions o) {
+  SpooledStdin spool;
+  std::string name = display_name(o.file);
+  if (o.file == "-" && !spool.spool(&o.file)) {
+    print_error("<stdin>: cannot copy to a temporary file (window reads its input twice)");
+    return kInput;
+  }
+  Trace trace;
+  EventIndex index;
+  LoadOptions load;
+  load.spans = false;
+  load.tee = &index;
+  if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;
+  index.finish(trace.end_ns);
+  Range range;
+  if (!resolve_scope_options(o.scope, trace, &range)) return kUsage;
+  std::vector<EventIndex::Entry> chosen = select_window(index, range);
+  std::string err;
+  auto text = TextRanges::open(o.file, &err);
+  if (!text) {
+    print_error(fmt::format("{}: cannot read again: {}", name, err));
+    return kInput;
+  }
+  auto out = Output::open(o.common);
+  if (!out) return kUsage;
+  Written w;
+  bool ok = false;
+  switch (o.common.format) {
+    case Format::compact: ok = write_compact(o, trace, chosen, range, *text, *out, &w); break;
+    case Format::csv: ok = write_rows(trace, chosen, *text, ',', *out, &w); break;
+    case Format::tsv: ok = write_rows(trace, chosen, *text, '\t', *out, &w); break;
+    default: ok = write_trace(o, trace, chosen, range, *text, *out, &w); break;
+  }
+  if (!ok) {
+    print_error(fmt::format("{}: the file changed while it was read", name));
+    return kInput;
+  }
+  if (!out->close()) return kInput;
+  if (!o.common.quiet)
+    fmt::print(stderr, "events={} lanes={} span_us={} bytes={}\n", w.events, w.lanes.size(), us_fixed(range.length()),
+               w.bytes);
+  return kOk;
+}
+
+}  // namespace
+
+void setup_window(CLI::App& app) {
+  auto opts = std::make_shared<WindowCommandOptions>();
+  opts->common.format = Format::trace;
+  CLI::App* cmd = app.add_subcommand("window", "Cut the events of a scope out of a trace (a trace Perfetto opens)");
+  add_common_options(*cmd, opts->common, {"trace", "compact", "csv", "tsv"});
+  add_scope_options(*cmd, opts->scope);
+  cmd->add_flag("--rebase", opts->rebase, "Shift every ts so that the window starts at 0 (trace format)");
+  cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
+  cmd->callback([opts]() { throw CommandDone(run_window(*opts)); });
+}
+
+}  // namespace jqtrace::cli

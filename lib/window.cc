@@ -1,0 +1,143 @@
+#include "window.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "source.h"
+
+namespace jqtrace {
+
+void EventIndex::on_event(const RawEvent& e, const Interner&) {
+  Kind kind = kUntimed;
+  bool timed = e.has_ts && !(e.problems & (kTsNotNumber | kTsOutOfRange));
+  if (e.ph == 'M') kind = kMetadata;
+  else if (e.ph == 'X' && timed && e.has_dur && e.dur_ns >= 0) kind = kSpan;
+  else if (timed) kind = kPoint;
+  if (timed && (e.ph == 'B' || e.ph == 'E')) {
+    auto& open = open_begins_[{e.pid.is_string, e.pid.number, e.pid.text, e.tid.is_string, e.tid.number, e.tid.text}];
+    std::size_t me = size();
+    if (e.ph == 'B') {
+      open.push_back(me);
+      pair_span_[me] = {e.ts_ns, e.ts_ns};
+    } else if (!open.empty()) {
+      std::size_t begin = open.back();
+      open.pop_back();
+      pair_span_[begin].second = e.ts_ns;
+      pair_span_[me] = pair_span_[begin];
+    }
+    kind = kSpan;  // selected by the pair's span (an unmatched E by its own ts)
+  }
+  gap_.push(static_cast<int64_t>(e.offset - last_end_));
+  length_.push(static_cast<int64_t>(e.end_offset - e.offset));
+  ts_.push(kind == kSpan || kind == kPoint ? e.ts_ns : 0);
+  dur_.push(kind == kSpan ? e.dur_ns : 0);
+  kind_.push(kind);
+  last_end_ = e.end_offset;
+}
+
+void EventIndex::finish(int64_t end_ns) {
+  for (auto& [lane, open] : open_begins_)
+    for (std::size_t begin : open) pair_span_[begin].second = end_ns;
+  open_begins_.clear();
+}
+
+std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range range) {
+  std::vector<EventIndex::Entry> chosen;
+  index.for_each([&](const EventIndex::Entry& e) {
+    bool in = false;
+    switch (e.kind) {
+      case EventIndex::kMetadata: in = true; break;
+      case EventIndex::kSpan:
+        in = e.pair.second >= e.pair.first ? range.overlaps(e.pair.first, e.pair.second)
+                                           : range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
+        break;
+      case EventIndex::kPoint: in = e.ts_ns >= range.lo && e.ts_ns <= range.hi; break;
+      case EventIndex::kUntimed: break;
+    }
+    if (in) chosen.push_back(e);
+  });
+  return chosen;
+}
+
+namespace {
+
+class PlainRanges final : public TextRanges {
+ public:
+  explicit PlainRanges(int fd) : fd_(fd) {}
+  ~PlainRanges() override { ::close(fd_); }
+  bool read(uint64_t offset, uint64_t end, std::string* out) override {
+    std::size_t at = out->size();
+    out->resize(at + (end - offset));
+    while (offset < end) {
+      ssize_t n = ::pread(fd_, out->data() + at, end - offset, static_cast<off_t>(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      offset += static_cast<uint64_t>(n);
+      at += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+};
+
+/// Any other text (gzip): read forward from the start, keeping only what is asked for.
+class StreamRanges final : public TextRanges {
+ public:
+  explicit StreamRanges(std::unique_ptr<Source> source) : source_(std::move(source)) {}
+  bool read(uint64_t offset, uint64_t end, std::string* out) override {
+    while (source_->Tell() < offset && !source_->at_end()) source_->Take();
+    while (source_->Tell() < end && !source_->at_end()) *out += source_->Take();
+    return source_->Tell() == end;
+  }
+
+ private:
+  std::unique_ptr<Source> source_;
+};
+
+}  // namespace
+
+std::unique_ptr<TextRanges> TextRanges::open(const std::string& path, std::string* err) {
+  auto source = Source::open(path, err);
+  if (!source) return nullptr;
+  if (source->is_gzip()) return std::make_unique<StreamRanges>(std::move(source));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *err = std::strerror(errno);
+    return nullptr;
+  }
+  return std::make_unique<PlainRanges>(fd);
+}
+
+bool replace_top_level_number(std::string& text, std::string_view key, std::string_view number) {
+  // A small scanner: depth and strings are tracked so a "ts" inside args is not taken.
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '{' || c == '[') ++depth;
+    else if (c == '}' || c == ']') --depth;
+    else if (c == '"') {
+      std::size_t start = i + 1, j = start;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      bool is_key = depth == 1 && std::string_view(text).substr(start, j - start) == key;
+      i = j;
+      if (!is_key) continue;
+      std::size_t k = j + 1;
+      while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) ++k;
+      if (k >= text.size() || text[k] != ':') continue;  // a string value, not a key
+      ++k;
+      while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) ++k;
+      std::size_t v = k;
+      while (v < text.size() && std::strchr("+-0123456789.eE", text[v])) ++v;
+      if (v == k) return false;
+      text.replace(k, v - k, number);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace jqtrace

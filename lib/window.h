@@ -1,0 +1,87 @@
+#pragma once
+// `window`: cut the events of a range out of a trace, keeping each event's text as the
+// file has it. One streaming pass records, per event, where its text is and when it
+// happens (EventIndex: about 13 bytes an event); the scope is resolved after the pass (the
+// markers that define it come last in jobque files); then only the chosen events' text is
+// read again (TextRanges), by offset.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "int_column.h"
+#include "reader.h"
+#include "scope.h"
+
+namespace jqtrace {
+
+/// Where every event of the file is and when it happens, in file order.
+class EventIndex final : public EventSink {
+ public:
+  enum Kind : uint8_t {
+    kMetadata = 0,  ///< ph M: kept in every window (lane and process names)
+    kSpan = 1,      ///< ph X, and B/E (as the pair's span): in a window when it overlaps it
+    kPoint = 2,     ///< every other phase with a ts: in a window when ts is inside it
+    kUntimed = 3,   ///< no usable ts: never in a window
+  };
+  struct Entry {
+    uint64_t offset, end_offset;
+    int64_t ts_ns, dur_ns;  ///< the event's own ts (and dur for X)
+    Kind kind;
+    std::pair<int64_t, int64_t> pair{0, -1};  ///< B/E: the pair's [begin, end]; else empty
+  };
+
+  void on_event(const RawEvent& e, const Interner& names) override;
+  /// Pairs B and E per lane (SPEC §2; a B never closed runs to end_ns): each then belongs to
+  /// the windows its pair's span overlaps, so a window never cuts a pair in half.
+  void finish(int64_t end_ns);
+  std::size_t size() const { return kind_.size(); }
+
+  /// Calls f(entry) for every event, in file order.
+  template <typename F>
+  void for_each(F&& f) const {
+    uint64_t offset = 0;
+    for (std::size_t i = 0; i < size(); ++i) {
+      Entry e;
+      e.offset = offset + static_cast<uint64_t>(gap_[i]);
+      e.end_offset = e.offset + static_cast<uint64_t>(length_[i]);
+      e.ts_ns = ts_[i];
+      e.dur_ns = dur_[i];
+      e.kind = static_cast<Kind>(kind_[i]);
+      auto pair = pair_span_.find(i);
+      if (pair != pair_span_.end()) e.pair = pair->second;
+      offset = e.end_offset;
+      f(e);
+    }
+  }
+
+ private:
+  uint64_t last_end_ = 0;
+  IntColumn gap_, length_, ts_, dur_, kind_;
+  /// B/E bookkeeping: rare in jobque traces, so kept aside, by entry number.
+  std::map<std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>, std::vector<std::size_t>> open_begins_;
+  std::unordered_map<std::size_t, std::pair<int64_t, int64_t>> pair_span_;
+};
+
+/// The events of the index that belong in a window over range (metadata always).
+std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range range);
+
+/// Reads byte ranges of a file's (decompressed) text again, in increasing order.
+class TextRanges {
+ public:
+  /// A plain file is read with pread at the offsets; a gzip file is inflated again from
+  /// the start. Null with *err on failure.
+  static std::unique_ptr<TextRanges> open(const std::string& path, std::string* err);
+  virtual ~TextRanges() = default;
+  /// Appends [offset, end) to *out; offsets must not decrease between calls.
+  virtual bool read(uint64_t offset, uint64_t end, std::string* out) = 0;
+};
+
+/// Replaces the number of the top-level member `key` of a JSON object's text (the
+/// event's own "ts", not one inside args). False when the object has no such member.
+bool replace_top_level_number(std::string& object_text, std::string_view key, std::string_view number);
+
+}  // namespace jqtrace
