@@ -10,12 +10,15 @@ namespace jqtrace::cli {
 void add_scope_options(CLI::App& cmd, ScopeOptions& opts) {
   auto* marker = cmd.add_option("--marker", opts.marker, "Units N (or N..M) of marker KIND, 0-based")
                      ->expected(2)
+                     ->allow_extra_args(false)
                      ->option_text("KIND N[..M]");
   auto* ms = cmd.add_option("--ms", opts.ms, "The range [LO, HI] in milliseconds of the file's clock")
                  ->expected(2)
+                     ->allow_extra_args(false)
                  ->option_text("LO HI");
   auto* us = cmd.add_option("--us", opts.us, "The range [LO, HI] in microseconds of the file's clock")
                  ->expected(2)
+                     ->allow_extra_args(false)
                  ->option_text("LO HI");
   marker->excludes(ms)->excludes(us);
   ms->excludes(us);

@@ -194,13 +194,16 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const std:
 }
 
 /// --format csv|tsv: one row per chosen event.
-bool write_rows(const Trace& trace, const std::vector<EventIndex::Entry>& chosen, TextRanges& text, char sep,
-                Output& out, Written* w) {
+bool write_rows(const Trace& trace, const std::vector<EventIndex::Entry>& chosen, Range range, TextRanges& text,
+                char sep, Output& out, Written* w) {
   std::string doc = delimited_row(
       {"lane", "ts_us", "dur_us", "ph", "name", "category", "stage", "nstages", "chain", "arg", "tag"}, sep);
   Interner names;
   for (const EventIndex::Entry& e : chosen) {
     if (e.kind == EventIndex::kMetadata) continue;
+    // Rows are the events of the range: not the publishes a trace window adds for context.
+    bool x_span = e.kind == EventIndex::kSpan && e.pair.second < e.pair.first;
+    if (x_span && !range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns)) continue;
     std::string event;
     if (!text.read(e.offset, e.end_offset, &event)) return false;
     bool ok = false;
@@ -261,8 +264,8 @@ int run_window(WindowCommandOptions o) {
   bool ok = false;
   switch (o.common.format) {
     case Format::compact: ok = write_compact(o, trace, chosen, range, *text, *out, &w); break;
-    case Format::csv: ok = write_rows(trace, chosen, *text, ',', *out, &w); break;
-    case Format::tsv: ok = write_rows(trace, chosen, *text, '\t', *out, &w); break;
+    case Format::csv: ok = write_rows(trace, chosen, range, *text, ',', *out, &w); break;
+    case Format::tsv: ok = write_rows(trace, chosen, range, *text, '\t', *out, &w); break;
     default: ok = write_trace(o, trace, chosen, range, *text, *out, &w); break;
   }
   if (!ok) {

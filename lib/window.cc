@@ -5,11 +5,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <iterator>
+
+#include "jobque.h"
 #include "source.h"
 
 namespace jqtrace {
 
-void EventIndex::on_event(const RawEvent& e, const Interner&) {
+void EventIndex::on_event(const RawEvent& e, const Interner& names) {
+  if (publish_name_ == Interner::kNone) publish_name_ = names.find(kPublish);
   Kind kind = kUntimed;
   bool timed = e.has_ts && !(e.problems & (kTsNotNumber | kTsOutOfRange));
   if (e.ph == 'M') kind = kMetadata;
@@ -21,19 +26,24 @@ void EventIndex::on_event(const RawEvent& e, const Interner&) {
     if (e.ph == 'B') {
       open.push_back(me);
       pair_span_[me] = {e.ts_ns, e.ts_ns};
+      kind = kSpan;  // selected by the pair's span
     } else if (!open.empty()) {
       std::size_t begin = open.back();
       open.pop_back();
       pair_span_[begin].second = e.ts_ns;
       pair_span_[me] = pair_span_[begin];
+      kind = kSpan;
+    } else {
+      kind = kUntimed;  // an E that closes nothing: analyses drop it, and so do windows
     }
-    kind = kSpan;  // selected by the pair's span (an unmatched E by its own ts)
   }
+  if (e.ph == 'X' && e.name == publish_name_ && e.has_chain) publish_of_[e.chain] = size();
   gap_.push(static_cast<int64_t>(e.offset - last_end_));
   length_.push(static_cast<int64_t>(e.end_offset - e.offset));
   ts_.push(kind == kSpan || kind == kPoint ? e.ts_ns : 0);
   dur_.push(kind == kSpan ? e.dur_ns : 0);
   kind_.push(kind);
+  chain_.push(e.has_chain ? e.chain : 0);
   last_end_ = e.end_offset;
 }
 
@@ -58,7 +68,29 @@ std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range rang
     }
     if (in) chosen.push_back(e);
   });
-  return chosen;
+  // The publishes of the chosen events' chains, from outside the range too.
+  std::vector<std::size_t> wanted;
+  for (const EventIndex::Entry& e : chosen)
+    if (e.chain != 0) wanted.push_back(index.publish_of(e.chain));
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::vector<std::size_t> have;
+  for (const EventIndex::Entry& e : chosen) have.push_back(e.index);
+  std::vector<std::size_t> missing;
+  std::set_difference(wanted.begin(), wanted.end(), have.begin(), have.end(), std::back_inserter(missing));
+  if (!missing.empty() && missing.back() == SIZE_MAX) missing.pop_back();
+  if (missing.empty()) return chosen;
+  std::size_t next = 0;
+  std::vector<EventIndex::Entry> merged;
+  index.for_each([&](const EventIndex::Entry& e) {
+    bool extra = next < missing.size() && missing[next] == e.index;
+    if (extra) ++next;
+    if (extra) merged.push_back(e);
+  });
+  merged.insert(merged.end(), chosen.begin(), chosen.end());
+  std::sort(merged.begin(), merged.end(),
+            [](const EventIndex::Entry& a, const EventIndex::Entry& b) { return a.index < b.index; });
+  return merged;
 }
 
 namespace {

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "flat_map.h"
 #include "int_column.h"
 #include "reader.h"
 #include "scope.h"
@@ -28,10 +29,12 @@ class EventIndex final : public EventSink {
     kUntimed = 3,   ///< no usable ts: never in a window
   };
   struct Entry {
+    std::size_t index;  ///< the event's number in the file
     uint64_t offset, end_offset;
     int64_t ts_ns, dur_ns;  ///< the event's own ts (and dur for X)
     Kind kind;
     std::pair<int64_t, int64_t> pair{0, -1};  ///< B/E: the pair's [begin, end]; else empty
+    int64_t chain = 0;                         ///< jobque args.chain (0: none)
   };
 
   void on_event(const RawEvent& e, const Interner& names) override;
@@ -40,12 +43,20 @@ class EventIndex final : public EventSink {
   void finish(int64_t end_ns);
   std::size_t size() const { return kind_.size(); }
 
+  /// The file-order number of the publish of chain, or SIZE_MAX.
+  std::size_t publish_of(int64_t chain) const {
+    const uint64_t* i = publish_of_.find(chain);
+    return i ? static_cast<std::size_t>(*i) : SIZE_MAX;
+  }
+
   /// Calls f(entry) for every event, in file order.
   template <typename F>
   void for_each(F&& f) const {
     uint64_t offset = 0;
     for (std::size_t i = 0; i < size(); ++i) {
       Entry e;
+      e.index = i;
+      e.chain = chain_[i];
       e.offset = offset + static_cast<uint64_t>(gap_[i]);
       e.end_offset = e.offset + static_cast<uint64_t>(length_[i]);
       e.ts_ns = ts_[i];
@@ -60,13 +71,18 @@ class EventIndex final : public EventSink {
 
  private:
   uint64_t last_end_ = 0;
-  IntColumn gap_, length_, ts_, dur_, kind_;
+  uint32_t publish_name_ = Interner::kNone;
+  IntColumn gap_, length_, ts_, dur_, kind_, chain_;
+  FlatMap<uint64_t> publish_of_;  ///< chain → its publish's event number
   /// B/E bookkeeping: rare in jobque traces, so kept aside, by entry number.
   std::map<std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>, std::vector<std::size_t>> open_begins_;
   std::unordered_map<std::size_t, std::pair<int64_t, int64_t>> pair_span_;
 };
 
-/// The events of the index that belong in a window over range (metadata always).
+/// The events of the index that belong in a window over range, in file order: metadata
+/// always; spans overlapping it (B/E by their pair, unmatched E never); other timed events
+/// inside it; and the publish of every chain with an event there (wherever it is: it carries
+/// the chain's stage count and tag, so the window's categories stay those of the trace).
 std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range range);
 
 /// Reads byte ranges of a file's (decompressed) text again, in increasing order.

@@ -1,0 +1,82 @@
+#include <doctest/doctest.h>
+
+#include "test_util.h"
+#include "window.h"
+
+using namespace jqtrace;
+using namespace jqtrace::test;
+
+namespace {
+struct Indexed {
+  Trace trace;
+  EventIndex index;
+  std::string text;
+};
+void index_of(const std::string& json, Indexed* out) {
+  out->text = json;
+  auto src = Source::from_string(json);
+  LoadOptions load;
+  load.spans = false;
+  load.tee = &out->index;
+  load_trace(*src, &out->trace, nullptr, load);
+  out->index.finish(out->trace.end_ns);
+}
+std::vector<std::string> chosen_text(const Indexed& x, Range r) {
+  std::vector<std::string> out;
+  for (const EventIndex::Entry& e : select_window(x.index, r))
+    out.push_back(x.text.substr(e.offset, e.end_offset - e.offset));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("the index knows where every event's text is") {
+  Indexed x;
+  index_of("{\"traceEvents\":[\n  {\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2} ,\n{\"ph\":\"i\",\"name\":\"b\",\"ts\":5}]}",
+           &x);
+  REQUIRE(x.index.size() == 2);
+  std::vector<std::string> all = chosen_text(x, {0, 100000});
+  CHECK(all == std::vector<std::string>{R"({"ph":"X","name":"a","ts":1,"dur":2})", R"({"ph":"i","name":"b","ts":5})"});
+}
+
+TEST_CASE("spans overlap the window, instants fall inside it, metadata always") {
+  Indexed x;
+  index_of(R"([{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},
+    {"ph":"X","name":"early","ts":0,"dur":10,"pid":1,"tid":1},
+    {"ph":"X","name":"touch","ts":10,"dur":5,"pid":1,"tid":1},
+    {"ph":"i","name":"in","ts":12,"pid":1,"tid":1},
+    {"ph":"i","name":"out","ts":25,"pid":1,"tid":1},
+    {"ph":"X","name":"late","ts":21,"dur":5,"pid":1,"tid":1}])",
+           &x);
+  std::vector<std::string> got = chosen_text(x, {10000, 20000});
+  REQUIRE(got.size() == 4);
+  CHECK(got[0].find("thread_name") != std::string::npos);
+  CHECK(got[1].find("early") != std::string::npos);  // ends exactly at the window's start
+  CHECK(got[2].find("touch") != std::string::npos);
+  CHECK(got[3].find("\"in\"") != std::string::npos);
+}
+
+TEST_CASE("B/E pairs are kept whole when their span overlaps the window") {
+  Indexed x;
+  index_of(R"([{"ph":"B","name":"outer","ts":0,"pid":1,"tid":1},
+    {"ph":"B","name":"before","ts":1,"pid":1,"tid":1},{"ph":"E","ts":2,"pid":1,"tid":1},
+    {"ph":"E","ts":50,"pid":1,"tid":1},
+    {"ph":"B","name":"open","ts":60,"pid":1,"tid":1},
+    {"ph":"X","name":"end","ts":70,"dur":30,"pid":1,"tid":1}])",
+           &x);
+  std::vector<std::string> got = chosen_text(x, {20000, 30000});
+  REQUIRE(got.size() == 2);  // outer's B and E
+  CHECK(got[0].find("outer") != std::string::npos);
+  CHECK(got[1].find("50") != std::string::npos);
+  CHECK(chosen_text(x, {90000, 95000}).size() == 2);  // the unclosed B runs to the end (100)
+}
+
+TEST_CASE("rebasing rewrites the event's own ts, not one inside args or a string") {
+  std::string e = R"({"name":"ts","args":{"ts":5},"ph":"X", "ts" : 1100.5,"dur":100})";
+  CHECK(replace_top_level_number(e, "ts", "100.5"));
+  CHECK(e == R"({"name":"ts","args":{"ts":5},"ph":"X", "ts" : 100.5,"dur":100})");
+  std::string no_ts = R"({"name":"x","args":{"ts":5}})";
+  CHECK_FALSE(replace_top_level_number(no_ts, "ts", "1"));
+  std::string escaped = R"({"name":"a\"ts\"","ts":3})";
+  CHECK(replace_top_level_number(escaped, "ts", "0"));
+  CHECK(escaped == R"({"name":"a\"ts\"","ts":0})");
+}
