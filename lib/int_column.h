@@ -12,9 +12,30 @@
 
 namespace jqtrace {
 
+/// Bytes that grow without a second copy: small buffers by realloc, large ones mapped and
+/// grown by mremap, so a 30 MB column growing to 60 MB never holds 90 MB at once. Bytes past
+/// what is written are never touched, so capacity costs address space, not memory.
+class ColumnBytes {
+ public:
+  ColumnBytes() = default;
+  ColumnBytes(ColumnBytes&& o) noexcept { *this = std::move(o); }
+  ColumnBytes& operator=(ColumnBytes&& o) noexcept;
+  ~ColumnBytes() { release(); }
+  uint8_t* get() const { return data_; }
+  std::size_t capacity() const { return capacity_; }
+  /// Grows (or first allocates) to at least n bytes, keeping the contents.
+  void grow(std::size_t n);
+
+ private:
+  void release();
+  uint8_t* data_ = nullptr;
+  std::size_t capacity_ = 0;
+  bool mapped_ = false;
+};
+
 class IntColumn {
  public:
-  IntColumn() : data_(new uint8_t[8]) {}  // width 0: every access reads this scratch word, masked to 0
+  IntColumn() { data_.grow(8); }  // width 0: every access reads this scratch word, masked to 0
   IntColumn(IntColumn&&) noexcept = default;
   IntColumn& operator=(IntColumn&&) noexcept = default;
 
@@ -65,23 +86,18 @@ class IntColumn {
   __attribute__((noinline)) void push_slow(uint64_t z) {
     if (z > max_for_width_) widen(z);
     std::size_t at = size_ * width_;
-    if (at + 8 > capacity_) reallocate(std::max<std::size_t>(64, capacity_ * 2));
+    if (at + 8 > capacity_) {
+      data_.grow(std::max<std::size_t>(64, capacity_ * 2));
+      capacity_ = data_.capacity();
+    }
     std::memcpy(data_.get() + at, &z, 8);
     ++size_;
-  }
-  /// Uninitialised storage (new T[] of bytes): pages beyond what is written are never
-  /// touched, so capacity costs address space, not resident memory.
-  void reallocate(std::size_t capacity) {
-    std::unique_ptr<uint8_t[]> bigger(new uint8_t[capacity]);
-    if (size_ && width_) std::memcpy(bigger.get(), data_.get(), size_ * width_);
-    data_ = std::move(bigger);
-    capacity_ = capacity;
   }
   void widen(uint64_t z) {
     unsigned w = std::max(width_, 1u);
     while (z > mask(w)) ++w;
-    std::size_t capacity = std::max<std::size_t>(64, size_ * w * 2 + 8);
-    std::unique_ptr<uint8_t[]> wider(new uint8_t[capacity]);
+    ColumnBytes wider;
+    wider.grow(std::max<std::size_t>(64, size_ * w * 2 + 8));
     for (std::size_t i = 0; i < size_; ++i) {
       uint64_t v = 0;
       if (width_) std::memcpy(&v, data_.get() + i * width_, 8);
@@ -89,13 +105,13 @@ class IntColumn {
       std::memcpy(wider.get() + i * w, &v, 8);
     }
     data_ = std::move(wider);
-    capacity_ = capacity;
+    capacity_ = data_.capacity();
     width_ = w;
     max_for_width_ = mask(w);
   }
 
-  std::unique_ptr<uint8_t[]> data_;
-  std::size_t capacity_ = kUnbounded;
+  ColumnBytes data_;
+  std::size_t capacity_ = kUnbounded;  // usable bytes: unbounded while width is 0
   std::size_t size_ = 0;
   unsigned width_ = 0;           // 0: every value so far is zero
   uint64_t max_for_width_ = 0;

@@ -37,7 +37,7 @@ void EventIndex::on_event(const RawEvent& e, const Interner& names) {
       kind = kUntimed;  // an E that closes nothing: analyses drop it, and so do windows
     }
   }
-  if (e.ph == 'X' && e.name == publish_name_ && e.has_chain) publish_of_[e.chain] = size();
+  if (e.ph == 'X' && e.name == publish_name_ && e.has_chain) publish_of_[e.chain] = static_cast<uint32_t>(size());
   gap_.push(static_cast<int64_t>(e.offset - last_end_));
   length_.push(static_cast<int64_t>(e.end_offset - e.offset));
   ts_.push(kind == kSpan || kind == kPoint ? e.ts_ns : 0);

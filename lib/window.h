@@ -45,7 +45,7 @@ class EventIndex final : public EventSink {
 
   /// The file-order number of the publish of chain, or SIZE_MAX.
   std::size_t publish_of(int64_t chain) const {
-    const uint64_t* i = publish_of_.find(chain);
+    const uint32_t* i = publish_of_.find(chain);
     return i ? static_cast<std::size_t>(*i) : SIZE_MAX;
   }
 
@@ -73,7 +73,7 @@ class EventIndex final : public EventSink {
   uint64_t last_end_ = 0;
   uint32_t publish_name_ = Interner::kNone;
   IntColumn gap_, length_, ts_, dur_, kind_, chain_;
-  FlatMap<uint64_t> publish_of_;  ///< chain → its publish's event number
+  FlatMap<uint32_t> publish_of_;  ///< chain → its publish's event number (4 bytes: < 4G events)
   /// B/E bookkeeping: rare in jobque traces, so kept aside, by entry number.
   std::map<std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>, std::vector<std::size_t>> open_begins_;
   std::unordered_map<std::size_t, std::pair<int64_t, int64_t>> pair_span_;
