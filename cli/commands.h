@@ -13,5 +13,6 @@ void setup_validate(CLI::App& app);
 void setup_stats(CLI::App& app);
 void setup_markers(CLI::App& app);
 void setup_window(CLI::App& app);
+void setup_gaps(CLI::App& app);
 
 }  // namespace jqtrace::cli

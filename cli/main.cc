@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   setup_stats(app);
   setup_markers(app);
   setup_window(app);
+  setup_gaps(app);
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());
     return kUsage;

@@ -95,6 +95,25 @@ Distribution DurationSample::summarize() {
   return d;
 }
 
+Distribution summarize_values(std::vector<double> values) {
+  Distribution d;
+  d.count = values.size();
+  if (values.empty()) return d;
+  std::sort(values.begin(), values.end());
+  double sum = 0;
+  for (double v : values) sum += v;
+  d.mean = sum / static_cast<double>(values.size());
+  auto at = [&](std::size_t i) { return values[i]; };
+  std::size_t n = values.size();
+  d.p50 = median_of(n, at);
+  auto pct = [&](int xx) { return n <= 3 ? d.p50 : exclusive(n, xx, at); };
+  d.p90 = pct(90);
+  d.p95 = pct(95);
+  d.p99 = pct(99);
+  d.max = values.back();
+  return d;
+}
+
 std::vector<int64_t> DurationSample::sorted() {
   std::vector<int64_t> all(short_.begin(), short_.end());
   std::sort(all.begin(), all.end());

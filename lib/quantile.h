@@ -37,6 +37,9 @@ class DurationSample {
   double sum_ = 0;
 };
 
+/// A summary of any values (ratios, counts, signed gaps): sorts a copy.
+Distribution summarize_values(std::vector<double> values);
+
 /// The XX-th percentile (1..99) of sorted values by the exclusive method (see above).
 double percentile_exclusive(const std::vector<int64_t>& sorted, int xx);
 /// The median of sorted values.

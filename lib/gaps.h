@@ -1,0 +1,89 @@
+#pragma once
+// `gaps`: the chain, tail, publish and lane-gap metrics of SPEC §2, which the old Python
+// scripts trace_gaps.py, trace_tail.py and trace_publish_tail.py printed, plus idle gaps per
+// lane. A pure function of the trace model and a range (spans overlapping it count, as if
+// the scripts had been run on that window).
+//
+// Unlike the rest of jqtrace, these metrics are computed in double-precision microseconds,
+// in the scripts' order of operations: they round halves the way the scripts did, so every
+// number they printed comes out the same at their precision. Distributions are in µs.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quantile.h"
+#include "scope.h"
+#include "trace.h"
+
+namespace jqtrace {
+
+enum class ClassBy { nstages, category };
+
+struct StageMetrics {
+  int64_t stage = 0;
+  Distribution span_us, busy_us, eff_par, lanes, last_chunk_us;
+  Distribution gap_from_prev_us;  ///< count 0 for the first stage with chunks
+};
+
+struct ChainClass {
+  std::string key;               ///< the stage count, or the category name
+  std::string name;              ///< attn(4st), attn(3st), ffn, final, Nst; or the category
+  uint64_t n = 0;                ///< chains with a publish
+  int64_t chunks_per_chain = 0;  ///< publish arg of the class's first chain (file order)
+  Distribution wall_us, publish_us, first_claim_us;
+  std::vector<StageMetrics> stages;
+};
+
+struct TailMetrics {
+  std::string key, name;
+  int64_t stage = 0;
+  uint64_t n = 0;
+  Distribution span_us, lanes, idle_pct, tail_pct;
+};
+
+struct FatPublish {
+  int64_t ts_ns = 0, dur_ns = 0;
+  int64_t stages = 0, chunks = 0, chain = 0;
+};
+
+struct PublishMetrics {
+  uint64_t count = 0;
+  int64_t fat_ns = 0;  ///< the threshold
+  uint64_t fat_count = 0;
+  Distribution dur_us;
+  std::vector<FatPublish> fat;  ///< the first 12 by time
+  Distribution post_cls_gap_us, next_publish_dur_us;
+};
+
+struct LaneGapMetrics {
+  std::string lane, name;
+  uint64_t gaps = 0;
+  int64_t idle_ns = 0;
+  Distribution gap_us;
+};
+
+struct GapsReport {
+  ClassBy by = ClassBy::nstages;
+  uint64_t chains = 0;  ///< chains with any publish, chunk or caller stage_wait in range
+  uint64_t wakes = 0;
+  Distribution wake_dur_us;
+  std::vector<ChainClass> classes;
+  std::vector<TailMetrics> tail;
+  PublishMetrics publish;
+  std::vector<LaneGapMetrics> lanes;
+};
+
+struct GapsOptions {
+  ClassBy by = ClassBy::nstages;
+  int64_t fat_ns = 5000;  ///< publishes longer than this are "fat"
+};
+
+/// By category when the trace has tagged chains, else by stage count.
+ClassBy default_class_by(const Trace& trace);
+
+GapsReport compute_gaps(const Trace& trace, Range range, const GapsOptions& options);
+
+/// The old scripts' class names: 4 attn(4st), 3 attn(3st), 2 ffn, 1 final, else "Nst".
+std::string stage_count_class_name(int64_t nstages);
+
+}  // namespace jqtrace
