@@ -26,10 +26,11 @@ cat "$trace" > /dev/null  # warm the page cache so every row reads from memory
 # so that a slow spell on the shared machine hits every row alike; each row keeps its
 # fastest run and its largest peak RSS.
 labels=("parse floor (RapidJSON)" "jqtrace validate -j 1" "full model (load-model)" "jqtrace stats -j 1"
-        "jqtrace markers --kind token" "jqtrace window --marker token N")
+        "jqtrace markers --kind token" "jqtrace window --marker token N" "jqtrace gaps -j 1")
 commands=("$build/parse-floor $trace" "$build/jqtrace validate -j 1 $trace" "$build/load-model $trace"
           "$build/jqtrace stats -j 1 $trace" "$build/jqtrace markers -j 1 --kind token $trace"
-          "$build/jqtrace window -q -j 1 --marker token 100 -o $out/window.json $trace")
+          "$build/jqtrace window -q -j 1 --marker token 100 -o $out/window.json $trace"
+          "$build/jqtrace gaps -j 1 $trace")
 declare -a best_s best_kb
 for _ in $(seq "$repeat"); do
   for i in "${!commands[@]}"; do
@@ -47,5 +48,5 @@ for i in "${!labels[@]}"; do
   awk -v n="${labels[$i]}" -v s="${best_s[$i]}" -v kb="${best_kb[$i]}" -v f="${best_s[0]}" -v b="$bytes" 'BEGIN{
     printf "%-28s %8.2f %9.1f %10.1f %8.2f %9.3f\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
 done
-echo "targets: validate <= 1.25x floor and <= 64 MiB; model <= 1.30x floor; stats, markers, window <= 1.35x floor;"
-echo "         model, stats, markers, window RSS/file <= 0.25"
+echo "targets: validate <= 1.25x floor and <= 64 MiB; model <= 1.30x floor; stats, markers, window, gaps <= 1.35x floor;"
+echo "         model, stats, markers, window, gaps RSS/file <= 0.25"
