@@ -227,7 +227,12 @@ int run_gaps(const GapsCommandOptions& o) {
   Range range;
   if (!resolve_scope_options(o.scope, trace, &range)) return kUsage;
   options.by = o.by.empty() ? default_class_by(trace) : (o.by == "category" ? ClassBy::category : ClassBy::nstages);
-  GapsReport report = compute_gaps(trace, range, options);
+  GapsReport report;
+  std::string error;
+  if (!compute_gaps(trace, range, options, &report, &error)) {
+    print_error(fmt::format("{}: {}", display_name(o.file), error));
+    return kInput;
+  }
   auto out = Output::open(o.common);
   if (!out) return kUsage;
   switch (o.common.format) {

@@ -11,10 +11,10 @@ namespace {
 
 constexpr std::size_t kFatShown = 12;
 
-/// A span of the model, by lane and row.
+/// A span of the model: its lane and row packed in 4 bytes (a reference per chunk is the
+/// one per-chunk cost of gaps). The lane takes as few top bits as the lane count needs.
 struct SpanRef {
-  uint32_t lane;
-  uint32_t row;
+  uint32_t packed;
 };
 
 /// The file's microseconds as the scripts' floats: nearest double to the decimal text.
@@ -23,12 +23,15 @@ double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 /// What one chain contributed in the range.
 struct ChainRow {
   int64_t chain = 0;
-  bool published = false;
-  int64_t pub_ts = 0, pub_dur = 0, pub_stage = 0, pub_arg = 0;
-  bool waited = false;
-  double wait_end = 0;           ///< end (µs, ts + dur as the scripts added) of the caller's last stage_wait
+  int64_t pub_ts = 0;
+  double wait_end = 0;      ///< end (µs, ts + dur as the scripts added) of the caller's last stage_wait
+  uint32_t pub_dur = 0;     ///< ns (a publish over 4.29 s is clamped: it is not a publish)
+  int32_t pub_stage = 0;
+  int32_t pub_arg = 0;
   uint32_t chunks = 0;
-  uint32_t first_chunk = 0;      ///< into the chunk order
+  uint32_t first_chunk = 0;  ///< into the chunk order
+  bool published = false;
+  bool waited = false;
 };
 
 struct ClassAccumulator {
@@ -52,8 +55,12 @@ class GapsBuilder {
     fifo_ = t.names.find(kFifoJob);
   }
 
-  GapsReport build() {
+  bool build(GapsReport* out, std::string* error) {
     report_.by = o_.by;
+    if (!size_refs()) {
+      *error = "too many spans to index (a lane with over 2^32 / lanes spans)";
+      return false;
+    }
     find_caller();
     collect_chains();
     order_chunks();
@@ -62,7 +69,8 @@ class GapsBuilder {
     finish_classes();
     publish_metrics();
     lane_gaps();
-    return std::move(report_);
+    *out = std::move(report_);
+    return true;
   }
 
  private:
@@ -103,9 +111,9 @@ class GapsBuilder {
           ChainRow& c = rows_[dense(s.chain[i])];
           c.published = true;
           c.pub_ts = s.ts[i];
-          c.pub_dur = s.dur[i];
-          c.pub_stage = s.stage[i];
-          c.pub_arg = s.arg[i];
+          c.pub_dur = static_cast<uint32_t>(std::min<int64_t>(s.dur[i], UINT32_MAX));
+          c.pub_stage = static_cast<int32_t>(s.stage[i]);
+          c.pub_arg = static_cast<int32_t>(s.arg[i]);
         } else if (name == chunk_) {
           ++rows_[dense(s.chain[i])].chunks;
         } else if (name == stage_wait_ && l == caller_) {
@@ -135,7 +143,7 @@ class GapsBuilder {
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (s.name[i] != chunk_ || !in_range(s, i)) continue;
         ChainRow& c = rows_[*dense_.find(s.chain[i]) - 1];
-        order_[c.first_chunk + c.chunks++] = {static_cast<uint32_t>(l), static_cast<uint32_t>(i)};
+        order_[c.first_chunk + c.chunks++] = ref(l, i);
       }
     }
     for (const ChainRow& c : rows_) {
@@ -144,14 +152,29 @@ class GapsBuilder {
       std::sort(begin, begin + c.chunks, [&](const SpanRef& a, const SpanRef& b) {
         int64_t sa = stage(a), sb = stage(b);
         if (sa != sb) return sa < sb;
-        return a.lane != b.lane ? a.lane < b.lane : a.row < b.row;
+        return a.packed < b.packed;  // lane, then row
       });
     }
   }
 
-  int64_t ts(SpanRef r) const { return t_.lanes[r.lane].spans.ts[r.row]; }
-  int64_t dur(SpanRef r) const { return t_.lanes[r.lane].spans.dur[r.row]; }
-  int64_t stage(SpanRef r) const { return t_.lanes[r.lane].spans.stage[r.row]; }
+  SpanRef ref(std::size_t lane, std::size_t row) const {
+    return {static_cast<uint32_t>((lane << row_bits_) | row)};
+  }
+  uint32_t lane(SpanRef r) const { return row_bits_ >= 32 ? 0 : r.packed >> row_bits_; }
+  uint32_t row(SpanRef r) const { return row_bits_ >= 32 ? r.packed : r.packed & ((1u << row_bits_) - 1); }
+  int64_t ts(SpanRef r) const { return t_.lanes[lane(r)].spans.ts[row(r)]; }
+  int64_t dur(SpanRef r) const { return t_.lanes[lane(r)].spans.dur[row(r)]; }
+  int64_t stage(SpanRef r) const { return t_.lanes[lane(r)].spans.stage[row(r)]; }
+
+  /// Splits the 32 bits of a SpanRef between lane and row; false when the trace is too big.
+  bool size_refs() {
+    unsigned lane_bits = 0;
+    while ((std::size_t{1} << lane_bits) < t_.lanes.size()) ++lane_bits;
+    row_bits_ = 32 - lane_bits;
+    for (const Lane& l : t_.lanes)
+      if (row_bits_ < 32 && l.spans.size() >= (std::size_t{1} << row_bits_)) return false;
+    return true;
+  }
 
   ClassAccumulator& class_of(const ChainRow& c, std::size_t dense_index) {
     int64_t nstages = publish_nstages(c.pub_stage);
@@ -186,7 +209,7 @@ class GapsBuilder {
     double first_worker = 0;
     const SpanRef* chunks = order_.data() + c.first_chunk;
     for (uint32_t k = 0; k < c.chunks; ++k)
-      if (chunks[k].lane != caller_) {
+      if (lane(chunks[k]) != caller_) {
         double t0 = us(ts(chunks[k]));
         first_worker = claimed ? std::min(first_worker, t0) : t0;
         claimed = true;
@@ -211,7 +234,7 @@ class GapsBuilder {
         first = end_k == k ? t0 : std::min(first, t0);
         last = end_k == k ? t1 : std::max(last, t1);
         busy += d;
-        add_lane_end(chunks[end_k].lane, t1);
+        add_lane_end(lane(chunks[end_k]), t1);
       }
       double last_dur = 0;  // the longest chunk among those ending last
       for (uint32_t j = k; j < end_k; ++j) {
@@ -380,6 +403,7 @@ class GapsBuilder {
   GapsOptions o_;
   uint32_t publish_, chunk_, stage_wait_, wake_, fifo_;
   std::size_t caller_ = SIZE_MAX;
+  unsigned row_bits_ = 32;
   FlatMap<uint32_t> dense_;  ///< chain id → dense index + 1
   std::vector<ChainRow> rows_;
   std::vector<SpanRef> order_;
@@ -407,8 +431,9 @@ ClassBy default_class_by(const Trace& trace) {
   return tagged ? ClassBy::category : ClassBy::nstages;
 }
 
-GapsReport compute_gaps(const Trace& trace, Range range, const GapsOptions& options) {
-  return GapsBuilder(trace, range, options).build();
+bool compute_gaps(const Trace& trace, Range range, const GapsOptions& options, GapsReport* report,
+                  std::string* error) {
+  return GapsBuilder(trace, range, options).build(report, error);
 }
 
 }  // namespace jqtrace

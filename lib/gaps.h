@@ -81,7 +81,9 @@ struct GapsOptions {
 /// By category when the trace has tagged chains, else by stage count.
 ClassBy default_class_by(const Trace& trace);
 
-GapsReport compute_gaps(const Trace& trace, Range range, const GapsOptions& options);
+/// False with a reason when the trace is beyond what gaps can index (more than 4G spans).
+bool compute_gaps(const Trace& trace, Range range, const GapsOptions& options, GapsReport* report,
+                  std::string* error);
 
 /// The old scripts' class names: 4 attn(4st), 3 attn(3st), 2 ffn, 1 final, else "Nst".
 std::string stage_count_class_name(int64_t nstages);

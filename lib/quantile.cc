@@ -97,20 +97,28 @@ Distribution DurationSample::summarize() {
 
 Distribution summarize_values(std::vector<double> values) {
   Distribution d;
-  d.count = values.size();
-  if (values.empty()) return d;
-  std::sort(values.begin(), values.end());
+  std::size_t n = values.size();
+  d.count = n;
+  if (n == 0) return d;
   double sum = 0;
   for (double v : values) sum += v;
-  d.mean = sum / static_cast<double>(values.size());
-  auto at = [&](std::size_t i) { return values[i]; };
-  std::size_t n = values.size();
+  d.mean = sum / static_cast<double>(n);
+  // Order statistics by nth_element on what is left, in ascending rank order: O(n).
+  std::size_t from = 0;
+  auto at = [&](std::size_t rank) {
+    if (rank + 1 > from) {
+      std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(from),
+                       values.begin() + static_cast<std::ptrdiff_t>(rank), values.end());
+      from = rank + 1;
+    }
+    return values[rank];
+  };
   d.p50 = median_of(n, at);
   auto pct = [&](int xx) { return n <= 3 ? d.p50 : exclusive(n, xx, at); };
   d.p90 = pct(90);
   d.p95 = pct(95);
   d.p99 = pct(99);
-  d.max = values.back();
+  d.max = at(n - 1);
   return d;
 }
 

@@ -36,7 +36,10 @@ GapsReport gaps_of(const char* sample, ClassBy by, Range* range = nullptr) {
   const Trace& t = load_sample(sample);
   GapsOptions o;
   o.by = by;
-  return compute_gaps(t, range ? *range : whole_trace(t), o);
+  GapsReport g;
+  std::string error;
+  REQUIRE(compute_gaps(t, range ? *range : whole_trace(t), o, &g, &error));
+  return g;
 }
 const ChainClass& cls(const GapsReport& g, const std::string& key) {
   for (const ChainClass& c : g.classes)
@@ -136,7 +139,9 @@ TEST_CASE("tail metrics need 4 lanes: a hand-made stage on 4 lanes") {
                         R"({"ph":"X","pid":0,"tid":3,"ts":0,"dur":20,"name":"chunk","args":{"stage":0,"arg":3,"chain":3}})",
                         R"({"ph":"X","pid":0,"tid":4,"ts":-1,"dur":0.5,"name":"publish","args":{"stage":1,"arg":4,"chain":3}})"}),
               &t);
-  GapsReport g = compute_gaps(t, whole_trace(t), GapsOptions{});
+  GapsReport g;
+  std::string error;
+  REQUIRE(compute_gaps(t, whole_trace(t), GapsOptions{}, &g, &error));
   REQUIRE(g.tail.size() == 1);
   CHECK(g.tail[0].name == "final");
   CHECK(g.tail[0].n == 1);
