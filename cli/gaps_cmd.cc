@@ -97,20 +97,9 @@ void render_delimited(const GapsReport& g, char sep, Output& out) {
     }
 }
 
-/// A distribution of plain numbers (ratios, lane counts, percentages): no unit scaling.
+/// gaps' distributions are in µs or plain numbers already: written as they are.
 void json_plain(JsonDocument& doc, std::string_view key, const Distribution& d) {
-  doc.key(key);
-  doc.w().StartObject();
-  doc.field("count", d.count);
-  if (d.count) {
-    doc.number("mean", d.mean);
-    doc.number("p50", d.p50);
-    doc.number("p90", d.p90);
-    doc.number("p95", d.p95);
-    doc.number("p99", d.p99);
-    doc.number("max", d.max);
-  }
-  doc.w().EndObject();
+  json_distribution(doc, key, d, Units::plain);
 }
 
 void render_json(const GapsReport& g, const std::string& file, Output& out) {

@@ -8,7 +8,6 @@
 #include "load.h"
 #include "markers.h"
 #include "render.h"
-#include "suggest.h"
 
 namespace jqtrace::cli {
 namespace {
@@ -185,12 +184,9 @@ int run_markers(const MarkersCommandOptions& o) {
   std::vector<KindSummary> kinds = summarize_kinds(trace);
   std::vector<UnitRow> rows;
   if (!o.kind.empty()) {
-    std::vector<std::string> names = marker_kinds(trace);
-    if (std::find(names.begin(), names.end(), o.kind) == names.end()) {
-      std::string hint = closest_match(o.kind, names);
-      print_error(fmt::format("unknown marker kind '{}'{}", o.kind,
-                              hint.empty() ? (names.empty() ? " (the trace has no markers)" : "")
-                                           : fmt::format("; did you mean '{}'?", hint)));
+    std::string error;
+    if (!check_marker_kind(trace, o.kind, &error)) {
+      print_error(error);
       return kUsage;
     }
     SpanIndex index(trace);

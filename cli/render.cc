@@ -26,17 +26,17 @@ std::vector<std::string> distribution_fields(const Distribution& d) {
           us_fixed(d.p95),         us_fixed(d.p99),  us_fixed(d.max)};
 }
 
-void json_distribution(JsonDocument& doc, std::string_view key, const Distribution& d) {
+void json_distribution(JsonDocument& doc, std::string_view key, const Distribution& d, Units units) {
   doc.key(key);
   doc.w().StartObject();
   doc.field("count", d.count);
   if (d.count) {
-    doc.us("mean", d.mean);
-    doc.us("p50", d.p50);
-    doc.us("p90", d.p90);
-    doc.us("p95", d.p95);
-    doc.us("p99", d.p99);
-    doc.us("max", d.max);
+    const std::pair<const char*, double> values[] = {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90},
+                                                     {"p95", d.p95},   {"p99", d.p99}, {"max", d.max}};
+    for (const auto& [name, v] : values) {
+      if (units == Units::ns) doc.us(name, v);
+      else doc.number(name, v);
+    }
   }
   doc.w().EndObject();
 }

@@ -15,8 +15,11 @@ std::vector<std::string> distribution_fields(const Distribution& d);
 extern const std::vector<std::string> kDistributionTableHeader;   ///< count mean_us p50_us ...
 extern const std::vector<std::string> kDistributionFieldHeader;   ///< count mean_us ... p95_us ...
 
-/// {"count","mean","p50","p90","p95","p99","max"} in µs, full precision.
-void json_distribution(JsonDocument& doc, std::string_view key, const Distribution& d);
+/// What a distribution's values are: nanoseconds (written as µs) or plain numbers.
+enum class Units { ns, plain };
+
+/// {"count","mean","p50","p90","p95","p99","max"}, full precision (ns written as µs).
+void json_distribution(JsonDocument& doc, std::string_view key, const Distribution& d, Units units = Units::ns);
 
 /// True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG in that order).
 bool utf8_locale();

@@ -40,6 +40,23 @@ std::vector<Unit> units_of(const Trace& trace, std::string_view kind) {
 
 Range whole_trace(const Trace& trace) { return {trace.start_ns, trace.end_ns}; }
 
+bool check_marker_kind(const Trace& trace, std::string_view kind, std::string* error) {
+  std::vector<std::string> kinds = marker_kinds(trace);
+  if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) return true;
+  std::string hint = closest_match(kind, kinds);
+  *error = "unknown marker kind '" + std::string(kind) + "'";
+  if (!hint.empty()) {
+    *error += "; did you mean '" + hint + "'?";
+  } else if (kinds.empty()) {
+    *error += " (the trace has no markers)";
+  } else {
+    *error += " (kinds:";
+    for (const auto& k : kinds) *error += " " + k;
+    *error += ")";
+  }
+  return false;
+}
+
 bool resolve_scope(const Trace& trace, const ScopeRequest& request, Range* range, std::string* error) {
   switch (request.kind) {
     case ScopeRequest::Kind::whole: *range = whole_trace(trace); return true;
@@ -52,19 +69,7 @@ bool resolve_scope(const Trace& trace, const ScopeRequest& request, Range* range
       return true;
     case ScopeRequest::Kind::marker: break;
   }
-  std::vector<std::string> kinds = marker_kinds(trace);
-  if (std::find(kinds.begin(), kinds.end(), request.marker_kind) == kinds.end()) {
-    std::string hint = closest_match(request.marker_kind, kinds);
-    *error = "unknown marker kind '" + request.marker_kind + "'";
-    if (!hint.empty()) *error += "; did you mean '" + hint + "'?";
-    else if (kinds.empty()) *error += " (the trace has no markers)";
-    else {
-      *error += " (kinds:";
-      for (const auto& k : kinds) *error += " " + k;
-      *error += ")";
-    }
-    return false;
-  }
+  if (!check_marker_kind(trace, request.marker_kind, error)) return false;
   std::vector<Unit> units = units_of(trace, request.marker_kind);
   int64_t n = static_cast<int64_t>(units.size());
   if (request.first_unit < 0 || request.last_unit >= n) {

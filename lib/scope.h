@@ -45,6 +45,10 @@ std::vector<std::string> marker_kinds(const Trace& trace);
 /// The units of one kind, in time order (empty when the kind has no markers).
 std::vector<Unit> units_of(const Trace& trace, std::string_view kind);
 
+/// True when kind is a marker kind of the trace; else false with a message naming the
+/// closest kind (or the kinds there are).
+bool check_marker_kind(const Trace& trace, std::string_view kind, std::string* error);
+
 /// The whole trace: [start, end].
 Range whole_trace(const Trace& trace);
 

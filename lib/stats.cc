@@ -128,15 +128,24 @@ class StatsBuilder {
     return (o_.by == GroupBy::category || o_.by == GroupBy::lane) ? kind == SpanKind::chunk : true;
   }
 
+  /// Calls f(row, ts, dur) for the spans of lane that overlap the range, in time order.
+  template <typename F>
+  void for_each_overlapping(std::size_t lane, F&& f) const {
+    const SpanTable& s = t_.lanes[lane].spans;
+    for (std::size_t i = index_.first_candidate(lane, r_.lo); i < s.size(); ++i) {
+      int64_t ts = s.ts[i];
+      if (ts > r_.hi) break;
+      int64_t dur = s.dur[i];
+      if (ts + dur >= r_.lo) f(i, ts, dur);
+    }
+  }
+
   /// SPEC §2 for jobque traces: busy is the clipped time of chunk, fifo_job and publish.
   int64_t walk_jobque_lane(std::size_t lane) {
     const SpanTable& s = t_.lanes[lane].spans;
     int64_t busy = 0;
-    for (std::size_t i = index_.first_candidate(lane, r_.lo); i < s.size(); ++i) {
-      int64_t ts = s.ts[i];
-      if (ts > r_.hi) break;
-      int64_t dur = s.dur[i], end = ts + dur;
-      if (end < r_.lo) continue;
+    for_each_overlapping(lane, [&](std::size_t i, int64_t ts, int64_t dur) {
+      int64_t end = ts + dur;
       int64_t name = s.name[i];
       SpanKind kind = kinds_[static_cast<std::size_t>(name)];
       Group& g = groups_[group_of(lane, i, name, kind)];
@@ -150,7 +159,7 @@ class StatsBuilder {
       if (kind == SpanKind::stage_wait) s_.wait_ns += clipped;
       if (kind == SpanKind::publish) ++s_.publishes;
       if (wants_duration(kind)) g.sample.add(dur);
-    }
+    });
     return busy;
   }
 
@@ -166,11 +175,8 @@ class StatsBuilder {
       groups_[o.group].stats.self_ns += std::max<int64_t>(0, o.clipped - o.children);
       open.pop_back();
     };
-    for (std::size_t i = index_.first_candidate(lane, r_.lo); i < s.size(); ++i) {
-      int64_t ts = s.ts[i];
-      if (ts > r_.hi) break;
-      int64_t dur = s.dur[i], end = ts + dur;
-      if (end < r_.lo) continue;
+    for_each_overlapping(lane, [&](std::size_t i, int64_t ts, int64_t dur) {
+      int64_t end = ts + dur;
       int64_t name = s.name[i];
       std::size_t gi = group_of(lane, i, name, SpanKind::other);
       Group& g = groups_[gi];
@@ -186,7 +192,7 @@ class StatsBuilder {
       open.push_back({gi, end, clipped});
       // The union of span time, clipped to the range.
       int64_t a = std::max(ts, r_.lo), b = std::min(end, r_.hi);
-      if (b <= a) continue;
+      if (b <= a) return;
       if (in_run && a <= run_end) {
         run_end = std::max(run_end, b);
       } else {
@@ -195,7 +201,7 @@ class StatsBuilder {
         run_end = b;
         in_run = true;
       }
-    }
+    });
     while (!open.empty()) close_top();
     if (in_run) busy += run_end - run_start;
     return busy;

@@ -21,17 +21,6 @@ using namespace jqtrace;
 using namespace jqtrace::test;
 
 namespace {
-const Trace& load_sample(const char* name) {
-  static std::map<std::string, Trace> cache;
-  auto [it, added] = cache.try_emplace(name);
-  if (added) {
-    std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    load_string(ss.str(), &it->second);
-  }
-  return it->second;
-}
 GapsReport gaps_of(const char* sample, ClassBy by, Range* range = nullptr) {
   const Trace& t = load_sample(sample);
   GapsOptions o;

@@ -12,18 +12,7 @@ using namespace jqtrace::test;
 
 namespace {
 /// samples/tiny.trace.json: token markers at 0 and 60 us, the trace ends at 128 us.
-Trace& tiny() {
-  static Trace t;
-  static bool loaded = false;
-  if (!loaded) {
-    std::ifstream in(std::string(JQTRACE_SAMPLES) + "/tiny.trace.json");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    load_string(ss.str(), &t);
-    loaded = true;
-  }
-  return t;
-}
+const Trace& tiny() { return load_sample("tiny.trace.json"); }
 ScopeRequest marker(const char* kind, int64_t first, int64_t last) {
   ScopeRequest r;
   r.kind = ScopeRequest::Kind::marker;

@@ -20,18 +20,7 @@ using namespace jqtrace;
 using namespace jqtrace::test;
 
 namespace {
-const Trace& tiny() {
-  static Trace t;
-  static bool loaded = false;
-  if (!loaded) {
-    std::ifstream in(std::string(JQTRACE_SAMPLES) + "/tiny.trace.json");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    load_string(ss.str(), &t);
-    loaded = true;
-  }
-  return t;
-}
+const Trace& tiny() { return load_sample("tiny.trace.json"); }
 RangeStats stats_of(const Trace& t, Range r, GroupBy by = GroupBy::category, bool hist = false) {
   SpanIndex index(t);
   StatsOptions o;

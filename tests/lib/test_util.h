@@ -1,6 +1,9 @@
 #pragma once
 // Helpers for unit tests: run the reader, the model builder or the validator over a trace
 // held in a string, and collect what comes out.
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,19 @@ inline void read_string(const std::string& json, ReadRun& run) {
 inline ReadResult load_string(const std::string& json, Trace* trace) {
   auto src = Source::from_string(json);
   return load_trace(*src, trace, nullptr);
+}
+
+/// The model of samples/NAME, loaded once per test run.
+inline const Trace& load_sample(const std::string& name) {
+  static std::map<std::string, Trace> cache;
+  auto [it, added] = cache.try_emplace(name);
+  if (added) {
+    std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    load_string(ss.str(), &it->second);
+  }
+  return it->second;
 }
 
 struct ValidateRun {
