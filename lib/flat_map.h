@@ -21,6 +21,18 @@ class FlatMap {
     }
     return slots_[i].value;
   }
+  /// Makes room for n entries without growing (growth holds the old and new tables at once).
+  void reserve(std::size_t n) {
+    std::size_t want = 64;
+    while (want * 3 < n * 4) want *= 2;
+    if (want <= slots_.size()) return;
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.resize(want);
+    size_ = 0;
+    for (Slot& s : old)
+      if (s.used) (*this)[s.key] = std::move(s.value);
+  }
   const V* find(int64_t key) const {
     if (slots_.empty()) return nullptr;
     std::size_t i = probe(key);

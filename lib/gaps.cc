@@ -34,6 +34,39 @@ struct ChainRow {
   bool waited = false;
 };
 
+/// Idle gaps between consecutive busy spans of one lane, fed in time order.
+class LaneGaps {
+ public:
+  void busy(int64_t ts, int64_t end) {
+    if (any_ && ts > busy_until_) {
+      gaps_.add(ts - busy_until_);
+      idle_ += ts - busy_until_;
+    }
+    busy_until_ = any_ ? std::max(busy_until_, end) : end;
+    any_ = true;
+  }
+  LaneGapMetrics finish(std::string lane, std::string name) {
+    LaneGapMetrics m;
+    m.lane = std::move(lane);
+    m.name = std::move(name);
+    m.gaps = gaps_.size();
+    m.idle_ns = idle_;
+    Distribution d = gaps_.summarize();
+    for (double* v : {&d.mean, &d.p50, &d.p90, &d.p95, &d.p99, &d.max}) *v /= 1000.0;
+    m.gap_us = d;
+    return m;
+  }
+
+ private:
+  DurationSample gaps_;
+  int64_t idle_ = 0, busy_until_ = 0;
+  bool any_ = false;
+};
+
+struct Pub {
+  int64_t ts, dur, stage, arg, chain;
+};
+
 struct ClassAccumulator {
   ChainClass out;
   std::size_t first_chain = SIZE_MAX;  ///< dense index of its first chain
@@ -68,7 +101,6 @@ class GapsBuilder {
       if (rows_[c].published) chain_metrics(c);
     finish_classes();
     publish_metrics();
-    lane_gaps();
     *out = std::move(report_);
     return true;
   }
@@ -96,14 +128,19 @@ class GapsBuilder {
   }
 
   /// One pass over the spans in range: chains (in order of first appearance), their
-  /// publishes and caller waits, chunk counts, and the wakes.
+  /// publishes and caller waits, chunk counts, the wakes, every publish, and each lane's
+  /// busy spans in time order for its idle gaps.
   void collect_chains() {
+    rows_.reserve(t_.chains.size() + t_.chains.size() / 8 + 16);  // publishes seen, plus orphans
+    dense_.reserve(rows_.capacity());
     std::vector<double> wakes;
     for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
       const SpanTable& s = t_.lanes[l].spans;
+      LaneGaps gaps;
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (!in_range(s, i)) continue;
         int64_t name = s.name[i];
+        if (name == chunk_ || name == fifo_ || name == publish_) gaps.busy(s.ts[i], s.end(i));
         if (name == wake_) {
           ++report_.wakes;
           wakes.push_back(us(s.dur[i]));
@@ -114,6 +151,7 @@ class GapsBuilder {
           c.pub_dur = static_cast<uint32_t>(std::min<int64_t>(s.dur[i], UINT32_MAX));
           c.pub_stage = static_cast<int32_t>(s.stage[i]);
           c.pub_arg = static_cast<int32_t>(s.arg[i]);
+          pubs_.push_back(ref(l, i));
         } else if (name == chunk_) {
           ++rows_[dense(s.chain[i])].chunks;
         } else if (name == stage_wait_ && l == caller_) {
@@ -123,6 +161,7 @@ class GapsBuilder {
           c.waited = true;
         }
       }
+      report_.lanes.push_back(gaps.finish(t_.lane_label(l), t_.lanes[l].thread_name));
     }
     report_.chains = rows_.size();
     report_.wake_dur_us = summarize_values(std::move(wakes));
@@ -331,15 +370,14 @@ class GapsBuilder {
   /// trace_publish_tail.py: publishes by time, the fat ones, and the gap from each
   /// one-stage chain's last chunk to the next publish.
   void publish_metrics() {
-    struct Pub {
-      int64_t ts, dur, stage, arg, chain;
-    };
-    std::vector<Pub> pubs;
-    for (const Lane& lane : t_.lanes) {
-      const SpanTable& s = lane.spans;
-      for (std::size_t i = 0; i < s.size(); ++i)
-        if (s.name[i] == publish_ && in_range(s, i)) pubs.push_back({s.ts[i], s.dur[i], s.stage[i], s.arg[i], s.chain[i]});
+    std::vector<Pub> pubs;  // only now: a reference each was kept during the pass
+    pubs.reserve(pubs_.size());
+    for (SpanRef r : pubs_) {
+      const SpanTable& s = t_.lanes[lane(r)].spans;
+      std::size_t i = row(r);
+      pubs.push_back({s.ts[i], s.dur[i], s.stage[i], s.arg[i], s.chain[i]});
     }
+    std::vector<SpanRef>().swap(pubs_);
     std::stable_sort(pubs.begin(), pubs.end(), [](const Pub& a, const Pub& b) { return a.ts < b.ts; });
     PublishMetrics& m = report_.publish;
     m.count = pubs.size();
@@ -370,34 +408,6 @@ class GapsBuilder {
     m.next_publish_dur_us = summarize_values(std::move(next_durs));
   }
 
-  /// Idle gaps between consecutive busy spans (chunk, fifo_job, publish) of each lane.
-  void lane_gaps() {
-    for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
-      const SpanTable& s = t_.lanes[l].spans;
-      LaneGapMetrics m;
-      m.lane = t_.lane_label(l);
-      m.name = t_.lanes[l].thread_name;
-      DurationSample gaps;
-      bool any = false;
-      int64_t busy_until = 0;
-      for (std::size_t i = 0; i < s.size(); ++i) {
-        int64_t name = s.name[i];
-        if ((name != chunk_ && name != fifo_ && name != publish_) || !in_range(s, i)) continue;
-        if (any && s.ts[i] > busy_until) {
-          gaps.add(s.ts[i] - busy_until);
-          m.idle_ns += s.ts[i] - busy_until;
-        }
-        busy_until = any ? std::max(busy_until, s.end(i)) : s.end(i);
-        any = true;
-      }
-      m.gaps = gaps.size();
-      Distribution d = gaps.summarize();
-      for (double* v : {&d.mean, &d.p50, &d.p90, &d.p95, &d.p99, &d.max}) *v /= 1000.0;
-      m.gap_us = d;
-      report_.lanes.push_back(std::move(m));
-    }
-  }
-
   const Trace& t_;
   Range r_;
   GapsOptions o_;
@@ -407,6 +417,7 @@ class GapsBuilder {
   FlatMap<uint32_t> dense_;  ///< chain id → dense index + 1
   std::vector<ChainRow> rows_;
   std::vector<SpanRef> order_;
+  std::vector<SpanRef> pubs_;
   std::vector<std::pair<uint32_t, double>> lane_ends_;
   std::map<std::string, ClassAccumulator> classes_;
   std::map<std::pair<std::string, int64_t>, TailAccumulator> tails_;
