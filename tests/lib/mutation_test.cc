@@ -7,7 +7,11 @@
 #include <random>
 #include <sstream>
 
+#include "gaps.h"
+#include "markers.h"
+#include "stats.h"
 #include "test_util.h"
+#include "window.h"
 
 using namespace jqtrace;
 using namespace jqtrace::test;
@@ -38,6 +42,46 @@ std::string mutate(std::string s, std::mt19937& rng) {
 }
 
 }  // namespace
+
+namespace {
+/// Every analysis over a damaged trace: none may crash (CI runs this under ASan and UBSan).
+void analyse_everything(const std::string& damaged) {
+  Trace t;
+  if (load_string(damaged, &t).status == ReadStatus::input_error) return;
+  SpanIndex index(t);
+  for (GroupBy by : {GroupBy::category, GroupBy::name, GroupBy::lane, GroupBy::cat}) {
+    StatsOptions o;
+    o.by = by;
+    o.hist = true;
+    compute_stats(t, index, whole_trace(t), o);
+  }
+  for (const KindSummary& k : summarize_kinds(t)) unit_rows(t, index, k.kind);
+  if (t.jobque) {
+    GapsReport g;
+    std::string error;
+    compute_gaps(t, whole_trace(t), GapsOptions{}, &g, &error);
+  }
+  Trace light;
+  EventIndex events;
+  LoadOptions load;
+  load.spans = false;
+  load.tee = &events;
+  auto src = Source::from_string(damaged);
+  load_trace(*src, &light, nullptr, load);
+  events.finish(light.end_ns);
+  for (const EventIndex::Entry& e : select_window(events, whole_trace(light)))
+    REQUIRE(e.end_offset <= damaged.size());
+}
+}  // namespace
+
+TEST_CASE("damaged traces never crash stats, markers, gaps or window") {
+  std::mt19937 rng(7);
+  for (const char* sample : {"tiny.trace.json", "chrome-small.json", "single-lane.trace.json", "array-form.json"}) {
+    std::string original = read_sample(sample);
+    REQUIRE(!original.empty());
+    for (int i = 0; i < 300; ++i) analyse_everything(mutate(original, rng));
+  }
+}
 
 TEST_CASE("damaged traces never crash the validator or the model builder") {
   std::mt19937 rng(20261129);
