@@ -83,12 +83,7 @@ struct Written {
   uint64_t bytes = 0;
 };
 
-std::string lane_label(const RawEvent& e, const Interner& names) {
-  auto id = [&](const ProcessId& p) {
-    return p.is_string ? std::string(names.view(p.text)) : std::to_string(p.number);
-  };
-  return id(e.pid) + ":" + id(e.tid);
-}
+std::string lane_label(const RawEvent& e, const Interner& names) { return jqtrace::lane_label(e.pid, e.tid, names); }
 
 /// --format trace: the chosen events' own text, in file order, in the input's container.
 bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::vector<EventIndex::Entry>& chosen,

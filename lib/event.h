@@ -4,6 +4,7 @@
 // saying what was missing or malformed. Sinks decide what a problem means to them.
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "interner.h"
 #include "source.h"
@@ -18,6 +19,20 @@ struct ProcessId {
   uint32_t text = Interner::kNone;  ///< interned, when is_string
   bool operator==(const ProcessId&) const = default;
 };
+
+/// A lane, (pid, tid), as an ordered key (for maps of lanes).
+using LaneKey = std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>;
+inline LaneKey lane_key(const ProcessId& pid, const ProcessId& tid) {
+  return {pid.is_string, pid.number, pid.text, tid.is_string, tid.number, tid.text};
+}
+
+/// "pid:tid" as people read it, names for string ids.
+inline std::string lane_label(const ProcessId& pid, const ProcessId& tid, const Interner& names) {
+  auto id = [&](const ProcessId& p) {
+    return p.is_string ? std::string(names.view(p.text)) : std::to_string(p.number);
+  };
+  return id(pid) + ":" + id(tid);
+}
 
 /// Field-level problems (bits of RawEvent::problems).
 enum EventProblem : uint32_t {

@@ -51,9 +51,7 @@ class LaneGaps {
     m.name = std::move(name);
     m.gaps = gaps_.size();
     m.idle_ns = idle_;
-    Distribution d = gaps_.summarize();
-    for (double* v : {&d.mean, &d.p50, &d.p90, &d.p95, &d.p99, &d.max}) *v /= 1000.0;
-    m.gap_us = d;
+    m.gap_us = map_values(gaps_.summarize(), [](double ns) { return ns / 1000.0; });
     return m;
   }
 
@@ -319,12 +317,6 @@ class GapsBuilder {
     t.tail.push_back((ends.back() - ends[ends.size() / 2]) / span);
   }
 
-  /// The scripts printed 100 * median(fractions): scale after summarising, as they did.
-  static Distribution percent(Distribution d) {
-    for (double* v : {&d.mean, &d.p50, &d.p90, &d.p95, &d.p99, &d.max}) *v *= 100.0;
-    return d;
-  }
-
   void finish_classes() {
     std::vector<ClassAccumulator*> order;
     for (auto& [key, acc] : classes_) order.push_back(&acc);
@@ -361,8 +353,10 @@ class GapsBuilder {
         m.n = t.span.size();
         m.span_us = summarize_values(std::move(t.span));
         m.lanes = summarize_values(std::move(t.lanes));
-        m.idle_pct = percent(summarize_values(std::move(t.idle)));
-        m.tail_pct = percent(summarize_values(std::move(t.tail)));
+        // The scripts printed 100 * median(fractions): scale after summarising, as they did.
+        auto percent = [](double fraction) { return fraction * 100.0; };
+        m.idle_pct = map_values(summarize_values(std::move(t.idle)), percent);
+        m.tail_pct = map_values(summarize_values(std::move(t.tail)), percent);
         report_.tail.push_back(std::move(m));
       }
   }

@@ -37,6 +37,13 @@ class DurationSample {
   double sum_ = 0;
 };
 
+/// d with f applied to every value (not the count): unit changes, percentages.
+template <typename F>
+Distribution map_values(Distribution d, F&& f) {
+  for (double* v : {&d.mean, &d.p50, &d.p90, &d.p95, &d.p99, &d.max}) *v = f(*v);
+  return d;
+}
+
 /// A summary of any values (ratios, counts, signed gaps): sorts a copy.
 Distribution summarize_values(std::vector<double> values);
 

@@ -10,12 +10,6 @@
 namespace jqtrace {
 namespace {
 
-using LaneKey = std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>;
-
-LaneKey lane_key(const ProcessId& pid, const ProcessId& tid) {
-  return {pid.is_string, pid.number, pid.text, tid.is_string, tid.number, tid.text};
-}
-
 /// A B or E event kept in file order until the pass ends, then paired per lane.
 struct BeginEnd {
   int64_t ts;
@@ -300,11 +294,7 @@ std::size_t Trace::memory_bytes() const {
 }
 
 std::string Trace::lane_label(std::size_t lane) const {
-  const Lane& l = lanes[lane];
-  auto id = [&](const ProcessId& p) {
-    return p.is_string ? std::string(names.view(p.text)) : std::to_string(p.number);
-  };
-  return id(l.pid) + ":" + id(l.tid);
+  return jqtrace::lane_label(lanes[lane].pid, lanes[lane].tid, names);
 }
 
 ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const LoadOptions& options) {

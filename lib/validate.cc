@@ -168,19 +168,14 @@ class Validator final : public EventSink, public DiagnosticSink {
   LaneCheck* lane_for(const RawEvent& e) {
     // Events come lane after lane: the previous event's lane is almost always this one.
     if (last_lane_ && e.pid == last_pid_ && e.tid == last_tid_) return &lanes_[*last_lane_];
-    auto key = std::make_tuple(e.pid.is_string, e.pid.number, e.pid.text, e.tid.is_string, e.tid.number,
-                               e.tid.text);
-    auto [it, added] = lane_index_.try_emplace(key, lanes_.size());
+    auto [it, added] = lane_index_.try_emplace(lane_key(e.pid, e.tid), lanes_.size());
     last_lane_ = it->second;
     last_pid_ = e.pid;
     last_tid_ = e.tid;
     if (added) {
       LaneCheck lane;
       lane.tid = e.tid;
-      auto id = [&](const ProcessId& p) {
-        return p.is_string ? std::string(names_.view(p.text)) : std::to_string(p.number);
-      };
-      lane.label = id(e.pid) + ":" + id(e.tid);
+      lane.label = lane_label(e.pid, e.tid, names_);
       lane.first = e.offset;
       lanes_.push_back(std::move(lane));
     }
@@ -354,7 +349,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   bool truncated_ = false;
   FlatMap<ChainCheck> chains_;
   std::vector<LaneCheck> lanes_;
-  std::map<std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>, std::size_t> lane_index_;
+  std::map<LaneKey, std::size_t> lane_index_;
   std::optional<std::size_t> last_lane_;
   ProcessId last_pid_, last_tid_;
   std::map<uint32_t, FirstSeen> global_instants_;

@@ -21,7 +21,7 @@ void EventIndex::on_event(const RawEvent& e, const Interner& names) {
   else if (e.ph == 'X' && timed && e.has_dur && e.dur_ns >= 0) kind = kSpan;
   else if (timed) kind = kPoint;
   if (timed && (e.ph == 'B' || e.ph == 'E')) {
-    auto& open = open_begins_[{e.pid.is_string, e.pid.number, e.pid.text, e.tid.is_string, e.tid.number, e.tid.text}];
+    auto& open = open_begins_[lane_key(e.pid, e.tid)];
     std::size_t me = size();
     if (e.ph == 'B') {
       open.push_back(me);

@@ -75,7 +75,7 @@ class EventIndex final : public EventSink {
   IntColumn gap_, length_, ts_, dur_, kind_, chain_;
   FlatMap<uint32_t> publish_of_;  ///< chain → its publish's event number (4 bytes: < 4G events)
   /// B/E bookkeeping: rare in jobque traces, so kept aside, by entry number.
-  std::map<std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>, std::vector<std::size_t>> open_begins_;
+  std::map<LaneKey, std::vector<std::size_t>> open_begins_;
   std::unordered_map<std::size_t, std::pair<int64_t, int64_t>> pair_span_;
 };
 
