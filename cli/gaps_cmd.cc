@@ -206,7 +206,9 @@ int run_gaps(const GapsCommandOptions& o) {
     return kUsage;
   }
   Trace trace;
-  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  LoadOptions load;
+  load.categories = false;
+  if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;
   if (!trace.jobque) {
     print_error(fmt::format("{}: not a jobque trace (no jobqueProfile, no publish or chunk spans): gaps has "
                             "nothing to measure; stats works on any trace",
@@ -215,7 +217,7 @@ int run_gaps(const GapsCommandOptions& o) {
   }
   Range range;
   if (!resolve_scope_options(o.scope, trace, &range)) return kUsage;
-  options.by = o.by.empty() ? default_class_by(trace) : (o.by == "category" ? ClassBy::category : ClassBy::nstages);
+  options.by = o.by.empty() ? ClassBy::automatic : (o.by == "category" ? ClassBy::category : ClassBy::nstages);
   GapsReport report;
   std::string error;
   if (!compute_gaps(trace, range, options, &report, &error)) {

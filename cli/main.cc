@@ -1,6 +1,9 @@
 // jqtrace: analyse jobque and Chrome JSON traces. main only dispatches: each subcommand
 // lives in its own file (validate_cmd.cc, ...) and returns its SPEC §3 exit status.
 #include <fmt/core.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <unistd.h>
 
 #include "commands.h"
@@ -32,6 +35,13 @@ bool unknown_command(int argc, char** argv, const CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // glibc raises its mmap threshold each time a large block is freed, after which blocks
+  // of up to 32 MB come from the heap and stay resident when freed. The analyses free
+  // big temporaries (hash tables, sample vectors) mid-run and count on getting the
+  // memory back, so keep the threshold fixed.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
   CLI::App app{"Analyse jobque and Chrome JSON traces, streaming.", "jqtrace"};
   app.set_version_flag("--version", std::string("jqtrace ") + JQTRACE_VERSION);
   app.require_subcommand(1);

@@ -1,10 +1,13 @@
 #include "gaps.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "flat_map.h"
 #include "jobque.h"
+#include "paged_array.h"
 
 namespace jqtrace {
 namespace {
@@ -20,18 +23,18 @@ struct SpanRef {
 /// The file's microseconds as the scripts' floats: nearest double to the decimal text.
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
-/// What one chain contributed in the range.
+/// What one chain contributed in the range: 24 bytes, as the publish is kept by reference.
 struct ChainRow {
-  int64_t chain = 0;
-  int64_t pub_ts = 0;
-  double wait_end = 0;      ///< end (µs, ts + dur as the scripts added) of the caller's last stage_wait
-  uint32_t pub_dur = 0;     ///< ns (a publish over 4.29 s is clamped: it is not a publish)
-  int32_t pub_stage = 0;
-  int32_t pub_arg = 0;
+  double wait_end = kNotWaited;  ///< end (µs, ts + dur as the scripts added) of the caller's last stage_wait
+  uint32_t pub = kNoRef;         ///< SpanRef of its (last) publish
   uint32_t chunks = 0;
-  uint32_t first_chunk = 0;  ///< into the chunk order
-  bool published = false;
-  bool waited = false;
+  uint32_t first_chunk = 0;      ///< into the chunk order
+  uint32_t class_index = 0;      ///< into classes_ (published chains)
+
+  static constexpr double kNotWaited = std::numeric_limits<double>::quiet_NaN();
+  static constexpr uint32_t kNoRef = UINT32_MAX;
+  bool published() const { return pub != kNoRef; }
+  bool waited() const { return !std::isnan(wait_end); }
 };
 
 /// Idle gaps between consecutive busy spans of one lane, fed in time order.
@@ -61,19 +64,51 @@ class LaneGaps {
   bool any_ = false;
 };
 
-struct Pub {
-  int64_t ts, dur, stage, arg, chain;
+/// One (class, stage)'s samples, a value per chain with chunks in that stage. Effective
+/// parallelism is busy / span, derived when summarising; lanes are small counts.
+struct StageSamples {
+  int64_t stage = 0;
+  std::vector<double> span, busy, last, gap;
+  std::vector<uint32_t> lanes;
+  std::vector<double> tail_span, tail_lanes, tail_idle, tail_share;  ///< chains on >= 4 lanes
 };
 
 struct ClassAccumulator {
   ChainClass out;
-  std::size_t first_chain = SIZE_MAX;  ///< dense index of its first chain
   std::vector<double> wall, publish, first_claim;
-  std::map<int64_t, std::vector<double>> span, busy, eff, lanes, last, gap;
+  std::vector<StageSamples> stages;  ///< in order of first appearance; sorted when summarised
+
+  StageSamples& stage(int64_t s) {
+    for (StageSamples& st : stages)
+      if (st.stage == s) return st;
+    stages.emplace_back();
+    stages.back().stage = s;
+    return stages.back();
+  }
 };
 
-struct TailAccumulator {
-  std::vector<double> span, lanes, idle, tail;
+/// One stage of the chain being measured: its chunks' extent, busy sum and lane ends.
+struct StageGroup {
+  int64_t stage = 0;
+  double first = 0, last = 0, busy = 0;
+  double last_dur = 0;  ///< the longest chunk among those ending last
+  std::vector<std::pair<uint32_t, double>> lane_ends;
+
+  void add(uint32_t lane, double t0, double d) {
+    double t1 = t0 + d;
+    bool empty = lane_ends.empty();
+    first = empty ? t0 : std::min(first, t0);
+    if (empty || t1 > last) last_dur = d;
+    else if (t1 == last) last_dur = std::max(last_dur, d);
+    last = empty ? t1 : std::max(last, t1);
+    busy += d;  // in file order (lane after lane), the order the scripts summed in
+    for (auto& [l, e] : lane_ends)
+      if (l == lane) {
+        e = std::max(e, t1);
+        return;
+      }
+    lane_ends.push_back({lane, t1});
+  }
 };
 
 class GapsBuilder {
@@ -87,7 +122,6 @@ class GapsBuilder {
   }
 
   bool build(GapsReport* out, std::string* error) {
-    report_.by = o_.by;
     if (!size_refs()) {
       *error = "too many spans to index (a lane with over 2^32 / lanes spans)";
       return false;
@@ -95,9 +129,10 @@ class GapsBuilder {
     find_caller();
     collect_chains();
     order_chunks();
-    for (std::size_t c = 0; c < rows_.size(); ++c)
-      if (rows_[c].published) chain_metrics(c);
-    finish_classes();
+    report_.by = o_.by == ClassBy::automatic ? (tagged_ ? ClassBy::category : ClassBy::nstages) : o_.by;
+    classify_chains();
+    measure_chains();
+    finish_classes();  // frees the samples before the publish section's arrays exist
     publish_metrics();
     *out = std::move(report_);
     return true;
@@ -115,22 +150,19 @@ class GapsBuilder {
     }
   }
 
-  std::size_t dense(int64_t chain) {
+  ChainRow& row_of(int64_t chain) {
     uint32_t& slot = dense_[chain];
     if (slot == 0) {
       rows_.push_back(ChainRow{});
-      rows_.back().chain = chain;
       slot = static_cast<uint32_t>(rows_.size());
     }
-    return slot - 1;
+    return rows_[slot - 1];
   }
 
   /// One pass over the spans in range: chains (in order of first appearance), their
   /// publishes and caller waits, chunk counts, the wakes, every publish, and each lane's
   /// busy spans in time order for its idle gaps.
   void collect_chains() {
-    rows_.reserve(t_.chains.size() + t_.chains.size() / 8 + 16);  // publishes seen, plus orphans
-    dense_.reserve(rows_.capacity());
     std::vector<double> wakes;
     for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
       const SpanTable& s = t_.lanes[l].spans;
@@ -143,20 +175,15 @@ class GapsBuilder {
           ++report_.wakes;
           wakes.push_back(us(s.dur[i]));
         } else if (name == publish_) {
-          ChainRow& c = rows_[dense(s.chain[i])];
-          c.published = true;
-          c.pub_ts = s.ts[i];
-          c.pub_dur = static_cast<uint32_t>(std::min<int64_t>(s.dur[i], UINT32_MAX));
-          c.pub_stage = static_cast<int32_t>(s.stage[i]);
-          c.pub_arg = static_cast<int32_t>(s.arg[i]);
+          row_of(s.chain[i]).pub = ref(l, i).packed;
           pubs_.push_back(ref(l, i));
+          tagged_ = tagged_ || publish_tag(s.stage[i]) != 0;
         } else if (name == chunk_) {
-          ++rows_[dense(s.chain[i])].chunks;
+          ++row_of(s.chain[i]).chunks;
         } else if (name == stage_wait_ && l == caller_) {
-          ChainRow& c = rows_[dense(s.chain[i])];
+          ChainRow& c = row_of(s.chain[i]);
           double end = us(s.ts[i]) + us(s.dur[i]);
-          c.wait_end = c.waited ? std::max(c.wait_end, end) : end;
-          c.waited = true;
+          c.wait_end = c.waited() ? std::max(c.wait_end, end) : end;
         }
       }
       report_.lanes.push_back(gaps.finish(t_.lane_label(l), t_.lanes[l].thread_name));
@@ -165,11 +192,12 @@ class GapsBuilder {
     report_.wake_dur_us = summarize_values(std::move(wakes));
   }
 
-  /// The chunks grouped by chain (counting sort on the chain's dense index), each chain's
-  /// then sorted by stage and start: memory is one reference per chunk.
+  /// The chunks grouped by chain, in file order within each (a counting sort on the
+  /// chain's dense index): memory is one reference per chunk.
   void order_chunks() {
     uint32_t next = 0;
-    for (ChainRow& c : rows_) {
+    for (std::size_t index = 0; index < rows_.size(); ++index) {
+      ChainRow& c = rows_[index];
       c.first_chunk = next;
       next += c.chunks;
       c.chunks = 0;
@@ -183,15 +211,7 @@ class GapsBuilder {
         order_[c.first_chunk + c.chunks++] = ref(l, i);
       }
     }
-    for (const ChainRow& c : rows_) {
-      auto begin = order_.begin() + c.first_chunk;
-      // By stage, then in file order (lane after lane), the order the scripts summed in.
-      std::sort(begin, begin + c.chunks, [&](const SpanRef& a, const SpanRef& b) {
-        int64_t sa = stage(a), sb = stage(b);
-        if (sa != sb) return sa < sb;
-        return a.packed < b.packed;  // lane, then row
-      });
-    }
+    dense_ = FlatMap<uint32_t>{};  // chain ids are not needed past this point
   }
 
   SpanRef ref(std::size_t lane, std::size_t row) const {
@@ -199,207 +219,234 @@ class GapsBuilder {
   }
   uint32_t lane(SpanRef r) const { return row_bits_ >= 32 ? 0 : r.packed >> row_bits_; }
   uint32_t row(SpanRef r) const { return row_bits_ >= 32 ? r.packed : r.packed & ((1u << row_bits_) - 1); }
-  int64_t ts(SpanRef r) const { return t_.lanes[lane(r)].spans.ts[row(r)]; }
-  int64_t dur(SpanRef r) const { return t_.lanes[lane(r)].spans.dur[row(r)]; }
-  int64_t stage(SpanRef r) const { return t_.lanes[lane(r)].spans.stage[row(r)]; }
+  const SpanTable& spans(SpanRef r) const { return t_.lanes[lane(r)].spans; }
+  int64_t ts(SpanRef r) const { return spans(r).ts[row(r)]; }
+  int64_t dur(SpanRef r) const { return spans(r).dur[row(r)]; }
+  int64_t stage(SpanRef r) const { return spans(r).stage[row(r)]; }
+  int64_t arg(SpanRef r) const { return spans(r).arg[row(r)]; }
+  int64_t chain(SpanRef r) const { return spans(r).chain[row(r)]; }
 
-  /// Splits the 32 bits of a SpanRef between lane and row; false when the trace is too big.
+  /// Splits the 32 bits of a SpanRef between lane and row; false when the trace is too
+  /// big. The all-ones ref is kept free for ChainRow::kNoRef.
   bool size_refs() {
     unsigned lane_bits = 0;
     while ((std::size_t{1} << lane_bits) < t_.lanes.size()) ++lane_bits;
     row_bits_ = 32 - lane_bits;
     for (const Lane& l : t_.lanes)
-      if (row_bits_ < 32 && l.spans.size() >= (std::size_t{1} << row_bits_)) return false;
+      if (l.spans.size() >= (std::size_t{1} << row_bits_) - 1) return false;
     return true;
   }
 
-  ClassAccumulator& class_of(const ChainRow& c, std::size_t dense_index) {
-    int64_t nstages = publish_nstages(c.pub_stage);
-    std::string key, name;
-    if (o_.by == ClassBy::nstages) {
-      key = std::to_string(nstages);
-      name = stage_count_class_name(nstages);
-    } else {
-      key = name = chain_category(nstages, publish_tag(c.pub_stage), t_.profile);
+  /// Gives every published chain its class; classes are made in order of first chain,
+  /// whose publish arg is the class's chunks per chain.
+  void classify_chains() {
+    std::map<int64_t, uint32_t> by_publish_stage;  // a handful of distinct values
+    std::map<std::string, uint32_t> by_key;
+    for (std::size_t index = 0; index < rows_.size(); ++index) {
+      ChainRow& c = rows_[index];
+      if (!c.published()) continue;
+      int64_t pub_stage = stage(SpanRef{c.pub});
+      auto known = by_publish_stage.find(pub_stage);
+      if (known == by_publish_stage.end()) {
+        auto [key, name] = class_key(pub_stage);
+        auto [it, added] = by_key.try_emplace(key, static_cast<uint32_t>(classes_.size()));
+        if (added) {
+          classes_.emplace_back();
+          classes_.back().out.key = key;
+          classes_.back().out.name = name;
+          classes_.back().out.chunks_per_chain = arg(SpanRef{c.pub});
+        }
+        known = by_publish_stage.emplace(pub_stage, it->second).first;
+      }
+      c.class_index = known->second;
     }
-    auto [it, added] = classes_.try_emplace(key);
-    ClassAccumulator& acc = it->second;
-    if (added) {
-      acc.out.key = key;
-      acc.out.name = name;
-    }
-    if (dense_index < acc.first_chain) {
-      acc.first_chain = dense_index;
-      acc.out.chunks_per_chain = c.pub_arg;
-    }
-    return acc;
   }
 
-  void chain_metrics(std::size_t index) {
-    const ChainRow& c = rows_[index];
-    ClassAccumulator& acc = class_of(c, index);
-    ++acc.out.n;
-    double pub_t0 = us(c.pub_ts), pub_end = pub_t0 + us(c.pub_dur);
-    acc.wall.push_back((c.waited ? c.wait_end : pub_end) - pub_t0);
-    acc.publish.push_back(us(c.pub_dur));
+  std::pair<std::string, std::string> class_key(int64_t pub_stage) const {
+    int64_t nstages = publish_nstages(pub_stage);
+    if (report_.by == ClassBy::nstages) return {std::to_string(nstages), stage_count_class_name(nstages)};
+    std::string category = chain_category(nstages, publish_tag(pub_stage), t_.profile);
+    return {category, category};
+  }
+
+  /// One walk over the published chains in order of first appearance (which reads the
+  /// chunk references and the span columns front to back): every per-chain and per-stage
+  /// sample, and the end of each one-stage chain for the publish section. Rows and chunk
+  /// references are released as they are read, as the samples grow.
+  void measure_chains() {
+    for (std::size_t index = 0; index < rows_.size(); ++index) {
+      const ChainRow& c = rows_[index];
+      rows_.release_before(index);
+      order_.release_before(c.first_chunk);
+      if (!c.published()) continue;
+      ClassAccumulator& acc = classes_[c.class_index];
+      SpanRef pub{c.pub};
+      double pub_t0 = us(ts(pub)), pub_end = pub_t0 + us(dur(pub));
+      acc.wall.push_back((c.waited() ? c.wait_end : pub_end) - pub_t0);
+      acc.publish.push_back(us(dur(pub)));
+      group_stages(c, pub_end, acc);
+      if (publish_nstages(stage(pub)) == 1 && group_count_ > 0) {
+        double end = groups_[0].last;
+        for (std::size_t g = 1; g < group_count_; ++g) end = std::max(end, groups_[g].last);
+        one_stage_ends_.push_back(end);
+      }
+      for (std::size_t g = 0; g < group_count_; ++g)
+        stage_sample(acc.stage(groups_[g].stage), groups_[g], g ? &groups_[g - 1] : nullptr);
+    }
+    rows_.clear();
+    order_.clear();
+  }
+
+  /// Splits chain c's chunks into groups_ by stage (ascending; file order within each)
+  /// and records the first claim by a worker after the publish.
+  void group_stages(const ChainRow& c, double pub_end, ClassAccumulator& acc) {
+    group_count_ = 0;
     bool claimed = false;
     double first_worker = 0;
-    const SpanRef* chunks = order_.data() + c.first_chunk;
-    for (uint32_t k = 0; k < c.chunks; ++k)
-      if (lane(chunks[k]) != caller_) {
-        double t0 = us(ts(chunks[k]));
+    for (uint32_t k = 0; k < c.chunks; ++k) {
+      SpanRef chunk = order_[c.first_chunk + k];
+      uint32_t l = lane(chunk);
+      double t0 = us(ts(chunk));
+      if (l != caller_) {
         first_worker = claimed ? std::min(first_worker, t0) : t0;
         claimed = true;
       }
-    if (claimed) acc.first_claim.push_back(first_worker - pub_end);
-    stage_metrics(c, acc);
-  }
-
-  /// Per stage with chunks: span, busy, effective parallelism, lanes, last chunk, the gap
-  /// from the previous stage; and the tail metrics of stages on 4 lanes or more.
-  void stage_metrics(const ChainRow& c, ClassAccumulator& acc) {
-    const SpanRef* chunks = order_.data() + c.first_chunk;
-    bool have_prev = false;
-    double prev_end = 0;
-    for (uint32_t k = 0; k < c.chunks;) {
-      int64_t s = stage(chunks[k]);
-      uint32_t end_k = k;
-      double first = 0, last = 0, busy = 0;
-      lane_ends_.clear();
-      for (; end_k < c.chunks && stage(chunks[end_k]) == s; ++end_k) {
-        double t0 = us(ts(chunks[end_k])), d = us(dur(chunks[end_k])), t1 = t0 + d;
-        first = end_k == k ? t0 : std::min(first, t0);
-        last = end_k == k ? t1 : std::max(last, t1);
-        busy += d;
-        add_lane_end(lane(chunks[end_k]), t1);
-      }
-      double last_dur = 0;  // the longest chunk among those ending last
-      for (uint32_t j = k; j < end_k; ++j) {
-        double t0 = us(ts(chunks[j])), d = us(dur(chunks[j]));
-        if (t0 + d == last) last_dur = std::max(last_dur, d);
-      }
-      double span = last - first;
-      acc.span[s].push_back(span);
-      acc.busy[s].push_back(busy);
-      acc.eff[s].push_back(span > 0 ? busy / span : 1.0);
-      acc.lanes[s].push_back(static_cast<double>(lane_ends_.size()));
-      acc.last[s].push_back(last_dur);
-      if (have_prev) acc.gap[s].push_back(first - prev_end);
-      tail_metrics(acc.out, s, first, busy);
-      have_prev = true;
-      prev_end = last;
-      k = end_k;
+      group_for(stage(chunk)).add(l, t0, us(dur(chunk)));
     }
+    if (claimed) acc.first_claim.push_back(first_worker - pub_end);
+    std::sort(groups_.begin(), groups_.begin() + static_cast<std::ptrdiff_t>(group_count_),
+              [](const StageGroup& a, const StageGroup& b) { return a.stage < b.stage; });
   }
 
-  void add_lane_end(uint32_t lane, double end) {
-    for (auto& [l, e] : lane_ends_)
-      if (l == lane) {
-        e = std::max(e, end);
-        return;
-      }
-    lane_ends_.push_back({lane, end});
+  /// The group of stage s among the first group_count_ (reused between chains).
+  StageGroup& group_for(int64_t s) {
+    for (std::size_t g = 0; g < group_count_; ++g)
+      if (groups_[g].stage == s) return groups_[g];
+    if (group_count_ == groups_.size()) groups_.emplace_back();
+    StageGroup& group = groups_[group_count_++];
+    group.stage = s;
+    group.lane_ends.clear();
+    group.busy = 0;
+    return group;
   }
 
-  /// SPEC §2 tail metrics, for a (chain, stage) on 4 lanes or more with a positive span.
-  void tail_metrics(const ChainClass& cls, int64_t s, double first, double busy) {
-    if (lane_ends_.size() < 4) return;
+  /// Per stage with chunks: span, busy, lanes, last chunk, the gap from the previous
+  /// stage; and the tail sample of a stage on 4 lanes or more with a positive span.
+  static void stage_sample(StageSamples& out, const StageGroup& g, const StageGroup* prev) {
+    out.span.push_back(g.last - g.first);
+    out.busy.push_back(g.busy);
+    out.lanes.push_back(static_cast<uint32_t>(g.lane_ends.size()));
+    out.last.push_back(g.last_dur);
+    if (prev) out.gap.push_back(g.first - prev->last);
+    if (g.lane_ends.size() < 4) return;
     std::vector<double> ends;
-    for (const auto& le : lane_ends_) ends.push_back(le.second);
+    ends.reserve(g.lane_ends.size());
+    for (const auto& le : g.lane_ends) ends.push_back(le.second);
     std::sort(ends.begin(), ends.end());
-    double span = ends.back() - first;
+    double span = ends.back() - g.first;
     if (span <= 0) return;
     double lanes = static_cast<double>(ends.size());
-    TailAccumulator& t = tails_[{cls.key, s}];
-    t.span.push_back(span);
-    t.lanes.push_back(lanes);
-    t.idle.push_back(1.0 - busy / (span * lanes));  // fractions, as the script kept them
-    t.tail.push_back((ends.back() - ends[ends.size() / 2]) / span);
+    out.tail_span.push_back(span);
+    out.tail_lanes.push_back(lanes);
+    out.tail_idle.push_back(1.0 - g.busy / (span * lanes));  // fractions, as the script kept them
+    out.tail_share.push_back((ends.back() - ends[ends.size() / 2]) / span);
   }
 
+  /// The old scripts' order: most stages first; categories in order of first appearance.
   void finish_classes() {
-    std::vector<ClassAccumulator*> order;
-    for (auto& [key, acc] : classes_) order.push_back(&acc);
-    // The old scripts' order: most stages first; categories in order of first appearance.
-    std::sort(order.begin(), order.end(), [&](ClassAccumulator* a, ClassAccumulator* b) {
-      if (o_.by == ClassBy::nstages) return std::stoll(a->out.key) > std::stoll(b->out.key);
-      return a->first_chain < b->first_chain;
-    });
-    for (ClassAccumulator* acc : order) {
-      ChainClass& out = acc->out;
-      out.wall_us = summarize_values(std::move(acc->wall));
-      out.publish_us = summarize_values(std::move(acc->publish));
-      out.first_claim_us = summarize_values(std::move(acc->first_claim));
-      for (auto& [s, spans] : acc->span) {
-        StageMetrics m;
-        m.stage = s;
-        m.span_us = summarize_values(std::move(spans));
-        m.busy_us = summarize_values(std::move(acc->busy[s]));
-        m.eff_par = summarize_values(std::move(acc->eff[s]));
-        m.lanes = summarize_values(std::move(acc->lanes[s]));
-        m.last_chunk_us = summarize_values(std::move(acc->last[s]));
-        m.gap_from_prev_us = summarize_values(std::move(acc->gap[s]));
-        out.stages.push_back(std::move(m));
-      }
-      report_.classes.push_back(std::move(out));
+    std::vector<std::size_t> order(classes_.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    if (report_.by == ClassBy::nstages)
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::stoll(classes_[a].out.key) > std::stoll(classes_[b].out.key);
+      });
+    for (std::size_t k : order) summarize_class(classes_[k]);
+  }
+
+  void summarize_class(ClassAccumulator& acc) {
+    ChainClass& out = acc.out;
+    out.n = acc.wall.size();
+    out.wall_us = summarize_values(std::move(acc.wall));
+    out.publish_us = summarize_values(std::move(acc.publish));
+    out.first_claim_us = summarize_values(std::move(acc.first_claim));
+    std::sort(acc.stages.begin(), acc.stages.end(),
+              [](const StageSamples& a, const StageSamples& b) { return a.stage < b.stage; });
+    for (StageSamples& samples : acc.stages) {
+      StageMetrics m;
+      m.stage = samples.stage;
+      std::vector<double> eff(samples.span.size());
+      for (std::size_t i = 0; i < eff.size(); ++i)
+        eff[i] = samples.span[i] > 0 ? samples.busy[i] / samples.span[i] : 1.0;
+      m.eff_par = summarize_values(std::move(eff));
+      m.span_us = summarize_values(std::move(samples.span));
+      m.busy_us = summarize_values(std::move(samples.busy));
+      m.lanes = summarize_values(std::vector<double>(samples.lanes.begin(), samples.lanes.end()));
+      m.last_chunk_us = summarize_values(std::move(samples.last));
+      m.gap_from_prev_us = summarize_values(std::move(samples.gap));
+      out.stages.push_back(std::move(m));
+      if (!samples.tail_span.empty()) report_.tail.push_back(tail_metrics(out, samples));
+      samples = StageSamples{};
     }
-    for (const ChainClass& cls : report_.classes)
-      for (auto& [key, t] : tails_) {
-        if (key.first != cls.key) continue;
-        TailMetrics m;
-        m.key = cls.key;
-        m.name = cls.name;
-        m.stage = key.second;
-        m.n = t.span.size();
-        m.span_us = summarize_values(std::move(t.span));
-        m.lanes = summarize_values(std::move(t.lanes));
-        // The scripts printed 100 * median(fractions): scale after summarising, as they did.
-        auto percent = [](double fraction) { return fraction * 100.0; };
-        m.idle_pct = map_values(summarize_values(std::move(t.idle)), percent);
-        m.tail_pct = map_values(summarize_values(std::move(t.tail)), percent);
-        report_.tail.push_back(std::move(m));
-      }
+    report_.classes.push_back(std::move(out));
+    acc = ClassAccumulator{};
+  }
+
+  static TailMetrics tail_metrics(const ChainClass& cls, StageSamples& samples) {
+    TailMetrics m;
+    m.key = cls.key;
+    m.name = cls.name;
+    m.stage = samples.stage;
+    m.n = samples.tail_span.size();
+    m.span_us = summarize_values(std::move(samples.tail_span));
+    m.lanes = summarize_values(std::move(samples.tail_lanes));
+    // The scripts printed 100 * median(fractions): scale after summarising, as they did.
+    auto percent = [](double fraction) { return fraction * 100.0; };
+    m.idle_pct = map_values(summarize_values(std::move(samples.tail_idle)), percent);
+    m.tail_pct = map_values(summarize_values(std::move(samples.tail_share)), percent);
+    return m;
   }
 
   /// trace_publish_tail.py: publishes by time, the fat ones, and the gap from each
   /// one-stage chain's last chunk to the next publish.
   void publish_metrics() {
-    std::vector<Pub> pubs;  // only now: a reference each was kept during the pass
-    pubs.reserve(pubs_.size());
-    for (SpanRef r : pubs_) {
-      const SpanTable& s = t_.lanes[lane(r)].spans;
-      std::size_t i = row(r);
-      pubs.push_back({s.ts[i], s.dur[i], s.stage[i], s.arg[i], s.chain[i]});
+    sort_publishes();
+    PublishMetrics& m = report_.publish;
+    m.count = pubs_.size();
+    m.fat_ns = o_.fat_ns;
+    std::vector<double> starts, durs;
+    starts.reserve(pubs_.size());
+    durs.reserve(pubs_.size());
+    for (SpanRef p : pubs_) {
+      starts.push_back(us(ts(p)));
+      durs.push_back(us(dur(p)));
+      if (dur(p) <= o_.fat_ns) continue;
+      ++m.fat_count;
+      if (m.fat.size() < kFatShown)
+        m.fat.push_back({ts(p), dur(p), publish_nstages(stage(p)), arg(p), chain(p)});
     }
     std::vector<SpanRef>().swap(pubs_);
-    std::stable_sort(pubs.begin(), pubs.end(), [](const Pub& a, const Pub& b) { return a.ts < b.ts; });
-    PublishMetrics& m = report_.publish;
-    m.count = pubs.size();
-    m.fat_ns = o_.fat_ns;
-    std::vector<double> durs;
-    for (const Pub& p : pubs) {
-      durs.push_back(us(p.dur));
-      if (p.dur <= o_.fat_ns) continue;
-      ++m.fat_count;
-      if (m.fat.size() < kFatShown) m.fat.push_back({p.ts, p.dur, publish_nstages(p.stage), p.arg, p.chain});
-    }
-    m.dur_us = summarize_values(std::move(durs));
     std::vector<double> gaps, next_durs;
-    for (const ChainRow& c : rows_) {
-      if (!c.published || publish_nstages(c.pub_stage) != 1 || c.chunks == 0) continue;
-      double end = 0;
-      for (uint32_t k = 0; k < c.chunks; ++k) {
-        SpanRef r = order_[c.first_chunk + k];
-        end = k ? std::max(end, us(ts(r)) + us(dur(r))) : us(ts(r)) + us(dur(r));
-      }
-      auto next = std::upper_bound(pubs.begin(), pubs.end(), end,
-                                   [](double v, const Pub& p) { return v < us(p.ts); });
-      if (next == pubs.end()) continue;
-      gaps.push_back(us(next->ts) - end);
-      next_durs.push_back(us(next->dur));
+    for (double end : one_stage_ends_) {
+      auto next = std::upper_bound(starts.begin(), starts.end(), end);
+      if (next == starts.end()) continue;
+      gaps.push_back(*next - end);
+      next_durs.push_back(durs[static_cast<std::size_t>(next - starts.begin())]);
     }
+    std::vector<double>().swap(one_stage_ends_);
+    m.dur_us = summarize_values(std::move(durs));
     m.post_cls_gap_us = summarize_values(std::move(gaps));
     m.next_publish_dur_us = summarize_values(std::move(next_durs));
+  }
+
+  /// Publishes by start time, ties in file order. Usually already so (one caller lane).
+  void sort_publishes() {
+    auto by_start = [&](SpanRef a, SpanRef b) { return ts(a) < ts(b); };
+    if (std::is_sorted(pubs_.begin(), pubs_.end(), by_start)) return;
+    std::vector<std::pair<int64_t, SpanRef>> keyed;
+    keyed.reserve(pubs_.size());
+    for (SpanRef p : pubs_) keyed.push_back({ts(p), p});
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < keyed.size(); ++i) pubs_[i] = keyed[i].second;
   }
 
   const Trace& t_;
@@ -408,13 +455,15 @@ class GapsBuilder {
   uint32_t publish_, chunk_, stage_wait_, wake_, fifo_;
   std::size_t caller_ = SIZE_MAX;
   unsigned row_bits_ = 32;
-  FlatMap<uint32_t> dense_;  ///< chain id → dense index + 1
-  std::vector<ChainRow> rows_;
-  std::vector<SpanRef> order_;
+  bool tagged_ = false;      ///< a publish in range carries a category tag
+  FlatMap<uint32_t> dense_;  ///< chain id → dense index + 1 (freed once chunks are ordered)
+  PagedArray<ChainRow> rows_;  ///< by dense index
+  PagedArray<SpanRef> order_;  ///< chunk references grouped by chain
   std::vector<SpanRef> pubs_;
-  std::vector<std::pair<uint32_t, double>> lane_ends_;
-  std::map<std::string, ClassAccumulator> classes_;
-  std::map<std::pair<std::string, int64_t>, TailAccumulator> tails_;
+  std::vector<ClassAccumulator> classes_;  ///< in order of first chain
+  std::vector<StageGroup> groups_;         ///< the current chain's stages (first group_count_)
+  std::size_t group_count_ = 0;
+  std::vector<double> one_stage_ends_;     ///< last chunk end of each one-stage chain
   GapsReport report_;
 };
 
@@ -428,12 +477,6 @@ std::string stage_count_class_name(int64_t nstages) {
     case 1: return "final";
     default: return std::to_string(nstages) + "st";
   }
-}
-
-ClassBy default_class_by(const Trace& trace) {
-  bool tagged = false;
-  trace.chains.for_each([&](int64_t, const ChainInfo& c) { tagged = tagged || c.tag != 0; });
-  return tagged ? ClassBy::category : ClassBy::nstages;
 }
 
 bool compute_gaps(const Trace& trace, Range range, const GapsOptions& options, GapsReport* report,

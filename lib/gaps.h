@@ -17,7 +17,8 @@
 
 namespace jqtrace {
 
-enum class ClassBy { nstages, category };
+/// automatic: by category when a publish in range carries a category tag, else by stage count.
+enum class ClassBy { automatic, nstages, category };
 
 struct StageMetrics {
   int64_t stage = 0;
@@ -63,7 +64,7 @@ struct LaneGapMetrics {
 };
 
 struct GapsReport {
-  ClassBy by = ClassBy::nstages;
+  ClassBy by = ClassBy::nstages;  ///< never automatic: what was used
   uint64_t chains = 0;  ///< chains with any publish, chunk or caller stage_wait in range
   uint64_t wakes = 0;
   Distribution wake_dur_us;
@@ -74,12 +75,9 @@ struct GapsReport {
 };
 
 struct GapsOptions {
-  ClassBy by = ClassBy::nstages;
+  ClassBy by = ClassBy::automatic;
   int64_t fat_ns = 5000;  ///< publishes longer than this are "fat"
 };
-
-/// By category when the trace has tagged chains, else by stage count.
-ClassBy default_class_by(const Trace& trace);
 
 /// False with a reason when the trace is beyond what gaps can index (more than 4G spans).
 bool compute_gaps(const Trace& trace, Range range, const GapsOptions& options, GapsReport* report,

@@ -44,7 +44,7 @@ class TraceBuilder final : public EventSink {
     for (Lane& lane : t_.lanes) sort_by_time(lane.spans);
     sort_instants();
     t_.jobque = t_.jobque || t_.profile.present;
-    if (t_.jobque) resolve_categories();
+    if (t_.jobque && options_.categories) resolve_categories();
   }
 
  private:

@@ -72,7 +72,7 @@ TEST_CASE("gaps chain classes by stage count, most stages first") {
 
 TEST_CASE("gaps classes by category") {
   GapsReport g = gaps_of("tiny.trace.json", ClassBy::category);
-  CHECK(default_class_by(load_sample("tiny.trace.json")) == ClassBy::category);
+  CHECK(gaps_of("tiny.trace.json", ClassBy::automatic).by == ClassBy::category);
   CHECK(cls(g, "attn chain").n == 1);
   CHECK(cls(g, "ffn chain").stages.size() == 1);
 }
@@ -138,4 +138,90 @@ TEST_CASE("tail metrics need 4 lanes: a hand-made stage on 4 lanes") {
   CHECK(g.tail[0].lanes.p50 == 4.0);
   CHECK(g.tail[0].idle_pct.p50 == doctest::Approx(30.0));
   CHECK(g.tail[0].tail_pct.p50 == doctest::Approx(30.0));
+}
+
+TEST_CASE("gaps groups a chain's chunks by stage whatever their file order") {
+  // Chain 3, two stages, chunks written stage 1 first: stage 0 = [0,10] lane 0 and [2,6]
+  // lane 1 (busy 14, span 10, last chunk 10); stage 1 = [12,15] lane 0 and [11,16] lane 1
+  // (busy 8, span 5, last chunk 5, gap from stage 0: 11 - 10 = 1).
+  Trace t;
+  load_string(trace_of({R"({"ph":"X","pid":0,"tid":0,"ts":12,"dur":3,"name":"chunk","args":{"stage":1,"arg":0,"chain":3}})",
+                        R"({"ph":"X","pid":0,"tid":0,"ts":0,"dur":10,"name":"chunk","args":{"stage":0,"arg":0,"chain":3}})",
+                        R"({"ph":"X","pid":0,"tid":1,"ts":11,"dur":5,"name":"chunk","args":{"stage":1,"arg":1,"chain":3}})",
+                        R"({"ph":"X","pid":0,"tid":1,"ts":2,"dur":4,"name":"chunk","args":{"stage":0,"arg":1,"chain":3}})",
+                        R"({"ph":"X","pid":0,"tid":1,"ts":-2,"dur":1,"name":"publish","args":{"stage":2,"arg":4,"chain":3}})"}),
+              &t);
+  GapsReport g;
+  std::string error;
+  REQUIRE(compute_gaps(t, whole_trace(t), GapsOptions{}, &g, &error));
+  REQUIRE(g.classes.size() == 1);
+  const ChainClass& c = g.classes[0];
+  REQUIRE(c.stages.size() == 2);
+  CHECK(c.stages[0].span_us.p50 == 10.0);
+  CHECK(c.stages[0].busy_us.p50 == 14.0);
+  CHECK(c.stages[0].last_chunk_us.p50 == 10.0);
+  CHECK(c.stages[0].gap_from_prev_us.count == 0);
+  CHECK(c.stages[1].span_us.p50 == 5.0);
+  CHECK(c.stages[1].busy_us.p50 == 8.0);
+  CHECK(c.stages[1].eff_par.p50 == doctest::Approx(1.6));
+  CHECK(c.stages[1].lanes.p50 == 2.0);
+  CHECK(c.stages[1].gap_from_prev_us.p50 == 1.0);
+}
+
+TEST_CASE("gaps over more chains and chunks than one page of its arrays holds") {
+  // 70,000 one-stage chains (rows and chunk references span several 65,536-entry pages,
+  // released as they are read): chain i publishes at 20i, chunks [20i+2, +3] on lane 0
+  // and [20i+3, +4] on lane 1: span 5, busy 7, 2 lanes; the next publish follows 13 later.
+  std::vector<std::string> events;
+  constexpr int kChains = 70000;
+  for (int i = 0; i < kChains; ++i) {
+    std::string chain = std::to_string(i + 1), ts = std::to_string(20 * i);
+    events.push_back(R"({"ph":"X","pid":0,"tid":0,"ts":)" + std::to_string(20 * i + 2) +
+                     R"(,"dur":3,"name":"chunk","args":{"stage":0,"arg":0,"chain":)" + chain + "}}");
+    events.push_back(R"({"ph":"X","pid":0,"tid":1,"ts":)" + std::to_string(20 * i + 3) +
+                     R"(,"dur":4,"name":"chunk","args":{"stage":0,"arg":1,"chain":)" + chain + "}}");
+    events.push_back(R"({"ph":"X","pid":0,"tid":2,"ts":)" + ts +
+                     R"(,"dur":1,"name":"publish","args":{"stage":1,"arg":2,"chain":)" + chain + "}}");
+  }
+  Trace t;
+  load_string(trace_of(events), &t);
+  GapsReport g;
+  std::string error;
+  REQUIRE(compute_gaps(t, whole_trace(t), GapsOptions{}, &g, &error));
+  CHECK(g.chains == kChains);
+  REQUIRE(g.classes.size() == 1);
+  CHECK(g.classes[0].n == kChains);
+  REQUIRE(g.classes[0].stages.size() == 1);
+  const StageMetrics& s = g.classes[0].stages[0];
+  CHECK(s.span_us.count == kChains);
+  CHECK(s.span_us.max == 5.0);
+  CHECK(s.busy_us.p50 == 7.0);
+  CHECK(s.lanes.p99 == 2.0);
+  CHECK(g.publish.post_cls_gap_us.count == kChains - 1);
+  CHECK(g.publish.post_cls_gap_us.max == 13.0);
+}
+
+TEST_CASE("gaps needs no chain table: a model loaded without categories gives the same report") {
+  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/decode-small.trace.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  Trace full, lean;
+  load_string(text.str(), &full);
+  auto src = Source::from_string(text.str());
+  LoadOptions options;
+  options.categories = false;
+  load_trace(*src, &lean, nullptr, options);
+  CHECK(lean.chains.size() == 0);
+  GapsReport a, b;
+  std::string error;
+  REQUIRE(compute_gaps(full, whole_trace(full), GapsOptions{}, &a, &error));
+  REQUIRE(compute_gaps(lean, whole_trace(lean), GapsOptions{}, &b, &error));
+  CHECK(a.by == b.by);
+  REQUIRE(a.classes.size() == b.classes.size());
+  for (std::size_t k = 0; k < a.classes.size(); ++k) {
+    CHECK(a.classes[k].name == b.classes[k].name);
+    CHECK(a.classes[k].wall_us.mean == b.classes[k].wall_us.mean);
+    CHECK(a.classes[k].stages.size() == b.classes[k].stages.size());
+  }
+  CHECK(a.publish.dur_us.mean == b.publish.dur_us.mean);
 }
