@@ -5,6 +5,10 @@
 #
 #   bash bench/run.sh [SIZE_MB] [REPEAT]      (default 500 MB, 3 runs)
 # Needs a Release build in build/ (bash build.sh demo makes one) and /usr/bin/time.
+#
+# OLD_SCRIPTS=DIR adds one run each of the Python analyzers jqtrace replaces (trace_gaps.py
+# and trace_window.py from daScript's modules/dasLLAMA/harness; they are not part of this
+# repository) when python3 is installed. They need ~6x the file in RAM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-500}
@@ -42,11 +46,25 @@ for _ in $(seq "$repeat"); do
   done
 done
 
+# The old scripts: once each (a minute apiece on 500 MB), on the same trace and window.
+if [ -n "${OLD_SCRIPTS:-}" ] && command -v python3 > /dev/null; then
+  read -r lo_ms hi_ms < <("$build/jqtrace" markers -q --kind token --format csv "$trace" |
+    awk -F, 'NR == 102 { printf "%.6f %.6f\n", $3 / 1000, $4 / 1000 }')
+  labels+=("python3 trace_gaps.py" "python3 trace_window.py")
+  commands+=("python3 $OLD_SCRIPTS/trace_gaps.py $trace"
+             "python3 $OLD_SCRIPTS/trace_window.py $trace $out/window-py.json $lo_ms $hi_ms")
+  for i in $(seq $((${#commands[@]} - 2)) $((${#commands[@]} - 1))); do
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%e %M" -o "$out/time.txt" ${commands[$i]} > /dev/null 2>&1 || { echo "failed: ${commands[$i]}" >&2; exit 1; }
+    read -r best_s[$i] best_kb[$i] < "$out/time.txt"
+  done
+fi
+
 printf "trace: %s (%.1f MB), %s cores, best of %s interleaved runs\n" "$trace" "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')" "$(nproc)" "$repeat"
-printf "%-28s %8s %9s %10s %8s %9s\n" "command" "seconds" "MB/s" "peak MiB" "x floor" "RSS/file"
+printf "%-32s %8s %9s %10s %8s %9s\n" "command" "seconds" "MB/s" "peak MiB" "x floor" "RSS/file"
 for i in "${!labels[@]}"; do
   awk -v n="${labels[$i]}" -v s="${best_s[$i]}" -v kb="${best_kb[$i]}" -v f="${best_s[0]}" -v b="$bytes" 'BEGIN{
-    printf "%-28s %8.2f %9.1f %10.1f %8.2f %9.3f\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
+    printf "%-32s %8.2f %9.1f %10.1f %8.2f %9.3f\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
 done
 echo "targets: validate <= 1.25x floor and <= 64 MiB; model <= 1.30x floor; stats, markers, window, gaps <= 1.35x floor;"
 echo "         model, stats, markers, window, gaps RSS/file <= 0.25"
