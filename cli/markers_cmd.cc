@@ -5,6 +5,8 @@
 
 #include "commands.h"
 #include "common.h"
+#include "gate_metrics.h"
+#include "gates.h"
 #include "load.h"
 #include "markers.h"
 #include "render.h"
@@ -15,6 +17,7 @@ namespace {
 struct MarkersCommandOptions {
   CommonOptions common;
   std::string kind;  ///< --kind: one row per unit of this kind
+  GateOptions gates;
   std::string file;
 };
 
@@ -126,7 +129,7 @@ void render_delimited(const std::vector<KindSummary>& kinds, const std::string& 
 }
 
 void render_json(const std::string& file, const std::vector<KindSummary>& kinds, const std::string& kind,
-                 const std::vector<UnitRow>& rows, Output& out) {
+                 const std::vector<UnitRow>& rows, const std::vector<GateResult>* gates, Output& out) {
   JsonDocument doc;
   auto& w = doc.w();
   w.StartObject();
@@ -174,11 +177,25 @@ void render_json(const std::string& file, const std::vector<KindSummary>& kinds,
     }
     w.EndArray();
   }
+  if (gates) json_gates(doc, *gates);
   w.EndObject();
   fmt::print(out.file(), "{}", doc.str());
 }
 
+/// Gates see the marker kinds' unit metrics and the whole trace's stats, grouped the
+/// default way (category for jobque traces, cat for others).
+bool evaluate_marker_gates(const std::vector<GateSource>& gates, const Trace& trace,
+                           const std::vector<KindSummary>& kinds, std::vector<GateResult>* results) {
+  StatsOptions options;
+  options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
+  SpanIndex index(trace);
+  RangeStats stats = compute_stats(trace, index, whole_trace(trace), options);
+  return evaluate_gates(gates, stats_metrics(stats, kinds), results);
+}
+
 int run_markers(const MarkersCommandOptions& o) {
+  std::vector<GateSource> gates;
+  if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace trace;
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
   std::vector<KindSummary> kinds = summarize_kinds(trace);
@@ -192,18 +209,25 @@ int run_markers(const MarkersCommandOptions& o) {
     SpanIndex index(trace);
     rows = unit_rows(trace, index, o.kind);
   }
+  std::vector<GateResult> results;
+  if (!gates.empty() && !evaluate_marker_gates(gates, trace, kinds, &results)) return kUsage;
+  const std::vector<GateResult>* gated = gates.empty() ? nullptr : &results;
   auto out = Output::open(o.common);
   if (!out) return kUsage;
   std::string file = display_name(o.file);
   switch (o.common.format) {
-    case Format::table: render_table(file, kinds, o.kind, rows, *out); break;
+    case Format::table:
+      render_table(file, kinds, o.kind, rows, *out);
+      if (gated) fmt::print(out->file(), "\n{}", gates_table(results));
+      break;
     case Format::csv: render_delimited(kinds, o.kind, rows, ',', *out); break;
     case Format::tsv: render_delimited(kinds, o.kind, rows, '\t', *out); break;
     case Format::trace:
     case Format::compact: break;  // not offered by this command
-    case Format::json: render_json(file, kinds, o.kind, rows, *out); break;
+    case Format::json: render_json(file, kinds, o.kind, rows, gated, *out); break;
   }
-  return out->close() ? kOk : kInput;
+  if (!out->close()) return kInput;
+  return any_tripped(results) ? kCheckFailed : kOk;
 }
 
 }  // namespace
@@ -214,6 +238,7 @@ void setup_markers(CLI::App& app) {
   add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
   cmd->add_option("--kind", opts->kind, "One row per unit of this marker kind, with its range stats")
       ->option_text("KIND");
+  add_gate_options(*cmd, opts->gates);
   cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
   cmd->callback([opts]() { throw CommandDone(run_markers(*opts)); });
 }

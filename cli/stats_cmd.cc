@@ -1,9 +1,12 @@
 // jqtrace stats FILE: load → scope → compute_stats → render (table, csv, tsv, json).
 #include <fmt/core.h>
 
+#include "baseline.h"
 #include "commands.h"
 #include "common.h"
+#include "gates.h"
 #include "load.h"
+#include "markers.h"
 #include "numbers.h"
 #include "render.h"
 #include "scope_options.h"
@@ -17,7 +20,23 @@ struct StatsCommandOptions {
   ScopeOptions scope;
   std::string by;  ///< empty: category for jobque traces, cat for generic ones
   bool hist = false;
+  GateOptions gates;
+  BaselineOptions baseline;
   std::string file;
+};
+
+/// What --fail-if, --gate-file and --baseline found.
+struct Checks {
+  bool gated = false;
+  std::vector<GateResult> gates;
+  const BaselineOptions* baseline = nullptr;
+  std::vector<ShareDelta> shares;
+
+  bool failed() const {
+    for (const ShareDelta& d : shares)
+      if (d.tripped) return true;
+    return any_tripped(gates);
+  }
 };
 
 /// The grouping the user asked for, checked against the kind of trace.
@@ -37,7 +56,7 @@ bool choose_grouping(const std::string& by, const Trace& trace, GroupBy* out) {
 
 std::string pct(double v) { return fmt::format("{:.1f}%", v); }
 
-void render_table(const RangeStats& s, const std::string& file, Output& out) {
+void render_table(const RangeStats& s, const std::string& file, const Checks& checks, Output& out) {
   Palette p{out.color()};
   bool utf8 = utf8_locale();
   fmt::print(out.file(), "{}{}{}: {}, {} lane{}, {} .. {} us ({} us)\n", p.bold(), file, p.reset(),
@@ -83,6 +102,8 @@ void render_table(const RangeStats& s, const std::string& file, Output& out) {
   lanes.row({"lane", "name", "busy_us", "idle"});
   for (const LaneStats& l : s.lanes_detail) lanes.row({l.lane, l.name, us_fixed(l.busy_ns), pct(l.idle_pct)});
   fmt::print(out.file(), "\n{}", lanes.str());
+  if (checks.gated) fmt::print(out.file(), "\n{}", gates_table(checks.gates));
+  if (checks.baseline) fmt::print(out.file(), "\n{}", baseline_table(checks.shares));
 }
 
 void render_delimited(const RangeStats& s, bool hist, char sep, Output& out) {
@@ -111,7 +132,7 @@ void render_delimited(const RangeStats& s, bool hist, char sep, Output& out) {
   }
 }
 
-void render_json(const RangeStats& s, const std::string& file, bool hist, Output& out) {
+void render_json(const RangeStats& s, const std::string& file, bool hist, const Checks& checks, Output& out) {
   JsonDocument doc;
   auto& w = doc.w();
   w.StartObject();
@@ -177,11 +198,32 @@ void render_json(const RangeStats& s, const std::string& file, bool hist, Output
     w.EndObject();
   }
   w.EndArray();
+  if (checks.gated) json_gates(doc, checks.gates);
+  if (checks.baseline) json_baseline(doc, checks.shares, *checks.baseline);
   w.EndObject();
   fmt::print(out.file(), "{}", doc.str());
 }
 
+/// Evaluates the gates and the baseline comparison; kOk or the exit status of a problem.
+int run_checks(const StatsCommandOptions& o, const std::vector<GateSource>& gates, const Trace& trace,
+               const RangeStats& stats, const StatsOptions& options, Checks* checks) {
+  if (!gates.empty()) {
+    checks->gated = true;
+    if (!evaluate_gates(gates, stats_metrics(stats, summarize_kinds(trace)), &checks->gates)) return kUsage;
+  }
+  if (o.baseline.any()) {
+    BaselineShares baseline;
+    if (int status = load_baseline(o.baseline, o.common, o.scope, options, &baseline)) return status;
+    checks->baseline = &o.baseline;
+    checks->shares = compare_shares(stats, baseline, o.baseline.max_share_delta_pp);
+    report_share_moves(checks->shares, o.baseline);
+  }
+  return kOk;
+}
+
 int run_stats(const StatsCommandOptions& o) {
+  std::vector<GateSource> gates;
+  if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace trace;
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
   Range range;
@@ -191,18 +233,21 @@ int run_stats(const StatsCommandOptions& o) {
   options.hist = o.hist;
   SpanIndex index(trace);
   RangeStats stats = compute_stats(trace, index, range, options);
+  Checks checks;
+  if (int status = run_checks(o, gates, trace, stats, options, &checks)) return status;
   auto out = Output::open(o.common);
   if (!out) return kUsage;
   std::string file = display_name(o.file);
   switch (o.common.format) {
-    case Format::table: render_table(stats, file, *out); break;
+    case Format::table: render_table(stats, file, checks, *out); break;
     case Format::csv: render_delimited(stats, o.hist, ',', *out); break;
     case Format::tsv: render_delimited(stats, o.hist, '\t', *out); break;
     case Format::trace:
     case Format::compact: break;  // not offered by this command
-    case Format::json: render_json(stats, file, o.hist, *out); break;
+    case Format::json: render_json(stats, file, o.hist, checks, *out); break;
   }
-  return out->close() ? kOk : kInput;
+  if (!out->close()) return kInput;
+  return checks.failed() ? kCheckFailed : kOk;
 }
 
 }  // namespace
@@ -216,6 +261,8 @@ void setup_stats(CLI::App& app) {
       ->check(CLI::IsMember({"category", "cat", "name", "lane", "kind"}))
       ->option_text("GROUPING");
   cmd->add_flag("--hist", opts->hist, "Add log2 duration histograms per group");
+  add_gate_options(*cmd, opts->gates);
+  add_baseline_options(*cmd, opts->baseline);
   cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
   cmd->callback([opts]() { throw CommandDone(run_stats(*opts)); });
 }

@@ -1,0 +1,118 @@
+#include "baseline.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/core.h>
+
+#include "load.h"
+
+namespace jqtrace::cli {
+namespace {
+
+/// The first bytes of a regular file (empty for stdin or anything unreadable: the trace
+/// loader then reports the problem properly).
+std::string head_of(const std::string& path) {
+  if (path == "-") return {};
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+int load_saved_stats(const BaselineOptions& opts, const StatsOptions& stats_options, BaselineShares* out) {
+  std::ifstream in(opts.file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string error;
+  if (!read_stats_json(text.str(), out, &error)) {
+    print_error(fmt::format("{}: {}", opts.file, error));
+    return kInput;
+  }
+  if (out->by != group_by_name(stats_options.by)) {
+    print_error(fmt::format("{}: the baseline is grouped by {}, this run by {}: use --by {} (or save the baseline "
+                            "with --by {})",
+                            opts.file, out->by, group_by_name(stats_options.by), out->by,
+                            group_by_name(stats_options.by)));
+    return kUsage;
+  }
+  return kOk;
+}
+
+/// "+3.5 pp"; differences that round to zero print as +0.0, never -0.0.
+std::string signed_pp(double pp) { return fmt::format("{:+.1f} pp", std::fabs(pp) < 0.05 ? 0.0 : pp); }
+
+}  // namespace
+
+void add_baseline_options(CLI::App& cmd, BaselineOptions& opts) {
+  auto* baseline = cmd.add_option("--baseline", opts.file,
+                                  "Compare shares with a baseline: a trace (same scope and grouping) or a saved "
+                                  "stats --format json")
+                       ->option_text("FILE");
+  auto* delta = cmd.add_option("--max-share-delta", opts.max_share_delta_pp,
+                               "With --baseline: fail when a group's share moves more than PP percentage points")
+                    ->option_text("PP")
+                    ->check(CLI::NonNegativeNumber);
+  baseline->needs(delta);
+  delta->needs(baseline);
+}
+
+int load_baseline(const BaselineOptions& opts, const CommonOptions& common, const ScopeOptions& scope,
+                  const StatsOptions& stats_options, BaselineShares* out) {
+  if (looks_like_stats_json(head_of(opts.file))) return load_saved_stats(opts, stats_options, out);
+  Trace trace;
+  if (int status = load_for_analysis(opts.file, common, &trace)) return status;
+  Range range;
+  if (!resolve_scope_options(scope, trace, &range)) {
+    print_error(fmt::format("{}: the scope above is not in the baseline", opts.file));
+    return kUsage;
+  }
+  SpanIndex index(trace);
+  StatsOptions options = stats_options;
+  options.distributions = false;
+  *out = baseline_shares(compute_stats(trace, index, range, options));
+  return kOk;
+}
+
+void report_share_moves(const std::vector<ShareDelta>& deltas, const BaselineOptions& opts) {
+  for (const ShareDelta& d : deltas)
+    if (d.tripped)
+      print_error(fmt::format("gate failed: share({}) moved {}: {:.1f}% in {}, {:.1f}% now (limit {} pp)", d.name,
+                              signed_pp(d.delta_pp), d.baseline_share_pct, opts.file, d.share_pct,
+                              opts.max_share_delta_pp));
+}
+
+void json_baseline(JsonDocument& doc, const std::vector<ShareDelta>& deltas, const BaselineOptions& opts) {
+  doc.key("baseline");
+  doc.w().StartObject();
+  doc.field("file", opts.file);
+  doc.number("max_share_delta_pp", opts.max_share_delta_pp);
+  doc.key("groups");
+  doc.w().StartArray();
+  for (const ShareDelta& d : deltas) {
+    doc.w().StartObject();
+    doc.field("name", d.name);
+    doc.number("share_pct", d.share_pct);
+    doc.number("baseline_share_pct", d.baseline_share_pct);
+    doc.number("delta_pp", d.delta_pp);
+    doc.field("ok", !d.tripped);
+    doc.w().EndObject();
+  }
+  doc.w().EndArray();
+  doc.w().EndObject();
+}
+
+std::string baseline_table(const std::vector<ShareDelta>& deltas) {
+  TextTable t;
+  t.row({"baseline group", "baseline", "now", "delta", "status"});
+  for (const ShareDelta& d : deltas)
+    t.row({d.name, fmt::format("{:.1f}%", d.baseline_share_pct), fmt::format("{:.1f}%", d.share_pct),
+           signed_pp(d.delta_pp), d.tripped ? "FAILED" : "ok"});
+  return t.str();
+}
+
+}  // namespace jqtrace::cli

@@ -1,0 +1,40 @@
+#pragma once
+// stats --baseline FILE --max-share-delta PP: every group's share compared with a
+// baseline's (a trace analysed with the same scope and grouping, or a saved
+// `stats --format json`); moves beyond PP percentage points fail the run.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "common.h"
+#include "gate_metrics.h"
+#include "scope_options.h"
+#include "text_format.h"
+
+namespace jqtrace::cli {
+
+struct BaselineOptions {
+  std::string file;
+  double max_share_delta_pp = 0;
+  bool any() const { return !file.empty(); }
+};
+
+void add_baseline_options(CLI::App& cmd, BaselineOptions& opts);
+
+/// The baseline's shares under the same scope and grouping. Returns kOk, or an exit
+/// status after printing why (kUsage: grouping mismatch or scope not in the baseline;
+/// kInput: unreadable).
+int load_baseline(const BaselineOptions& opts, const CommonOptions& common, const ScopeOptions& scope,
+                  const StatsOptions& stats_options, BaselineShares* out);
+
+/// One line on stderr per group that moved too far.
+void report_share_moves(const std::vector<ShareDelta>& deltas, const BaselineOptions& opts);
+
+/// "baseline": {"file","max_share_delta_pp","groups":[{"name","share_pct","baseline_share_pct","delta_pp","ok"}]}
+void json_baseline(JsonDocument& doc, const std::vector<ShareDelta>& deltas, const BaselineOptions& opts);
+
+/// The comparison as a table: group, baseline %, now %, delta pp, ok / FAILED.
+std::string baseline_table(const std::vector<ShareDelta>& deltas);
+
+}  // namespace jqtrace::cli

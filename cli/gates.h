@@ -1,0 +1,39 @@
+#pragma once
+// --fail-if EXPR (repeatable) and --gate-file F, shared by stats, markers and phases:
+// parsed before any input is read (a typo fails fast with exit 2), evaluated against the
+// command's MetricSet afterwards; each tripped gate prints one line on stderr.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "gate.h"
+#include "text_format.h"
+
+namespace jqtrace::cli {
+
+struct GateOptions {
+  std::vector<std::string> fail_if;
+  std::string gate_file;
+  bool any() const { return !fail_if.empty() || !gate_file.empty(); }
+};
+
+void add_gate_options(CLI::App& cmd, GateOptions& opts);
+
+/// Every gate of --fail-if and --gate-file, in that order; false after printing where
+/// the first malformed one is wrong.
+bool parse_gate_options(const GateOptions& opts, std::vector<GateSource>* gates);
+
+/// Evaluates every gate. Unknown metrics or names: false after printing where (exit 2).
+/// Tripped gates: "jqtrace: gate failed: share(ffn chain) = 41.7 > 40" each, on stderr.
+bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metrics, std::vector<GateResult>* results);
+
+bool any_tripped(const std::vector<GateResult>& results);
+
+/// "gates": [{"expr","value","ok"}] (ok: the gate did not trip).
+void json_gates(JsonDocument& doc, const std::vector<GateResult>& results);
+
+/// A "gates" section for tables: each gate with its value and ok / FAILED.
+std::string gates_table(const std::vector<GateResult>& results);
+
+}  // namespace jqtrace::cli

@@ -1,0 +1,99 @@
+#pragma once
+// CI gates: `METRIC OP NUMBER` expressions checked against the numbers a command computed.
+// A gate *trips* when its expression holds (`--fail-if 'share(ffn chain) > 40'` trips at
+// 41.7). The grammar:
+//
+//   gate   := metric op number
+//   metric := NAME | NAME '(' arg ')'        NAME: letters, digits, '_'
+//   arg    := 'text' | "text" | text          bare text runs to the matching ')', trimmed
+//   op     := '<' | '<=' | '>' | '>=' | '==' | '!='
+//   number := a decimal number (sign, fraction, exponent allowed), then an optional '%'
+//             (ignored: shares are already percentages)
+//
+// Which metrics exist is up to the command: it fills a MetricSet, and looking a gate up
+// there gives its value or an error naming the closest valid metric or argument.
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jqtrace {
+
+enum class CompareOp { lt, le, gt, ge, eq, ne };
+
+struct Gate {
+  std::string text;            ///< as written, trimmed
+  std::string metric;          ///< "share", "idle", ...
+  std::string arg;             ///< the group, kind or phase (quotes removed)
+  bool has_arg = false;
+  std::size_t metric_column = 1;  ///< 1-based, within text
+  std::size_t arg_column = 0;     ///< 1-based, within text (0 without an argument)
+  CompareOp op = CompareOp::gt;
+  double threshold = 0;
+  std::string threshold_text;  ///< the number as written, without '%'
+
+  /// "share(ffn chain)", "idle".
+  std::string metric_label() const;
+};
+
+/// Where a gate went wrong: a 1-based column within its text and what is wrong there.
+struct GateError {
+  std::size_t column = 1;
+  std::string message;
+};
+
+bool parse_gate(std::string_view text, Gate* gate, GateError* error);
+
+/// True when `value op threshold` holds.
+bool holds(double value, CompareOp op, double threshold);
+const char* op_text(CompareOp op);
+
+/// The numbers gates may name: plain metrics (idle, events) and metrics of an argument
+/// (share(G) for every group G). Declare each metric of an argument with the noun its
+/// argument is ("group", "marker kind", "phase") so messages can say what was unknown.
+class MetricSet {
+ public:
+  void set(const std::string& metric, double value);
+  void declare(const std::string& metric, const std::string& arg_noun);
+  void set(const std::string& metric, const std::string& arg, double value);
+  /// The gate's value, or false with an error at the unknown metric or argument (with
+  /// the closest valid name when one is close).
+  bool lookup(const Gate& gate, double* value, GateError* error) const;
+
+ private:
+  struct OfArgument {
+    std::string noun;
+    std::map<std::string, double> values;
+    std::vector<std::string> names;  ///< in the order they were set (for suggestions)
+  };
+  std::vector<std::string> metric_names() const;
+  std::map<std::string, double> plain_;
+  std::map<std::string, OfArgument> of_argument_;
+};
+
+struct GateResult {
+  Gate gate;
+  double value = 0;
+  bool tripped = false;
+};
+
+/// value with the fewest decimals (1 to 6; none for integers) that still reads on the
+/// same side of the threshold: 41.7 for "> 40", but 40.04 rather than 40.0.
+std::string format_gate_value(double value, const Gate& gate);
+
+/// "share(ffn chain) = 41.7 > 40"
+std::string describe(const GateResult& result);
+
+/// Gates of a gate file, one a line; '#' starts a comment; blank lines are skipped.
+struct GateSource {
+  Gate gate;
+  std::string where;  ///< "FILE:LINE" or "--fail-if"
+  std::size_t line = 0;
+};
+
+/// Parses a gate file's text; false with *error ("FILE:LINE:COL: message") at the first bad line.
+bool parse_gate_file(const std::string& name, std::string_view text, std::vector<GateSource>* out,
+                     std::string* error);
+
+}  // namespace jqtrace
