@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
   setup_markers(app);
   setup_window(app);
   setup_gaps(app);
+  setup_diff(app);
+  setup_phases(app);
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());
     return kUsage;

@@ -10,6 +10,7 @@
 #include "numbers.h"
 #include "render.h"
 #include "scope_options.h"
+#include "grouping.h"
 #include "stats.h"
 
 namespace jqtrace::cli {
@@ -38,21 +39,6 @@ struct Checks {
     return any_tripped(gates);
   }
 };
-
-/// The grouping the user asked for, checked against the kind of trace.
-bool choose_grouping(const std::string& by, const Trace& trace, GroupBy* out) {
-  if (by.empty()) {
-    *out = trace.jobque ? GroupBy::category : GroupBy::cat;
-    return true;
-  }
-  parse_group_by(by, out);  // the option's check already limited the names
-  if (!trace.jobque && *out == GroupBy::category) *out = GroupBy::cat;  // a generic trace's category is its cat
-  if (!trace.jobque && *out == GroupBy::kind) {
-    print_error("--by kind groups jobque span kinds; this is not a jobque trace (use cat, name or lane)");
-    return false;
-  }
-  return true;
-}
 
 std::string pct(double v) { return fmt::format("{:.1f}%", v); }
 
@@ -257,9 +243,7 @@ void setup_stats(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("stats", "Range stats: busy, wait, idle, parallelism, per group and lane");
   add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
   add_scope_options(*cmd, opts->scope);
-  cmd->add_option("--by", opts->by, "Group by category (jobque default), cat (generic default), name, lane, kind")
-      ->check(CLI::IsMember({"category", "cat", "name", "lane", "kind"}))
-      ->option_text("GROUPING");
+  add_grouping_option(*cmd, opts->by);
   cmd->add_flag("--hist", opts->hist, "Add log2 duration histograms per group");
   add_gate_options(*cmd, opts->gates);
   add_baseline_options(*cmd, opts->baseline);
