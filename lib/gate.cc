@@ -108,6 +108,7 @@ class GateParser {
     gate_->threshold = value;
     gate_->threshold_text = std::string(s_.substr(start, after - start));
     i_ = after;
+    skip_spaces();
     if (!at_end() && s_[i_] == '%') ++i_;
     skip_spaces();
     if (!at_end()) return fail(i_, "unexpected '" + std::string(s_.substr(i_)) + "' after the number");
