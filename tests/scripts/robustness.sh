@@ -46,5 +46,19 @@ expect long.json 0 "long.json: valid trace (1 event, 0 errors, 0 warnings)"
 # Unknown flags and files: usage and input errors, not crashes.
 "$jqtrace" validate --max-errors -3 "$tmp/cut.json" > /dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: negative --max-errors is not a usage error"; failures=$((failures + 1)); }
+# Logs and gate files of any bytes: phases and gates end with 0..3, never a signal or a hang.
+head -c 200000 /dev/urandom > "$tmp/random.bin"
+{ printf '[t] rounds=1 | a=1\n[t] rounds=2 | (\n[t] rounds=99999999999999999999 | a=1e999\n'; cat "$tmp/random.bin"; } > "$tmp/noisy.log"
+for args in "phases $tmp/random.bin" "phases $tmp/noisy.log" "stats --gate-file $tmp/random.bin $tmp/whole.json.gz" \
+            "stats --baseline $tmp/random.bin --max-share-delta 1 $tmp/whole.json.gz" \
+            "diff $tmp/random.bin $tmp/whole.json.gz" "diff $tmp/whole.json.gz $tmp/cut.json"; do
+  # shellcheck disable=SC2086  # args are split on purpose
+  timeout 30 "$jqtrace" $args > /dev/null 2>&1
+  status=$?
+  if [ $status -gt 3 ]; then
+    echo "FAIL: jqtrace $args: exit $status"
+    failures=$((failures + 1))
+  fi
+done
 echo "robustness: $failures failed"
 [ $failures -eq 0 ]
