@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -54,7 +55,7 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<st
       ->check(CLI::IsMember(formats))
       ->option_text(fmt::format("{}", fmt::join(formats, "|")));
   cmd.add_option("-o,--output", opts.output, "Write the data to PATH instead of stdout")->option_text("PATH");
-  cmd.add_option("-j,--threads", opts.threads, "Parser threads (0: all cores; parsing is single-threaded for now)")
+  cmd.add_option("-j,--threads", opts.threads, "Parser threads (default 0: all cores)")
       ->check(CLI::Range(0u, 1024u))
       ->option_text("N");
   cmd.add_option("--color", opts.color, "Colors: auto (a TTY and no NO_COLOR), always, never")
@@ -109,12 +110,20 @@ std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions&
     if (why) *why = err;
     return nullptr;
   }
-  bool show = !opts.quiet && !env_set("CI") && isatty(STDERR_FILENO) && src->total_size() >= kProgressMinBytes;
-  if (show) {
-    g_progress = ProgressState{path, std::chrono::steady_clock::now(), {}, false};
-    src->set_progress(draw_progress);
-  }
+  if (ProgressFn bar = progress_bar(path, src->total_size(), opts)) src->set_progress(std::move(bar));
   return src;
+}
+
+ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOptions& opts) {
+  if (opts.quiet || env_set("CI") || !isatty(STDERR_FILENO) || size < kProgressMinBytes) return {};
+  g_progress = ProgressState{path, std::chrono::steady_clock::now(), {}, false};
+  return draw_progress;
+}
+
+unsigned parser_threads(const CommonOptions& opts) {
+  if (opts.threads) return opts.threads;
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores ? cores : 1;
 }
 
 void end_progress() {

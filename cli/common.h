@@ -58,6 +58,13 @@ class Output {
 /// returns nullptr.
 std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why = nullptr);
 
+/// The progress bar for reading path (size bytes): empty unless stderr is a TTY, the input
+/// is large, and neither -q nor CI says otherwise.
+ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOptions& opts);
+
+/// The -j value: 0 means every core.
+unsigned parser_threads(const CommonOptions& opts);
+
 /// Clears the progress bar line if one was drawn.
 void end_progress();
 

@@ -69,6 +69,33 @@ class IntColumn {
   unsigned width() const { return width_; }
   /// Resident bytes of the values (capacity beyond size is never touched).
   std::size_t bytes() const { return size_ * width_; }
+  /// Appends every value of other: one copy of its bytes when the widths agree (parts of
+  /// a file parsed in parallel are joined this way).
+  void append(const IntColumn& other) {
+    if (other.size_ == 0) return;
+    if (other.max_for_width_ > max_for_width_) widen(other.max_for_width_);
+    if (width_ == 0) {  // both all zeros
+      size_ += other.size_;
+      return;
+    }
+    if (other.width_ != width_) {
+      for (std::size_t i = 0; i < other.size_; ++i) push(other[i]);
+      return;
+    }
+    std::size_t need = (size_ + other.size_) * width_ + 8;
+    if (need > capacity_) {
+      std::size_t grown = need > capacity_ * 2 ? need : capacity_ * 2;
+      data_.grow(grown);
+      capacity_ = data_.capacity();
+    }
+    std::memcpy(data_.get() + size_ * width_, other.data_.get(), other.size_ * width_);
+    size_ += other.size_;
+  }
+  /// Appends f(v) for every value v of other.
+  template <typename F>
+  void append_mapped(const IntColumn& other, F&& f) {
+    for (std::size_t i = 0; i < other.size_; ++i) push(f(other[i]));
+  }
   /// Reorders so that new[i] = old[order[i]].
   void permute(const std::vector<uint32_t>& order) {
     IntColumn out;

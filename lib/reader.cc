@@ -74,8 +74,8 @@ const char* describe(rapidjson::ParseErrorCode code) {
 
 class TraceHandler {
  public:
-  TraceHandler(Source& src, EventSink& sink, Interner& names, DiagnosticSink* diags)
-      : src_(src), sink_(sink), names_(names), diags_(diags) {}
+  TraceHandler(Source& src, EventSink& sink, Interner& names, DiagnosticSink* diags, uint64_t stop_at)
+      : src_(src), sink_(sink), names_(names), diags_(diags), stop_at_(stop_at) {}
 
   // RapidJSON handler interface (numbers arrive as text: kParseNumbersAsStringsFlag).
   bool Null() { return scalar(Scalar::null, {}); }
@@ -102,6 +102,7 @@ class TraceHandler {
   const std::string& refusal() const { return refusal_; }
   uint64_t profile_start() const { return profile_start_; }
   uint64_t profile_end() const { return profile_end_; }
+  ReadResult::Stop stop() const { return stop_; }
 
  private:
   /// Where the current container starts (StartObject/StartArray run before its bracket is taken).
@@ -204,6 +205,10 @@ class TraceHandler {
         skip_then(State::root_object);
         return true;
       case State::events:
+        if (object && here() >= stop_at_) {  // a part's end: the next part starts here
+          stop_ = here() == stop_at_ ? ReadResult::Stop::at_boundary : ReadResult::Stop::overshot;
+          return false;
+        }
         if (object) {
           begin_event();
           state_ = State::event_key;
@@ -381,6 +386,8 @@ class TraceHandler {
   EventSink& sink_;
   Interner& names_;
   DiagnosticSink* diags_;
+  uint64_t stop_at_;
+  ReadResult::Stop stop_ = ReadResult::Stop::not_reached;
 
   State state_ = State::start;
   State skip_return_ = State::start;
@@ -402,8 +409,9 @@ bool between_events(State s) { return s == State::events; }
 
 }  // namespace
 
-ReadResult read_trace(Source& source, EventSink& sink, Interner& names, DiagnosticSink* diags) {
-  TraceHandler handler(source, sink, names, diags);
+ReadResult read_trace(Source& source, EventSink& sink, Interner& names, DiagnosticSink* diags,
+                      const ReadOptions& options) {
+  TraceHandler handler(source, sink, names, diags, options.stop_at);
   rapidjson::Reader reader;
   constexpr unsigned kFlags =
       rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseTrailingCommasFlag;
@@ -416,6 +424,8 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   r.has_events_array = handler.has_events_array();
   r.profile_offset = handler.profile_start();
   r.profile_end = handler.profile_end();
+  r.stop = handler.stop();
+  if (r.stop != ReadResult::Stop::not_reached) return r;  // a part's planned end, or a wrong guess
   auto fail = [&](std::string message, uint64_t offset, std::string_view rule = "json-syntax") {
     r.status = ReadStatus::input_error;
     r.rule = rule;

@@ -51,11 +51,23 @@ struct ReadResult {
   bool has_events_array = false;
   uint64_t profile_offset = 0;  ///< the jobqueProfile object's text: [profile_offset, profile_end)
   uint64_t profile_end = 0;     ///< 0 when there is no (complete) profile
+  /// With ReadOptions::stop_at: whether the read stopped there, as asked.
+  enum class Stop { not_reached, at_boundary, overshot } stop = Stop::not_reached;
+};
+
+/// For reading one part of a file (parallel parsing): stop when the next event of the
+/// events array would start at stop_at. A part stops `at_boundary` only when an event of
+/// the events array starts exactly there, which proves the offset was a boundary; any other
+/// ending (`overshot`: the offset fell inside an event; `not_reached`: the array ended first)
+/// tells the caller its guess was wrong.
+struct ReadOptions {
+  uint64_t stop_at = UINT64_MAX;
 };
 
 /// Reads the whole source, handing events and the profile to sink, container-level problems
 /// (event-not-object, trace-events-not-array, profile rules) to diags (may be null), and
 /// interning names into names.
-ReadResult read_trace(Source& source, EventSink& sink, Interner& names, DiagnosticSink* diags);
+ReadResult read_trace(Source& source, EventSink& sink, Interner& names, DiagnosticSink* diags,
+                      const ReadOptions& options = {});
 
 }  // namespace jqtrace

@@ -152,11 +152,14 @@ class MappedInput final : public RawInput {
  public:
   static constexpr std::size_t kWindow = 16u << 20;
 
-  static std::unique_ptr<MappedInput> map(int fd, uint64_t size) {
+  /// Maps the whole file; windows are handed out from `begin` on.
+  static std::unique_ptr<MappedInput> map(int fd, uint64_t size, uint64_t begin = 0) {
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) return nullptr;
     ::madvise(p, size, MADV_SEQUENTIAL);
-    return std::unique_ptr<MappedInput>(new MappedInput(fd, static_cast<const char*>(p), size));
+    auto input = std::unique_ptr<MappedInput>(new MappedInput(fd, static_cast<const char*>(p), size));
+    input->offset_ = input->previous_ = std::min(begin, size);
+    return input;
   }
   ~MappedInput() override {
     ::munmap(const_cast<char*>(data_), size_);
@@ -167,8 +170,13 @@ class MappedInput final : public RawInput {
   }
   bool zero_copy() const override { return true; }
   bool next_window(const char** data, std::size_t* size) override {
-    if (offset_ > 0)  // done with the previous window: let its pages go
-      ::madvise(const_cast<char*>(data_) + previous_, offset_ - previous_, MADV_DONTNEED);
+    if (offset_ > previous_) {  // done with the previous window: let its pages go
+      // madvise wants a page-aligned start (a part of a file starts anywhere); the bytes
+      // before it in that page were read already, or belong to the part before.
+      uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+      uint64_t from = previous_ / page * page;
+      ::madvise(const_cast<char*>(data_) + from, offset_ - from, MADV_DONTNEED);
+    }
     previous_ = offset_;
     std::size_t n = static_cast<std::size_t>(std::min<uint64_t>(kWindow, size_ - offset_));
     *data = data_ + offset_;
@@ -194,6 +202,29 @@ class MappedInput final : public RawInput {
   uint64_t offset_ = 0;
   uint64_t previous_ = 0;
   std::string error_;
+};
+
+/// A part of a mapped file behind a few bytes of made-up prefix (see Source::open_part).
+class PartInput final : public RawInput {
+ public:
+  PartInput(std::unique_ptr<MappedInput> file, std::string prefix) : file_(std::move(file)), prefix_(std::move(prefix)) {}
+  bool next_window(const char** data, std::size_t* size) override {
+    if (pos_ < prefix_.size()) return false;  // read() hands out the prefix first
+    return file_->next_window(data, size);
+  }
+  long read(char* out, std::size_t size) override {
+    std::size_t n = std::min(size, prefix_.size() - pos_);
+    std::memcpy(out, prefix_.data() + pos_, n);
+    pos_ += n;
+    return static_cast<long>(n);
+  }
+  const std::string& error() const override { return file_->error(); }
+  uint64_t consumed() const override { return file_->consumed(); }
+
+ private:
+  std::unique_ptr<MappedInput> file_;
+  std::string prefix_;
+  std::size_t pos_ = 0;
 };
 
 /// Reads the first bytes and wraps the input in a gzip decoder when they are 1f 8b.
@@ -264,6 +295,32 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
   return src;
 }
 
+std::unique_ptr<Source> Source::open_part(const std::string& path, uint64_t begin, const std::string& prefix,
+                                          std::string* err) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < begin ||
+      prefix.size() > begin) {
+    *err = fd < 0 ? std::strerror(errno) : "not a part of a regular file";
+    if (fd >= 0) ::close(fd);
+    return nullptr;
+  }
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  auto mapped = MappedInput::map(fd, size, begin);
+  if (!mapped) {
+    *err = std::strerror(errno);
+    ::close(fd);
+    return nullptr;
+  }
+  auto lines = std::make_unique<ReopeningLineIndex>([path]() -> std::unique_ptr<RawInput> {
+    int again = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (again < 0) return nullptr;
+    return std::make_unique<FdInput>(again, true);
+  });
+  auto in = std::make_unique<PartInput>(std::move(mapped), prefix);
+  return std::make_unique<Source>(std::move(in), path, size, std::move(lines), begin - prefix.size());
+}
+
 std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name) {
   bool gz = false;
   auto in = sniff_gzip(std::make_unique<MemoryInput>(std::move(bytes)), &gz);
@@ -273,8 +330,9 @@ std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name)
 }
 
 Source::Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size,
-               std::unique_ptr<LineIndex> lines)
-    : input_(std::move(input)), name_(std::move(name)), total_size_(total_size), lines_(std::move(lines)) {
+               std::unique_ptr<LineIndex> lines, uint64_t first_offset)
+    : input_(std::move(input)), name_(std::move(name)), total_size_(total_size), buffer_offset_(first_offset),
+      lines_(std::move(lines)) {
   buffer_[0] = '\0';
   filled_ = 0;
   refill();

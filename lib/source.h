@@ -53,8 +53,16 @@ class Source {
   static std::unique_ptr<Source> open(const std::string& path, std::string* err);
   /// A source over bytes held in memory (tests); gzip magic is honoured here too.
   static std::unique_ptr<Source> from_string(std::string bytes, std::string name = "<memory>");
+  /// One part of a regular, uncompressed file, for parallel parsing: `prefix` (text that
+  /// puts the parser where the part starts, e.g. {"traceEvents":[ ) and then the file from
+  /// `begin` to its end. Offsets (Tell, positions) are the file's own: the prefix takes the
+  /// offsets just before `begin`. nullptr with *err when the file cannot be mapped.
+  static std::unique_ptr<Source> open_part(const std::string& path, uint64_t begin, const std::string& prefix,
+                                           std::string* err);
 
-  Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size, std::unique_ptr<LineIndex> lines);
+  /// first_offset: the file offset of the input's first byte.
+  Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size, std::unique_ptr<LineIndex> lines,
+         uint64_t first_offset = 0);
   ~Source();
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;

@@ -1,11 +1,20 @@
 #include "trace.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <numeric>
+#include <thread>
 #include <tuple>
 
 #include "jobque.h"
+#include "parts.h"
 
 namespace jqtrace {
 namespace {
@@ -37,6 +46,84 @@ class TraceBuilder final : public EventSink {
   void on_event(const RawEvent& e, const Interner& names) override {
     record(e);
     if (options_.tee) options_.tee->on_event(e, names);
+  }
+
+  /// Appends what `later` read from the part of the file after this builder's: its names
+  /// re-interned here, its lanes matched to these (new ones after), every table appended in
+  /// file order. B/E pairs and the category join wait for finish(), so the result is the
+  /// model one pass over the whole file builds.
+  void absorb(TraceBuilder& later) {
+    Trace& p = later.t_;
+    std::vector<uint32_t> names(p.names.size());
+    for (uint32_t id = 0; id < names.size(); ++id) names[id] = t_.names.intern(p.names.view(id));
+    auto name = [&](int64_t id) -> int64_t { return id < 0 ? id : names[static_cast<std::size_t>(id)]; };
+    auto cat = [&](int64_t c) -> int64_t { return c == 0 ? 0 : int64_t{names[static_cast<std::size_t>(c - 1)]} + 1; };
+    auto process = [&](ProcessId id) {
+      if (id.is_string && id.text != Interner::kNone) id.text = names[id.text];
+      return id;
+    };
+
+    std::vector<uint32_t> lanes(p.lanes.size());
+    for (std::size_t l = 0; l < p.lanes.size(); ++l) {
+      Lane& from = p.lanes[l];
+      ProcessId pid = process(from.pid), tid = process(from.tid);
+      auto [it, added] = lane_index_.try_emplace(lane_key(pid, tid), static_cast<uint32_t>(t_.lanes.size()));
+      if (added) {
+        t_.lanes.emplace_back();
+        t_.lanes.back().pid = pid;
+        t_.lanes.back().tid = tid;
+        begin_ends_.emplace_back();
+      }
+      lanes[l] = it->second;
+      Lane& to = t_.lanes[it->second];
+      to.events += from.events;
+      if (!from.thread_name.empty()) to.thread_name = from.thread_name;  // the later metadata wins
+      if (from.has_time) {
+        extend_range(&to.has_time, &to.first_ts, &to.last_end, from.first_ts, from.last_end);
+      }
+      SpanTable& a = to.spans;
+      SpanTable& b = from.spans;
+      a.ts.append(b.ts);
+      a.dur.append(b.dur);
+      a.name.append_mapped(b.name, name);
+      a.cat.append_mapped(b.cat, cat);
+      a.stage.append(b.stage);
+      a.arg.append(b.arg);
+      a.chain.append(b.chain);
+      from.spans = SpanTable{};  // give the memory back as soon as it is copied
+      for (BeginEnd be : later.begin_ends_[l]) {
+        be.name = be.name == Interner::kNone ? be.name : names[be.name];
+        be.cat = be.cat == Interner::kNone ? be.cat : names[be.cat];
+        begin_ends_[it->second].push_back(be);
+      }
+    }
+    auto lane = [&](int64_t l) -> int64_t { return lanes[static_cast<std::size_t>(l)]; };
+    InstantTable& in = t_.instants;
+    in.ts.append(p.instants.ts);
+    in.lane.append_mapped(p.instants.lane, lane);
+    in.name.append_mapped(p.instants.name, name);
+    in.arg.append(p.instants.arg);
+    in.scope.append(p.instants.scope);
+    CounterTable& co = t_.counters;
+    co.ts.append(p.counters.ts);
+    co.lane.append_mapped(p.counters.lane, lane);
+    co.name.append_mapped(p.counters.name, name);
+    for (const ProcessName& pn : p.process_names) add_process_name(process(pn.pid), pn.name);
+    p.chains.for_each([&](int64_t id, const ChainInfo& c) {  // only without span tables
+      ChainInfo& to = t_.chains[id];
+      if (c.publishes) {
+        to.nstages = c.nstages;
+        to.tag = c.tag;
+      }
+      to.publishes = static_cast<uint8_t>(std::min(255, to.publishes + c.publishes));
+    });
+    if (p.profile.present) t_.profile = p.profile;
+    t_.jobque = t_.jobque || p.jobque;
+    if (p.has_time) extend_range(&t_.has_time, &t_.start_ns, &t_.end_ns, p.start_ns, p.end_ns);
+    for (std::size_t i = 0; i < t_.phase_counts.size(); ++i) t_.phase_counts[i] += p.phase_counts[i];
+    t_.events += p.events;
+    t_.malformed += p.malformed;
+    have_last_ = false;
   }
 
   void finish() {
@@ -158,21 +245,22 @@ class TraceBuilder final : public EventSink {
   }
 
   void metadata(const RawEvent& e) {
-    if (e.name == process_name_) {
-      for (ProcessName& p : t_.process_names)
-        if (p.pid == e.pid) {
-          p.name = e.arg_name;
-          return;
-        }
-      t_.process_names.push_back({e.pid, e.arg_name});
-      return;
-    }
+    if (e.name == process_name_) return add_process_name(e.pid, e.arg_name);
     // Thread metadata names (or orders) a lane, which makes it part of the trace.
     if ((e.name == thread_name_ || e.name == thread_sort_index_) && e.pid.present && e.tid.present) {
       Lane& lane = t_.lanes[lane_of(e)];
       ++lane.events;
       if (e.name == thread_name_) lane.thread_name = e.arg_name;
     }
+  }
+
+  void add_process_name(const ProcessId& pid, const std::string& name) {
+    for (ProcessName& p : t_.process_names)
+      if (p.pid == pid) {
+        p.name = name;
+        return;
+      }
+    t_.process_names.push_back({pid, name});
   }
 
   /// SPEC §2: per lane as a stack in file order; an E closes the innermost open B; a B
@@ -295,6 +383,139 @@ std::size_t Trace::memory_bytes() const {
 
 std::string Trace::lane_label(std::size_t lane) const {
   return jqtrace::lane_label(lanes[lane].pid, lanes[lane].tid, names);
+}
+
+namespace {
+
+struct CollectedDiagnostics final : DiagnosticSink {
+  std::vector<Diagnostic> items;
+  void report(Diagnostic d) override { items.push_back(std::move(d)); }
+};
+
+/// One part of a file being loaded in parallel: its own names, model and diagnostics.
+struct Part {
+  std::unique_ptr<Trace> trace = std::make_unique<Trace>();
+  std::unique_ptr<TraceBuilder> builder;
+  CollectedDiagnostics diags;
+  ReadResult result;
+  bool opened = false;
+};
+
+/// The cut plan of a regular, uncompressed file (one part when it does not split).
+PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part) {
+  PartPlan none;
+  none.starts.push_back(0);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return none;
+  struct stat st {};
+  uint64_t size = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+  void* p = size >= 2 * min_part && size >= 2 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  ::close(fd);
+  if (p == MAP_FAILED) return none;
+  const char* data = static_cast<const char*>(p);
+  bool gzip = static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
+  PartPlan plan = gzip ? none : plan_parts(std::string_view(data, size), threads, min_part);
+  ::munmap(p, size);
+  return plan;
+}
+
+/// Sums the parts' progress for one bar; drawn by whichever thread gets the lock.
+class SharedProgress {
+ public:
+  SharedProgress(const ProgressFn& draw, const PartPlan& plan) : draw_(draw), plan_(plan), done_(plan.starts.size()) {}
+  ProgressFn for_part(std::size_t k) {
+    if (!draw_) return {};
+    return [this, k](uint64_t consumed, uint64_t total) {
+      uint64_t end = k + 1 < plan_.starts.size() ? plan_.starts[k + 1] : total;
+      done_[k] = std::min(consumed, end) - std::min(plan_.starts[k], consumed);
+      std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+      if (!lock) return;
+      uint64_t sum = 0;
+      for (const auto& d : done_) sum += d;
+      draw_(sum, total);
+    };
+  }
+
+ private:
+  const ProgressFn& draw_;
+  const PartPlan& plan_;
+  std::vector<std::atomic<uint64_t>> done_;
+  std::mutex mutex_;
+};
+
+void read_part(const std::string& path, const PartPlan& plan, std::size_t k, const LoadOptions& options,
+               ProgressFn progress, Part* part) {
+  std::string err;
+  auto src = k == 0 ? Source::open(path, &err) : Source::open_part(path, plan.starts[k], plan.prefix, &err);
+  if (!src) return;
+  part->opened = true;
+  if (progress) src->set_progress(std::move(progress));
+  part->builder = std::make_unique<TraceBuilder>(part->trace.get(), options);
+  ReadOptions read;
+  if (k + 1 < plan.starts.size()) read.stop_at = plan.starts[k + 1];
+  part->result = read_trace(*src, *part->builder, part->trace->names, &part->diags, read);
+}
+
+/// The result of the whole file from its parts' results, parts [0, end] of which count.
+ReadResult joined_result(const std::vector<Part>& parts, std::size_t end) {
+  ReadResult r = parts[end].result;
+  r.stop = ReadResult::Stop::not_reached;
+  r.container = parts[0].result.container;
+  r.events = 0;
+  for (std::size_t k = 0; k <= end; ++k) {
+    const ReadResult& part = parts[k].result;
+    r.events += part.events;
+    r.has_events_array = r.has_events_array || part.has_events_array;
+    if (part.profile_end) {
+      r.profile_offset = part.profile_offset;
+      r.profile_end = part.profile_end;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
+                         const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
+                         uint64_t min_part_bytes) {
+  if (threads < 2 || options.tee) return false;
+  PartPlan plan = plan_file(path, threads, std::max<uint64_t>(min_part_bytes, 1));
+  if (plan.starts.size() < 2) return false;
+  std::vector<Part> parts(plan.starts.size());
+  SharedProgress shared(progress, plan);
+  std::vector<std::thread> workers;
+  for (std::size_t k = 1; k < parts.size(); ++k)
+    workers.emplace_back(read_part, std::cref(path), std::cref(plan), k, std::cref(options), shared.for_part(k),
+                         &parts[k]);
+  read_part(path, plan, 0, options, shared.for_part(0), &parts[0]);
+  for (std::thread& w : workers) w.join();
+
+  // Each part is right only if the part before it stopped exactly where it starts. The
+  // first input error ends the file there, as it would end a sequential read.
+  std::size_t end = parts.size() - 1;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (!parts[k].opened) return false;
+    if (parts[k].result.status == ReadStatus::input_error) {
+      end = k;
+      break;
+    }
+    if (k + 1 < parts.size() && parts[k].result.stop != ReadResult::Stop::at_boundary) return false;
+  }
+  for (std::size_t k = 0; k <= end; ++k)
+    if (diags)
+      for (Diagnostic& d : parts[k].diags.items) diags->report(std::move(d));
+  ReadResult r = joined_result(parts, end);
+  TraceBuilder& first = *parts[0].builder;
+  for (std::size_t k = 1; k <= end; ++k) {
+    first.absorb(*parts[k].builder);
+    parts[k] = Part{};  // its memory back before the next one is joined
+  }
+  if (r.status != ReadStatus::input_error) first.finish();
+  parts[0].trace->read = r;
+  *trace = std::move(*parts[0].trace);
+  *result = r;
+  return true;
 }
 
 ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const LoadOptions& options) {
