@@ -1,0 +1,106 @@
+// Cutting files for parallel parsing, and the parallel loader's equality with one pass.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+#include "parts.h"
+#include "test_util.h"
+
+using namespace jqtrace;
+using namespace jqtrace::test;
+
+namespace {
+/// n one-line events after an object-form header.
+std::string lines_trace(int n) {
+  std::string text = "{\"traceEvents\":[\n";
+  for (int i = 0; i < n; ++i)
+    text += "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(i % 3) + ",\"ts\":" + std::to_string(i * 10) +
+            ",\"dur\":5,\"name\":\"e" + std::to_string(i % 7) + "\"}" + (i + 1 < n ? ",\n" : "\n");
+  return text + "]}\n";
+}
+
+/// A temporary file holding text, removed at the end of the scope.
+struct TempFile {
+  explicit TempFile(const std::string& text) {
+    char name[] = "/tmp/jqtrace-parts-XXXXXX";
+    int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+    close(fd);
+    path = name;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+  std::string path;
+};
+}  // namespace
+
+TEST_CASE("cuts fall where an event line starts, after a line ending in a comma") {
+  std::string text = lines_trace(100);
+  PartPlan plan = plan_parts(text, 4, 64);
+  REQUIRE(plan.starts.size() == 4);
+  CHECK(plan.prefix == "{\"traceEvents\":[");
+  CHECK(plan.starts[0] == 0);
+  for (std::size_t k = 1; k < plan.starts.size(); ++k) {
+    CHECK(plan.starts[k] > plan.starts[k - 1]);
+    CHECK(text[plan.starts[k]] == '{');
+    CHECK(text[plan.starts[k] - 1] == '\n');
+    CHECK(text[plan.starts[k] - 2] == ',');
+  }
+  CHECK(plan_parts("[\n" + text.substr(17), 2, 64).prefix == "[");
+}
+
+TEST_CASE("no cuts: one part for small files, one huge line, or what is not a trace") {
+  CHECK(plan_parts(lines_trace(100), 4, 1 << 20).starts.size() == 1);
+  std::string one_line = lines_trace(100);
+  for (char& c : one_line)
+    if (c == '\n') c = ' ';
+  CHECK(plan_parts(one_line, 4, 64).starts.size() == 1);
+  CHECK(plan_parts("\"just a string\"", 4, 1).starts.size() == 1);
+  CHECK(plan_parts("", 4, 1).starts.size() == 1);
+}
+
+TEST_CASE("the parallel loader builds the model one pass builds") {
+  TempFile file(lines_trace(3000));
+  Trace one, parts;
+  load_string(lines_trace(3000), &one);
+  ReadResult r;
+  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 4096));
+  CHECK(r.status == ReadStatus::ok);
+  CHECK(r.events == 3000);
+  CHECK(parts.events == one.events);
+  REQUIRE(parts.lanes.size() == one.lanes.size());
+  for (std::size_t l = 0; l < one.lanes.size(); ++l) {
+    const SpanTable &a = one.lanes[l].spans, &b = parts.lanes[l].spans;
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(a.ts[i] == b.ts[i]);
+      CHECK(one.names.view(static_cast<uint32_t>(a.name[i])) == parts.names.view(static_cast<uint32_t>(b.name[i])));
+    }
+  }
+  CHECK(parts.end_ns == one.end_ns);
+}
+
+TEST_CASE("the parallel loader declines what it cannot cut, and reports the first error") {
+  TempFile small(lines_trace(10));
+  Trace t;
+  ReadResult r;
+  CHECK_FALSE(load_trace_parallel(small.path, 4, &t, nullptr, LoadOptions{}, {}, &r, 1 << 20));
+  CHECK_FALSE(load_trace_parallel(small.path, 1, &t, nullptr, LoadOptions{}, {}, &r, 16));
+
+  std::string broken = lines_trace(2000);
+  std::size_t at = broken.find("\"ts\":15000");
+  REQUIRE(at != std::string::npos);
+  broken.replace(at, 10, "\"ts\":15000,,");
+  TempFile file(broken);
+  auto src = Source::from_string(broken);
+  Trace seq;
+  ReadResult expected = load_trace(*src, &seq, nullptr);
+  REQUIRE(expected.status == ReadStatus::input_error);
+  REQUIRE(load_trace_parallel(file.path, 4, &t, nullptr, LoadOptions{}, {}, &r, 4096));
+  CHECK(r.status == ReadStatus::input_error);
+  CHECK(r.message == expected.message);
+  CHECK(r.offset == expected.offset);
+  CHECK(r.events == expected.events);
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# -j 1 and -j 4 give identical results: stdout, stderr and exit status of every command on
+# every sample, corpus file and generated trace, including layouts that make the cuts
+# interesting: ragged lines, Windows line ends, events longer than a part, a pretty-printed
+# trace (cuts land inside events: the parts must notice and fall back), one huge line (no
+# cuts), broken and truncated files (the first error must be the same). Parts are forced
+# small (JQTRACE_MIN_PART_BYTES) so that small files are cut too.
+set -u
+jqtrace=$1
+gen=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+checked=0
+
+# compare FILE ARGS...: the command on FILE at -j 1 and -j 4 (parts of PART bytes).
+compare() {
+  local file=$1
+  shift
+  local a b
+  a=$(NO_COLOR=1 "$jqtrace" "$@" -j 1 "$file" 2>&1; echo "status $?")
+  b=$(NO_COLOR=1 JQTRACE_MIN_PART_BYTES=${PART:-512} "$jqtrace" "$@" -j 4 "$file" 2>&1; echo "status $?")
+  checked=$((checked + 1))
+  if [ "$a" != "$b" ]; then
+    echo "FAIL: jqtrace $* $file: -j 1 and -j 4 differ"
+    diff <(echo "$a") <(echo "$b") | head -8
+    failures=$((failures + 1))
+  fi
+}
+
+every_command() {
+  local file=$1
+  compare "$file" stats
+  compare "$file" stats --by name --format json
+  compare "$file" stats --by lane --format csv
+  compare "$file" markers --format json
+  compare "$file" gaps --format json
+  compare "$file" window --format csv
+  compare "$file" validate
+}
+
+# Layout variants of one generated trace.
+"$gen" --workers 3 --tokens 3 --layers 6 --seed 5 -o "$tmp/gen.json"
+sed 's/$/\r/' "$tmp/gen.json" > "$tmp/crlf.json"
+awk 'NR % 3 == 0 { printf "%s", $0; next } { print }' "$tmp/gen.json" > "$tmp/ragged.json"  # some lines hold 2 events
+awk '{ print } NR % 50 == 0 { print "" ; print "   " }' "$tmp/gen.json" > "$tmp/blank-lines.json"
+tr -d '\n' < "$tmp/gen.json" > "$tmp/one-line.json"
+# Pretty-printed: nested objects on lines of their own. In the first, the cut rule skips
+# them (the line before ends in ':'); in the second they look like events (the line before
+# ends in ','), so cuts land inside events and the parts must notice and fall back.
+sed -e 's/,"args":{/,\n  "args":\n  {/' "$tmp/gen.json" > "$tmp/pretty.json"
+sed -e 's/,"args":{/,"args":{"list":[\n{"a":1},\n{"b":2}],/' "$tmp/gen.json" > "$tmp/pretty-lists.json"
+# An event far longer than a part.
+{ head -n 5 "$tmp/gen.json"; printf '{"ph":"X","pid":0,"tid":0,"ts":1,"dur":1,"name":"%s"},\n' \
+    "$(head -c 20000 /dev/zero | tr '\0' 'x')"; tail -n +6 "$tmp/gen.json"; } > "$tmp/long-event.json"
+# Broken in the middle (the first error decides), and cut off.
+lines=$(wc -l < "$tmp/gen.json")
+awk -v at=$((lines / 2)) 'NR == at { print "{\"ph\":\"X\",\"ts\":1,,}," ; next } { print }' "$tmp/gen.json" > "$tmp/broken-middle.json"
+head -c $(( $(stat -c %s "$tmp/gen.json") * 3 / 4 )) "$tmp/gen.json" > "$tmp/cut.json"
+# A raw newline inside a string (invalid JSON) right where a cut could go.
+awk -v at=$((lines / 3)) 'NR == at { print "{\"ph\":\"X\",\"name\":\"a"; print "{\"b\"},"; next } { print }' "$tmp/gen.json" > "$tmp/newline-in-string.json"
+# Array form, and a legacy trace without a profile.
+{ echo "["; sed -n '/^{"ph"/p' "$tmp/gen.json"; echo "]"; } > "$tmp/array.json"
+"$gen" --workers 5 --tokens 2 --layers 4 --legacy --seed 9 -o "$tmp/legacy.json"
+
+for f in "$tmp"/*.json samples/*.json; do every_command "$f"; done
+PART=4096 every_command "$tmp/gen.json"
+
+# A bigger file at the default part size: several real parts.
+"$gen" --workers 4 --size-mb 12 --seed 3 -o "$tmp/big.json"
+PART=4194304 compare "$tmp/big.json" stats --format json
+PART=4194304 compare "$tmp/big.json" gaps
+PART=4194304 compare "$tmp/big.json" markers --kind token --format csv
+
+# The corpus, when it is there (gzip files are read in one pass; unpacked, they are cut).
+if [ -d ../shared/corpus ]; then
+  for f in ../shared/corpus/*/*; do
+    case "$f" in
+      *.gz) gzip -dc "$f" > "$tmp/corpus.json"; every_command "$tmp/corpus.json" ;;
+      *) every_command "$f" ;;
+    esac
+  done
+else
+  echo "note: ../shared/corpus not found; corpus files not compared"
+fi
+
+echo "parallel: $checked comparisons, $failures failed"
+[ $failures -eq 0 ]
