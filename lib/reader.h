@@ -11,7 +11,9 @@
 // Events are handed to the sink only when complete (their '}' was read), so a truncated
 // file yields every complete event and nothing half-read.
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "diagnostic.h"
 #include "event.h"
@@ -28,6 +30,15 @@ class EventSink {
   virtual void on_event(const RawEvent& e, const Interner& names) = 0;
   /// The jobqueProfile, once read (before or after the events).
   virtual void on_profile(const JobqueProfile&) {}
+};
+
+/// An EventSink that parallel loading can split: fork() makes an empty sink of the same
+/// kind for one part of the file; absorb() appends what the sink of the next part saw.
+/// `names` maps that part's name ids to this sink's (the parts intern names separately).
+class SplittableSink : public EventSink {
+ public:
+  virtual std::unique_ptr<SplittableSink> fork() const = 0;
+  virtual void absorb(SplittableSink& later, const std::vector<uint32_t>& names) = 0;
 };
 
 enum class Container { unknown, object, array };

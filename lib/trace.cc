@@ -52,7 +52,8 @@ class TraceBuilder final : public EventSink {
   /// re-interned here, its lanes matched to these (new ones after), every table appended in
   /// file order. B/E pairs and the category join wait for finish(), so the result is the
   /// model one pass over the whole file builds.
-  void absorb(TraceBuilder& later) {
+  /// Returns how the later part's name ids map to this trace's.
+  std::vector<uint32_t> absorb(TraceBuilder& later) {
     Trace& p = later.t_;
     std::vector<uint32_t> names(p.names.size());
     for (uint32_t id = 0; id < names.size(); ++id) names[id] = t_.names.intern(p.names.view(id));
@@ -124,6 +125,7 @@ class TraceBuilder final : public EventSink {
     t_.events += p.events;
     t_.malformed += p.malformed;
     have_last_ = false;
+    return names;
   }
 
   void finish() {
@@ -396,6 +398,7 @@ struct CollectedDiagnostics final : DiagnosticSink {
 struct Part {
   std::unique_ptr<Trace> trace = std::make_unique<Trace>();
   std::unique_ptr<TraceBuilder> builder;
+  std::unique_ptr<SplittableSink> tee;  ///< this part's share of LoadOptions::tee
   CollectedDiagnostics diags;
   ReadResult result;
   bool opened = false;
@@ -450,7 +453,12 @@ void read_part(const std::string& path, const PartPlan& plan, std::size_t k, con
   if (!src) return;
   part->opened = true;
   if (progress) src->set_progress(std::move(progress));
-  part->builder = std::make_unique<TraceBuilder>(part->trace.get(), options);
+  LoadOptions own = options;
+  if (options.tee) {
+    part->tee = options.tee->fork();
+    own.tee = part->tee.get();
+  }
+  part->builder = std::make_unique<TraceBuilder>(part->trace.get(), own);
   ReadOptions read;
   if (k + 1 < plan.starts.size()) read.stop_at = plan.starts[k + 1];
   part->result = read_trace(*src, *part->builder, part->trace->names, &part->diags, read);
@@ -479,7 +487,7 @@ ReadResult joined_result(const std::vector<Part>& parts, std::size_t end) {
 bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes) {
-  if (threads < 2 || options.tee) return false;
+  if (threads < 2) return false;
   PartPlan plan = plan_file(path, threads, std::max<uint64_t>(min_part_bytes, 1));
   if (plan.starts.size() < 2) return false;
   std::vector<Part> parts(plan.starts.size());
@@ -507,8 +515,14 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
       for (Diagnostic& d : parts[k].diags.items) diags->report(std::move(d));
   ReadResult r = joined_result(parts, end);
   TraceBuilder& first = *parts[0].builder;
+  if (options.tee) {
+    std::vector<uint32_t> same(parts[0].trace->names.size());
+    std::iota(same.begin(), same.end(), 0u);
+    options.tee->absorb(*parts[0].tee, same);
+  }
   for (std::size_t k = 1; k <= end; ++k) {
-    first.absorb(*parts[k].builder);
+    std::vector<uint32_t> names = first.absorb(*parts[k].builder);
+    if (options.tee) options.tee->absorb(*parts[k].tee, names);
     parts[k] = Part{};  // its memory back before the next one is joined
   }
   if (r.status != ReadStatus::input_error) first.finish();

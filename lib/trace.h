@@ -109,8 +109,9 @@ struct LoadOptions {
   /// False: no chain table, no categories and no category column (gaps joins chains
   /// itself and needs neither; skipping them saves a pass and ~5 bytes a span).
   bool categories = true;
-  /// Also sees every event, after the model does (may be null).
-  EventSink* tee = nullptr;
+  /// Also sees every event, after the model does (may be null). Split per part when the
+  /// file is parsed in parallel.
+  SplittableSink* tee = nullptr;
 };
 
 /// Reads source into *trace and resolves the joins. Container-level problems go to diags
@@ -120,7 +121,7 @@ ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const
 /// Loads a regular, uncompressed file in up to `threads` parts parsed at once, joined into
 /// exactly the model load_trace builds (same events and order, same diagnostics in file
 /// order, the same first error). False, with nothing written, when the file does not split:
-/// too small, one huge line, gzip, options.tee set, or a cut that proved not to be an event
+/// too small, one huge line, gzip, or a cut that proved not to be an event
 /// boundary; the caller then loads it with load_trace.
 /// Parts are at least min_part_bytes long (smaller files are read in one pass).
 constexpr uint64_t kDefaultMinPartBytes = 4u << 20;

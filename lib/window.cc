@@ -21,21 +21,8 @@ void EventIndex::on_event(const RawEvent& e, const Interner& names) {
   else if (e.ph == 'X' && timed && e.has_dur && e.dur_ns >= 0) kind = kSpan;
   else if (timed) kind = kPoint;
   if (timed && (e.ph == 'B' || e.ph == 'E')) {
-    auto& open = open_begins_[lane_key(e.pid, e.tid)];
-    std::size_t me = size();
-    if (e.ph == 'B') {
-      open.push_back(me);
-      pair_span_[me] = {e.ts_ns, e.ts_ns};
-      kind = kSpan;  // selected by the pair's span
-    } else if (!open.empty()) {
-      std::size_t begin = open.back();
-      open.pop_back();
-      pair_span_[begin].second = e.ts_ns;
-      pair_span_[me] = pair_span_[begin];
-      kind = kSpan;
-    } else {
-      kind = kUntimed;  // an E that closes nothing: analyses drop it, and so do windows
-    }
+    begin_ends_.push_back({size(), e.pid, e.tid, e.ts_ns, e.ph == 'B'});
+    kind = kSpan;  // selected by its pair's span (finish() pairs them)
   }
   if (e.ph == 'X' && e.name == publish_name_ && e.has_chain) publish_of_[e.chain] = static_cast<uint32_t>(size());
   gap_.push(static_cast<int64_t>(e.offset - last_end_));
@@ -47,10 +34,53 @@ void EventIndex::on_event(const RawEvent& e, const Interner& names) {
   last_end_ = e.end_offset;
 }
 
+void EventIndex::absorb(SplittableSink& later_sink, const std::vector<uint32_t>& names) {
+  auto& later = static_cast<EventIndex&>(later_sink);
+  if (later.size() == 0) return;
+  std::size_t base = size();
+  gap_.append(later.gap_);
+  // The later part's first gap counts from the start of the file: make it count from here.
+  gap_.set(base, later.gap_[0] - static_cast<int64_t>(last_end_));
+  length_.append(later.length_);
+  ts_.append(later.ts_);
+  dur_.append(later.dur_);
+  kind_.append(later.kind_);
+  chain_.append(later.chain_);
+  later.publish_of_.for_each(
+      [&](int64_t chain, uint32_t index) { publish_of_[chain] = static_cast<uint32_t>(base + index); });
+  auto process = [&](ProcessId id) {
+    if (id.is_string && id.text != Interner::kNone) id.text = names[id.text];
+    return id;
+  };
+  for (BeginEnd be : later.begin_ends_) {
+    be.index += base;
+    be.pid = process(be.pid);
+    be.tid = process(be.tid);
+    begin_ends_.push_back(be);
+  }
+  last_end_ = later.last_end_;
+  later = EventIndex{};
+}
+
 void EventIndex::finish(int64_t end_ns) {
-  for (auto& [lane, open] : open_begins_)
-    for (std::size_t begin : open) pair_span_[begin].second = end_ns;
-  open_begins_.clear();
+  std::map<LaneKey, std::vector<std::size_t>> open;  // per lane, B entries not yet closed
+  for (const BeginEnd& be : begin_ends_) {
+    std::vector<std::size_t>& stack = open[lane_key(be.pid, be.tid)];
+    if (be.begin) {
+      stack.push_back(be.index);
+      pair_span_[be.index] = {be.ts, be.ts};
+    } else if (!stack.empty()) {
+      std::size_t begin = stack.back();
+      stack.pop_back();
+      pair_span_[begin].second = be.ts;
+      pair_span_[be.index] = pair_span_[begin];
+    } else {
+      kind_.set(be.index, kUntimed);  // an E that closes nothing: analyses drop it, and so do windows
+    }
+  }
+  for (auto& [lane, stack] : open)
+    for (std::size_t begin : stack) pair_span_[begin].second = end_ns;
+  std::vector<BeginEnd>().swap(begin_ends_);
 }
 
 std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range range) {

@@ -20,7 +20,7 @@
 namespace jqtrace {
 
 /// Where every event of the file is and when it happens, in file order.
-class EventIndex final : public EventSink {
+class EventIndex final : public SplittableSink {
  public:
   enum Kind : uint8_t {
     kMetadata = 0,  ///< ph M: kept in every window (lane and process names)
@@ -38,8 +38,12 @@ class EventIndex final : public EventSink {
   };
 
   void on_event(const RawEvent& e, const Interner& names) override;
+  std::unique_ptr<SplittableSink> fork() const override { return std::make_unique<EventIndex>(); }
+  /// Appends a later part's index: its event numbers follow these.
+  void absorb(SplittableSink& later, const std::vector<uint32_t>& names) override;
   /// Pairs B and E per lane (SPEC §2; a B never closed runs to end_ns): each then belongs to
-  /// the windows its pair's span overlaps, so a window never cuts a pair in half.
+  /// the windows its pair's span overlaps, so a window never cuts a pair in half. An E that
+  /// closes nothing belongs to no window.
   void finish(int64_t end_ns);
   std::size_t size() const { return kind_.size(); }
 
@@ -74,9 +78,15 @@ class EventIndex final : public EventSink {
   uint32_t publish_name_ = Interner::kNone;
   IntColumn gap_, length_, ts_, dur_, kind_, chain_;
   FlatMap<uint32_t> publish_of_;  ///< chain → its publish's event number (4 bytes: < 4G events)
-  /// B/E bookkeeping: rare in jobque traces, so kept aside, by entry number.
-  std::map<LaneKey, std::vector<std::size_t>> open_begins_;
-  std::unordered_map<std::size_t, std::pair<int64_t, int64_t>> pair_span_;
+  /// B and E events, rare in jobque traces: kept aside in file order and paired by finish().
+  struct BeginEnd {
+    std::size_t index;
+    ProcessId pid, tid;
+    int64_t ts;
+    bool begin;
+  };
+  std::vector<BeginEnd> begin_ends_;
+  std::unordered_map<std::size_t, std::pair<int64_t, int64_t>> pair_span_;  ///< by entry number
 };
 
 /// The events of the index that belong in a window over range, in file order: metadata

@@ -36,6 +36,8 @@ every_command() {
   compare "$file" markers --format json
   compare "$file" gaps --format json
   compare "$file" window --format csv
+  compare "$file" window --ms 0.01 0.2
+  compare "$file" window --format compact --ms 0 0.5
   compare "$file" validate
 }
 
@@ -71,6 +73,7 @@ PART=4096 every_command "$tmp/gen.json"
 PART=4194304 compare "$tmp/big.json" stats --format json
 PART=4194304 compare "$tmp/big.json" gaps
 PART=4194304 compare "$tmp/big.json" markers --kind token --format csv
+PART=4194304 compare "$tmp/big.json" window --marker token 2
 
 # The corpus, when it is there (gzip files are read in one pass; unpacked, they are cut).
 if [ -d ../shared/corpus ]; then
