@@ -25,6 +25,7 @@ void EventIndex::on_event(const RawEvent& e, const Interner& names) {
     kind = kSpan;  // selected by its pair's span (finish() pairs them)
   }
   if (e.ph == 'X' && e.name == publish_name_ && e.has_chain) publish_of_[e.chain] = static_cast<uint32_t>(size());
+  if (size() == 0) first_offset_ = last_end_ = e.offset;  // a part's first event: small gaps from here on
   gap_.push(static_cast<int64_t>(e.offset - last_end_));
   length_.push(static_cast<int64_t>(e.end_offset - e.offset));
   ts_.push(kind == kSpan || kind == kPoint ? e.ts_ns : 0);
@@ -37,15 +38,30 @@ void EventIndex::on_event(const RawEvent& e, const Interner& names) {
 void EventIndex::absorb(SplittableSink& later_sink, const std::vector<uint32_t>& names) {
   auto& later = static_cast<EventIndex&>(later_sink);
   if (later.size() == 0) return;
+  if (size() == 0) {
+    // Nothing here yet (the first part): take the part whole instead of copying it.
+    bool same_names = true;
+    for (std::size_t i = 0; i < names.size() && same_names; ++i) same_names = names[i] == i;
+    if (same_names) {
+      *this = std::move(later);
+      later = EventIndex{};
+      return;
+    }
+  }
   std::size_t base = size();
-  gap_.append(later.gap_);
-  // The later part's first gap counts from the start of the file: make it count from here.
-  gap_.set(base, later.gap_[0] - static_cast<int64_t>(last_end_));
-  length_.append(later.length_);
-  ts_.append(later.ts_);
-  dur_.append(later.dur_);
-  kind_.append(later.kind_);
-  chain_.append(later.chain_);
+  // Column by column, each freed once copied: the join never holds a second index.
+  auto move_over = [](IntColumn& to, IntColumn& from) {
+    to.append(from);
+    from = IntColumn{};
+  };
+  move_over(gap_, later.gap_);
+  // The later part's first gap is 0 (its events count from its first): count from here.
+  gap_.set(base, static_cast<int64_t>(later.first_offset_ - last_end_));
+  move_over(length_, later.length_);
+  move_over(ts_, later.ts_);
+  move_over(dur_, later.dur_);
+  move_over(kind_, later.kind_);
+  move_over(chain_, later.chain_);
   later.publish_of_.for_each(
       [&](int64_t chain, uint32_t index) { publish_of_[chain] = static_cast<uint32_t>(base + index); });
   auto process = [&](ProcessId id) {

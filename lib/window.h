@@ -56,7 +56,7 @@ class EventIndex final : public SplittableSink {
   /// Calls f(entry) for every event, in file order.
   template <typename F>
   void for_each(F&& f) const {
-    uint64_t offset = 0;
+    uint64_t offset = first_offset_;
     for (std::size_t i = 0; i < size(); ++i) {
       Entry e;
       e.index = i;
@@ -74,6 +74,7 @@ class EventIndex final : public SplittableSink {
   }
 
  private:
+  uint64_t first_offset_ = 0;  ///< where the first event starts; gaps count from there
   uint64_t last_end_ = 0;
   uint32_t publish_name_ = Interner::kNone;
   IntColumn gap_, length_, ts_, dur_, kind_, chain_;
