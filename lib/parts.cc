@@ -1,5 +1,15 @@
 #include "parts.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
 namespace jqtrace {
 namespace {
 
@@ -19,6 +29,30 @@ std::size_t next_cut(std::string_view text, std::size_t from, std::size_t limit)
   }
   return std::string_view::npos;
 }
+
+/// Sums the parts' progress for one bar; drawn by whichever thread gets the lock.
+class SharedProgress {
+ public:
+  SharedProgress(const ProgressFn& draw, const PartPlan& plan) : draw_(draw), plan_(plan), done_(plan.starts.size()) {}
+  ProgressFn for_part(std::size_t k) {
+    if (!draw_) return {};
+    return [this, k](uint64_t consumed, uint64_t total) {
+      uint64_t end = k + 1 < plan_.starts.size() ? plan_.starts[k + 1] : total;
+      done_[k] = std::min(consumed, end) - std::min(plan_.starts[k], consumed);
+      std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+      if (!lock) return;
+      uint64_t sum = 0;
+      for (const auto& d : done_) sum += d;
+      draw_(sum, total);
+    };
+  }
+
+ private:
+  const ProgressFn& draw_;
+  const PartPlan& plan_;
+  std::vector<std::atomic<uint64_t>> done_;
+  std::mutex mutex_;
+};
 
 }  // namespace
 
@@ -46,6 +80,71 @@ PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part) {
     plan.starts.push_back(cut);
   }
   return plan;
+}
+
+/// The cut plan of a regular, uncompressed file (one part when it does not split).
+PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part) {
+  PartPlan none;
+  none.starts.push_back(0);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return none;
+  struct stat st {};
+  uint64_t size = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+  void* p = size >= 2 * min_part && size >= 2 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  ::close(fd);
+  if (p == MAP_FAILED) return none;
+  const char* data = static_cast<const char*>(p);
+  bool gzip = static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
+  PartPlan plan = gzip ? none : plan_parts(std::string_view(data, size), threads, min_part);
+  ::munmap(p, size);
+  return plan;
+}
+
+std::vector<PartRead> read_parts(const std::string& path, const PartPlan& plan, const ProgressFn& progress,
+                                 const std::function<ReadResult(std::size_t, Source&, const ReadOptions&)>& read) {
+  std::vector<PartRead> reads(plan.starts.size());
+  SharedProgress shared(progress, plan);
+  auto run = [&](std::size_t k) {
+    std::string err;
+    auto src = k == 0 ? Source::open(path, &err) : Source::open_part(path, plan.starts[k], plan.prefix, &err);
+    if (!src) return;
+    reads[k].opened = true;
+    if (ProgressFn bar = shared.for_part(k)) src->set_progress(std::move(bar));
+    ReadOptions options;
+    if (k + 1 < plan.starts.size()) options.stop_at = plan.starts[k + 1];
+    reads[k].result = read(k, *src, options);
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t k = 1; k < reads.size(); ++k) workers.emplace_back(run, k);
+  run(0);
+  for (std::thread& w : workers) w.join();
+  return reads;
+}
+
+std::size_t parts_that_count(const std::vector<PartRead>& reads) {
+  for (std::size_t k = 0; k < reads.size(); ++k) {
+    if (!reads[k].opened) return 0;
+    if (reads[k].result.status == ReadStatus::input_error) return k + 1;
+    if (k + 1 < reads.size() && reads[k].result.stop != ReadResult::Stop::at_boundary) return 0;
+  }
+  return reads.size();
+}
+
+ReadResult joined_result(const std::vector<PartRead>& reads, std::size_t count) {
+  ReadResult r = reads[count - 1].result;
+  r.stop = ReadResult::Stop::not_reached;
+  r.container = reads[0].result.container;
+  r.events = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const ReadResult& part = reads[k].result;
+    r.events += part.events;
+    r.has_events_array = r.has_events_array || part.has_events_array;
+    if (part.profile_end) {
+      r.profile_offset = part.profile_offset;
+      r.profile_end = part.profile_end;
+    }
+  }
+  return r;
 }
 
 }  // namespace jqtrace

@@ -5,9 +5,13 @@
 // always right: a line whose first non-blank character is '{' after a line ending in ','.
 // A raw newline never occurs inside a JSON string, so a cut is never inside one.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "reader.h"
+#include "source.h"
 
 namespace jqtrace {
 
@@ -21,5 +25,29 @@ struct PartPlan {
 /// Up to `parts` parts of about equal size, none smaller than min_part bytes. Fewer (one:
 /// parse sequentially) when the text has no suitable line starts, e.g. a single huge line.
 PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part);
+
+/// The cut plan of a regular, uncompressed file of at least 2 × min_part bytes (one part
+/// when it does not split: smaller, gzip, not a file).
+PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part);
+
+/// One part's read: what the reader said, whether its source opened.
+struct PartRead {
+  ReadResult result;
+  bool opened = false;
+};
+
+/// Reads every part of plan at once, part k on its own thread with
+/// read(k, source, read_options) (part 0 on the calling thread); the sources are opened
+/// here, each with its share of the progress bar. Returns the reads in part order.
+std::vector<PartRead> read_parts(const std::string& path, const PartPlan& plan, const ProgressFn& progress,
+                                 const std::function<ReadResult(std::size_t, Source&, const ReadOptions&)>& read);
+
+/// How many leading parts count: every part up to the first input error, when each part
+/// before stopped exactly where the next starts. 0 when a cut proved wrong (or a part did
+/// not open): read the file in one pass instead.
+std::size_t parts_that_count(const std::vector<PartRead>& reads);
+
+/// The whole file's ReadResult from the first `count` parts' results.
+ReadResult joined_result(const std::vector<PartRead>& reads, std::size_t count);
 
 }  // namespace jqtrace

@@ -1,16 +1,8 @@
 #include "trace.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <map>
-#include <mutex>
 #include <numeric>
-#include <thread>
 #include <tuple>
 
 #include "jobque.h"
@@ -400,87 +392,7 @@ struct Part {
   std::unique_ptr<TraceBuilder> builder;
   std::unique_ptr<SplittableSink> tee;  ///< this part's share of LoadOptions::tee
   CollectedDiagnostics diags;
-  ReadResult result;
-  bool opened = false;
 };
-
-/// The cut plan of a regular, uncompressed file (one part when it does not split).
-PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part) {
-  PartPlan none;
-  none.starts.push_back(0);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return none;
-  struct stat st {};
-  uint64_t size = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
-  void* p = size >= 2 * min_part && size >= 2 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  ::close(fd);
-  if (p == MAP_FAILED) return none;
-  const char* data = static_cast<const char*>(p);
-  bool gzip = static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
-  PartPlan plan = gzip ? none : plan_parts(std::string_view(data, size), threads, min_part);
-  ::munmap(p, size);
-  return plan;
-}
-
-/// Sums the parts' progress for one bar; drawn by whichever thread gets the lock.
-class SharedProgress {
- public:
-  SharedProgress(const ProgressFn& draw, const PartPlan& plan) : draw_(draw), plan_(plan), done_(plan.starts.size()) {}
-  ProgressFn for_part(std::size_t k) {
-    if (!draw_) return {};
-    return [this, k](uint64_t consumed, uint64_t total) {
-      uint64_t end = k + 1 < plan_.starts.size() ? plan_.starts[k + 1] : total;
-      done_[k] = std::min(consumed, end) - std::min(plan_.starts[k], consumed);
-      std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-      if (!lock) return;
-      uint64_t sum = 0;
-      for (const auto& d : done_) sum += d;
-      draw_(sum, total);
-    };
-  }
-
- private:
-  const ProgressFn& draw_;
-  const PartPlan& plan_;
-  std::vector<std::atomic<uint64_t>> done_;
-  std::mutex mutex_;
-};
-
-void read_part(const std::string& path, const PartPlan& plan, std::size_t k, const LoadOptions& options,
-               ProgressFn progress, Part* part) {
-  std::string err;
-  auto src = k == 0 ? Source::open(path, &err) : Source::open_part(path, plan.starts[k], plan.prefix, &err);
-  if (!src) return;
-  part->opened = true;
-  if (progress) src->set_progress(std::move(progress));
-  LoadOptions own = options;
-  if (options.tee) {
-    part->tee = options.tee->fork();
-    own.tee = part->tee.get();
-  }
-  part->builder = std::make_unique<TraceBuilder>(part->trace.get(), own);
-  ReadOptions read;
-  if (k + 1 < plan.starts.size()) read.stop_at = plan.starts[k + 1];
-  part->result = read_trace(*src, *part->builder, part->trace->names, &part->diags, read);
-}
-
-/// The result of the whole file from its parts' results, parts [0, end] of which count.
-ReadResult joined_result(const std::vector<Part>& parts, std::size_t end) {
-  ReadResult r = parts[end].result;
-  r.stop = ReadResult::Stop::not_reached;
-  r.container = parts[0].result.container;
-  r.events = 0;
-  for (std::size_t k = 0; k <= end; ++k) {
-    const ReadResult& part = parts[k].result;
-    r.events += part.events;
-    r.has_events_array = r.has_events_array || part.has_events_array;
-    if (part.profile_end) {
-      r.profile_offset = part.profile_offset;
-      r.profile_end = part.profile_end;
-    }
-  }
-  return r;
-}
 
 }  // namespace
 
@@ -491,36 +403,30 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
   PartPlan plan = plan_file(path, threads, std::max<uint64_t>(min_part_bytes, 1));
   if (plan.starts.size() < 2) return false;
   std::vector<Part> parts(plan.starts.size());
-  SharedProgress shared(progress, plan);
-  std::vector<std::thread> workers;
-  for (std::size_t k = 1; k < parts.size(); ++k)
-    workers.emplace_back(read_part, std::cref(path), std::cref(plan), k, std::cref(options), shared.for_part(k),
-                         &parts[k]);
-  read_part(path, plan, 0, options, shared.for_part(0), &parts[0]);
-  for (std::thread& w : workers) w.join();
-
-  // Each part is right only if the part before it stopped exactly where it starts. The
-  // first input error ends the file there, as it would end a sequential read.
-  std::size_t end = parts.size() - 1;
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    if (!parts[k].opened) return false;
-    if (parts[k].result.status == ReadStatus::input_error) {
-      end = k;
-      break;
+  std::vector<PartRead> reads = read_parts(path, plan, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
+    Part& part = parts[k];
+    LoadOptions own = options;
+    if (options.tee) {
+      part.tee = options.tee->fork();
+      own.tee = part.tee.get();
     }
-    if (k + 1 < parts.size() && parts[k].result.stop != ReadResult::Stop::at_boundary) return false;
-  }
-  for (std::size_t k = 0; k <= end; ++k)
+    part.builder = std::make_unique<TraceBuilder>(part.trace.get(), own);
+    return read_trace(src, *part.builder, part.trace->names, &part.diags, read);
+  });
+  std::size_t count = parts_that_count(reads);
+  if (count == 0) return false;
+
+  for (std::size_t k = 0; k < count; ++k)
     if (diags)
       for (Diagnostic& d : parts[k].diags.items) diags->report(std::move(d));
-  ReadResult r = joined_result(parts, end);
+  ReadResult r = joined_result(reads, count);
   TraceBuilder& first = *parts[0].builder;
   if (options.tee) {
     std::vector<uint32_t> same(parts[0].trace->names.size());
     std::iota(same.begin(), same.end(), 0u);
     options.tee->absorb(*parts[0].tee, same);
   }
-  for (std::size_t k = 1; k <= end; ++k) {
+  for (std::size_t k = 1; k < count; ++k) {
     std::vector<uint32_t> names = first.absorb(*parts[k].builder);
     if (options.tee) options.tee->absorb(*parts[k].tee, names);
     parts[k] = Part{};  // its memory back before the next one is joined
