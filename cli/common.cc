@@ -1,9 +1,13 @@
 #include "common.h"
 
+#include "trace.h"
+
 #include <chrono>
+#include <cstdlib>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -118,6 +122,23 @@ ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOpti
   if (opts.quiet || env_set("CI") || !isatty(STDERR_FILENO) || size < kProgressMinBytes) return {};
   g_progress = ProgressState{path, std::chrono::steady_clock::now(), {}, false};
   return draw_progress;
+}
+
+/// A regular file's size, 0 for anything else (stdin, pipes, missing files).
+uint64_t regular_size(const std::string& path) {
+  struct stat st {};
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  return static_cast<uint64_t>(st.st_size);
+}
+
+/// JQTRACE_MIN_PART_BYTES: the smallest part worth a thread. The tests set it tiny so that
+/// their small files are split too.
+uint64_t min_part_bytes() {
+  const char* v = std::getenv("JQTRACE_MIN_PART_BYTES");
+  if (!v || !*v) return kDefaultMinPartBytes;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  return end && *end == '\0' && n > 0 ? n : kDefaultMinPartBytes;
 }
 
 unsigned parser_threads(const CommonOptions& opts) {

@@ -65,6 +65,13 @@ ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOpti
 /// The -j value: 0 means every core.
 unsigned parser_threads(const CommonOptions& opts);
 
+/// A regular file's size, 0 for anything else (stdin, pipes, missing files).
+uint64_t regular_size(const std::string& path);
+
+/// The smallest part worth a thread: JQTRACE_MIN_PART_BYTES, else 4 MiB. The tests set it
+/// tiny so that their small files are cut too.
+uint64_t min_part_bytes();
+
 /// Clears the progress bar line if one was drawn.
 void end_progress();
 

@@ -1,8 +1,5 @@
 #include "load.h"
 
-#include <sys/stat.h>
-
-#include <cstdlib>
 
 #include <fmt/core.h>
 
@@ -11,23 +8,6 @@ namespace jqtrace::cli {
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
 namespace {
-
-/// A regular file's size, 0 for anything else (stdin, pipes, missing files).
-uint64_t regular_size(const std::string& path) {
-  struct stat st {};
-  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-  return static_cast<uint64_t>(st.st_size);
-}
-
-/// JQTRACE_MIN_PART_BYTES: the smallest part worth a thread. The tests set it tiny so that
-/// their small files are split too.
-uint64_t min_part_bytes() {
-  const char* v = std::getenv("JQTRACE_MIN_PART_BYTES");
-  if (!v || !*v) return kDefaultMinPartBytes;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v, &end, 10);
-  return end && *end == '\0' && n > 0 ? n : kDefaultMinPartBytes;
-}
 
 /// Parses in parts on -j threads when the file splits; else reads it in one pass.
 bool read_model(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,

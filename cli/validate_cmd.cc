@@ -69,10 +69,24 @@ class DiagnosticPrinter final : public DiagnosticSink {
   uint64_t shown_ = 0;
 };
 
+FileReport finish_report(FileReport report, const ValidateOptions& opts, bool* unreadable) {
+  if (!report.result.readable) *unreadable = true;
+  report.valid = report.result.readable && report.result.errors == 0 && (!opts.strict || report.result.warnings == 0);
+  return report;
+}
+
 FileReport validate_file(const std::string& path, const ValidateOptions& opts, Output& out, bool* unreadable) {
   FileReport report;
   report.file = path == "-" ? "<stdin>" : path;
   DiagnosticPrinter printer(opts, out, report);
+  unsigned threads = parser_threads(opts.common);
+  if (uint64_t size = threads > 1 ? regular_size(path) : 0) {
+    if (validate_trace_parallel(path, threads, printer, progress_bar(path, size, opts.common), min_part_bytes(),
+                                &report.result)) {
+      end_progress();
+      return finish_report(std::move(report), opts, unreadable);
+    }
+  }
   std::string why;
   auto source = open_input(path, opts.common, &why);
   if (!source) {
@@ -88,9 +102,7 @@ FileReport validate_file(const std::string& path, const ValidateOptions& opts, O
   }
   report.result = validate_trace(*source, printer);
   end_progress();
-  if (!report.result.readable) *unreadable = true;
-  report.valid = report.result.readable && report.result.errors == 0 && (!opts.strict || report.result.warnings == 0);
-  return report;
+  return finish_report(std::move(report), opts, unreadable);
 }
 
 std::string plural(uint64_t n, std::string_view word) {

@@ -13,6 +13,7 @@
 #include "interner.h"
 #include "jobque.h"
 #include "numbers.h"
+#include "parts.h"
 #include "profile.h"
 #include "suggest.h"
 
@@ -35,6 +36,7 @@ struct ChainCheck {
 struct LaneCheck {
   ProcessId tid;
   std::string label;
+  std::vector<uint64_t> unmatched_ends;  ///< offsets of E events that closed nothing (reported)
   uint64_t first = 0;  ///< offset of the lane's first event
   int64_t last_end = 0;
   uint64_t spans = 0;
@@ -55,8 +57,9 @@ std::string us(int64_t ns) {
 
 class Validator final : public EventSink, public DiagnosticSink {
  public:
-  Validator(DiagnosticSink& out, ValidateResult& result, Interner& names, Source& source)
-      : out_(out), result_(result), names_(names), source_(source) {
+  /// source: where positions are looked up (null: not yet, for a part of a parallel read).
+  Validator(DiagnosticSink& out, ValidateResult& result, Interner& names, Source* source)
+      : out_(&out), result_(&result), names_(names), source_(source) {
     publish_ = names_.intern(kPublish);
     chunk_ = names_.intern(kChunk);
     stage_wait_ = names_.intern(kStageWait);
@@ -64,10 +67,63 @@ class Validator final : public EventSink, public DiagnosticSink {
 
   // DiagnosticSink: everything found passes through here to be counted and located.
   void report(Diagnostic d) override {
-    if (d.offset != Diagnostic::kNoOffset) d.position = source_.locate(d.offset);
-    (d.severity == Severity::error ? result_.errors : result_.warnings)++;
-    ++result_.rule_counts[d.rule];
-    out_.report(std::move(d));
+    if (source_ && d.offset != Diagnostic::kNoOffset) d.position = source_->locate(d.offset);
+    (d.severity == Severity::error ? result_->errors : result_->warnings)++;
+    ++result_->rule_counts[d.rule];
+    out_->report(std::move(d));
+  }
+
+  /// After a parallel read: from now on report to out, count into result, locate in source.
+  void retarget(DiagnosticSink& out, ValidateResult& result, Source& source) {
+    out_ = &out;
+    result_ = &result;
+    source_ = &source;
+  }
+
+  /// Joins the state of the part read after this one (names: its ids to these). An E
+  /// there that closed nothing but would have closed a B still open here is no longer
+  /// unmatched: its offset goes to *withdrawn, for the caller to drop that report. False
+  /// when the join cannot be exact: a rule would have judged that part's events
+  /// differently had it seen this part first (a chain published here and again there, or
+  /// with a stage out of range there). Only broken traces get there; they are read again
+  /// in one pass.
+  bool absorb(Validator& later, const std::vector<uint32_t>& names, std::vector<uint64_t>* withdrawn) {
+    bool exact = true;
+    later.chains_.for_each([&](int64_t id, const ChainCheck& p) {
+      if (!exact) return;
+      ChainCheck* here = chains_.find(id);
+      if (!here) {
+        chains_[id] = p;
+        return;
+      }
+      ChainCheck& c = *here;
+      if (c.publishes && (p.publishes || (p.events && p.max_stage >= c.nstages))) {
+        exact = false;
+        return;
+      }
+      c.events += p.events;
+      if (p.max_stage > c.max_stage) {
+        c.max_stage = p.max_stage;
+        c.max_stage_at = p.max_stage_at;
+      }
+      if (p.publishes) {
+        c.publishes = p.publishes;
+        c.nstages = p.nstages;
+      }
+    });
+    if (!exact) return false;
+    absorb_lanes(later, names, withdrawn);
+    for (const auto& [name, seen] : later.global_instants_) merge_first_seen(global_instants_[names[name]], seen);
+    for (const auto& [tag, seen] : later.tags_) merge_first_seen(tags_[tag], seen);
+    if (later.profile_.present) profile_ = later.profile_;
+    jobque_ = jobque_ || later.jobque_;
+    if (later.have_time_) {
+      trace_start_ = have_time_ ? std::min(trace_start_, later.trace_start_) : later.trace_start_;
+      trace_end_ = have_time_ ? std::max(trace_end_, later.trace_end_) : later.trace_end_;
+      have_time_ = true;
+    }
+    last_lane_.reset();
+    return true;
   }
 
   void on_profile(const JobqueProfile& p) override { profile_ = p; }
@@ -107,8 +163,8 @@ class Validator final : public EventSink, public DiagnosticSink {
     for (LaneCheck& lane : lanes_)
       for (uint64_t b : lane.open_begins)
         defer(make_diagnostic("unclosed-begin", "B event on lane " + lane.label + " is never closed", b));
-    result_.jobque = jobque_ || profile_.present;
-    if (result_.jobque) {
+    result_->jobque = jobque_ || profile_.present;
+    if (result_->jobque) {
       // A cut-off file loses publishes and lane ends to the cut, not to full rings.
       if (!truncated_) check_chains();
       check_markers();
@@ -122,6 +178,48 @@ class Validator final : public EventSink, public DiagnosticSink {
 
  private:
   void defer(Diagnostic d) { deferred_.push_back(std::move(d)); }
+
+  static void merge_first_seen(FirstSeen& into, const FirstSeen& later) {
+    if (into.count == 0) into.first = later.first;
+    into.count += later.count;
+  }
+
+  void absorb_lanes(Validator& later, const std::vector<uint32_t>& names, std::vector<uint64_t>* withdrawn) {
+    std::vector<LaneKey> keys(later.lanes_.size());
+    for (const auto& [key, index] : later.lane_index_) keys[index] = key;
+    for (std::size_t l = 0; l < later.lanes_.size(); ++l) {
+      LaneCheck& p = later.lanes_[l];
+      LaneKey key = keys[l];
+      auto remap = [&](bool is_string, uint32_t& text) {
+        if (is_string && text != Interner::kNone) text = names[text];
+      };
+      remap(std::get<0>(key), std::get<2>(key));
+      remap(std::get<3>(key), std::get<5>(key));
+      auto [it, added] = lane_index_.try_emplace(key, lanes_.size());
+      if (added) {
+        if (p.tid.is_string && p.tid.text != Interner::kNone) p.tid.text = names[p.tid.text];
+        lanes_.push_back(std::move(p));
+        continue;
+      }
+      LaneCheck& c = lanes_[it->second];
+      // The later part's stack was empty at each of these Es; one pass would have had
+      // this part's open Bs under it, and closed the innermost.
+      for (uint64_t end : p.unmatched_ends) {
+        if (c.open_begins.empty()) {
+          c.unmatched_ends.push_back(end);
+        } else {
+          c.open_begins.pop_back();
+          withdrawn->push_back(end);
+        }
+      }
+      c.open_begins.insert(c.open_begins.end(), p.open_begins.begin(), p.open_begins.end());
+      c.spans += p.spans;
+      if (p.timed) {
+        c.last_end = c.timed ? std::max(c.last_end, p.last_end) : p.last_end;
+        c.timed = true;
+      }
+    }
+  }
 
   void problem(std::string_view rule, std::string message, const RawEvent& e) {
     report(make_diagnostic(rule, std::move(message), e.offset));
@@ -243,6 +341,7 @@ class Validator final : public EventSink, public DiagnosticSink {
     if (e.ph == 'B') {
       lane->open_begins.push_back(e.offset);
     } else if (lane->open_begins.empty()) {
+      lane->unmatched_ends.push_back(e.offset);
       problem("unmatched-end", "E event on lane " + lane->label + " closes nothing", e);
     } else {
       lane->open_begins.pop_back();
@@ -338,10 +437,10 @@ class Validator final : public EventSink, public DiagnosticSink {
     }
   }
 
-  DiagnosticSink& out_;
-  ValidateResult& result_;
+  DiagnosticSink* out_;
+  ValidateResult* result_;
   Interner& names_;
-  Source& source_;
+  Source* source_;
   std::vector<Diagnostic> deferred_;
   uint32_t publish_, chunk_, stage_wait_;
   JobqueProfile profile_;
@@ -360,17 +459,16 @@ class Validator final : public EventSink, public DiagnosticSink {
 
 }  // namespace
 
-ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
-  ValidateResult result;
-  Interner names;
-  Validator validator(out, result, names, source);
-  result.read = read_trace(source, validator, names, &validator);
+namespace {
+
+/// What every read ends with: the input error or the cut, then the whole-file rules.
+void conclude(Validator& validator, ValidateResult& result) {
   result.events = result.read.events;
   switch (result.read.status) {
     case ReadStatus::input_error:
       result.readable = false;
       validator.report(make_diagnostic(result.read.rule, result.read.message, result.read.offset));
-      return result;
+      return;
     case ReadStatus::truncated:
       validator.report(make_diagnostic("truncated",
                                        "the trace is cut off at byte " + std::to_string(result.read.bytes) + " (" +
@@ -380,7 +478,67 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
     case ReadStatus::ok: break;
   }
   validator.finish(result.read.status == ReadStatus::truncated);
+}
+
+struct CollectedDiagnostics final : DiagnosticSink {
+  std::vector<Diagnostic> items;
+  void report(Diagnostic d) override { items.push_back(std::move(d)); }
+};
+
+/// One part of a parallel validation: its own names, findings and state.
+struct ValidatePart {
+  Interner names;
+  CollectedDiagnostics found;
+  ValidateResult scratch;  ///< the part's own counts (the join counts again)
+  std::unique_ptr<Validator> validator;
+};
+
+}  // namespace
+
+ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
+  ValidateResult result;
+  Interner names;
+  Validator validator(out, result, names, &source);
+  result.read = read_trace(source, validator, names, &validator);
+  conclude(validator, result);
   return result;
+}
+
+bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
+                             const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
+  if (threads < 2) return false;
+  PartPlan plan = plan_file(path, threads, std::max<uint64_t>(min_part_bytes, 1));
+  if (plan.starts.size() < 2) return false;
+  std::vector<ValidatePart> parts(plan.starts.size());
+  std::vector<PartRead> reads = read_parts(path, plan, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
+    ValidatePart& part = parts[k];
+    part.validator = std::make_unique<Validator>(part.found, part.scratch, part.names, nullptr);
+    return read_trace(src, *part.validator, part.names, part.validator.get(), read);
+  });
+  std::size_t count = parts_that_count(reads);
+  if (count == 0) return false;
+  Validator& first = *parts[0].validator;
+  std::vector<uint64_t> withdrawn;  // unmatched-end reports an earlier part's B answers
+  for (std::size_t k = 1; k < count; ++k) {
+    std::vector<uint32_t> names(parts[k].names.size());
+    for (uint32_t id = 0; id < names.size(); ++id) names[id] = parts[0].names.intern(parts[k].names.view(id));
+    if (!first.absorb(*parts[k].validator, names, &withdrawn)) return false;
+  }
+  std::sort(withdrawn.begin(), withdrawn.end());
+  auto answered = [&](const Diagnostic& d) {
+    return d.rule == "unmatched-end" && std::binary_search(withdrawn.begin(), withdrawn.end(), d.offset);
+  };
+  std::string err;
+  auto locator = Source::open(path, &err);  // positions of what the parts found
+  if (!locator) return false;
+  *result = ValidateResult{};
+  first.retarget(out, *result, *locator);
+  for (std::size_t k = 0; k < count; ++k)
+    for (Diagnostic& d : parts[k].found.items)
+      if (!answered(d)) first.report(std::move(d));
+  result->read = joined_result(reads, count);
+  conclude(first, *result);
+  return true;
 }
 
 }  // namespace jqtrace

@@ -61,6 +61,33 @@ awk -v at=$((lines / 2)) 'NR == at { print "{\"ph\":\"X\",\"ts\":1,,}," ; next }
 head -c $(( $(stat -c %s "$tmp/gen.json") * 3 / 4 )) "$tmp/gen.json" > "$tmp/cut.json"
 # A raw newline inside a string (invalid JSON) right where a cut could go.
 awk -v at=$((lines / 3)) 'NR == at { print "{\"ph\":\"X\",\"name\":\"a"; print "{\"b\"},"; next } { print }' "$tmp/gen.json" > "$tmp/newline-in-string.json"
+# Rules that cross parts: a B closed by an E far later, a publish repeated far later, a
+# chunk far after its publish with a stage out of range, an E closing nothing.
+{
+  echo '{"traceEvents":['
+  echo '{"ph":"B","pid":1,"tid":1,"ts":1,"name":"outer"},'
+  echo '{"ph":"X","pid":1,"tid":2,"ts":2,"dur":1,"name":"publish","args":{"stage":2,"arg":3,"chain":5}},'
+  for i in $(seq 1 400); do echo "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":$((i * 10)),\"dur\":4,\"name\":\"work\"},"; done
+  echo '{"ph":"X","pid":1,"tid":2,"ts":5000,"dur":1,"name":"chunk","args":{"stage":7,"arg":0,"chain":5}},'
+  echo '{"ph":"X","pid":1,"tid":2,"ts":5001,"dur":1,"name":"publish","args":{"stage":2,"arg":3,"chain":5}},'
+  echo '{"ph":"E","pid":1,"tid":1,"ts":6000},'
+  echo '{"ph":"E","pid":1,"tid":4,"ts":6001}'
+  echo ']}'
+} > "$tmp/cross-parts.json"
+
+# B/E pairs spanning parts (joined exactly, no second pass): two Bs early, three Es late.
+{
+  echo '{"traceEvents":['
+  echo '{"ph":"B","pid":1,"tid":1,"ts":1,"name":"outer"},'
+  echo '{"ph":"B","pid":1,"tid":1,"ts":2,"name":"inner"},'
+  for i in $(seq 1 400); do echo "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":$((i * 10)),\"dur\":4,\"name\":\"work\"},"; done
+  echo '{"ph":"B","pid":1,"tid":1,"ts":4500,"name":"late"},'
+  echo '{"ph":"E","pid":1,"tid":1,"ts":4600},'
+  for i in 1 2 3; do echo "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":$((5000 + i))},"; done
+  echo '{"ph":"X","pid":1,"tid":3,"ts":6000,"dur":1,"name":"last"}'
+  echo ']}'
+} > "$tmp/begin-end-across.json"
+
 # Array form, and a legacy trace without a profile.
 { echo "["; sed -n '/^{"ph"/p' "$tmp/gen.json"; echo "]"; } > "$tmp/array.json"
 "$gen" --workers 5 --tokens 2 --layers 4 --legacy --seed 9 -o "$tmp/legacy.json"
