@@ -150,7 +150,7 @@ class GzipInput final : public RawInput {
 /// the mapping (MADV_DONTNEED), so resident memory stays at about one window.
 class MappedInput final : public RawInput {
  public:
-  static constexpr std::size_t kWindow = 16u << 20;
+  static constexpr std::size_t kWindow = 4u << 20;
 
   /// Maps the whole file; windows are handed out from `begin` on.
   static std::unique_ptr<MappedInput> map(int fd, uint64_t size, uint64_t begin = 0) {
