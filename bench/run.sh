@@ -29,12 +29,18 @@ cat "$trace" > /dev/null  # warm the page cache so every row reads from memory
 # The rows: label and command. Runs are interleaved (floor, validate, model, floor, ...)
 # so that a slow spell on the shared machine hits every row alike; each row keeps its
 # fastest run and its largest peak RSS.
-labels=("parse floor (RapidJSON)" "jqtrace validate -j 1" "full model (load-model)" "jqtrace stats -j 1"
-        "jqtrace markers --kind token" "jqtrace window --marker token N" "jqtrace gaps -j 1")
-commands=("$build/parse-floor $trace" "$build/jqtrace validate -j 1 $trace" "$build/load-model $trace"
-          "$build/jqtrace stats -j 1 $trace" "$build/jqtrace markers -j 1 --kind token $trace"
-          "$build/jqtrace window -q -j 1 --marker token 100 -o $out/window.json $trace"
-          "$build/jqtrace gaps -j 1 $trace")
+jobs=$(nproc)
+labels=("parse floor (RapidJSON)" "full model (load-model)")
+commands=("$build/parse-floor $trace" "$build/load-model $trace")
+# Every command at one thread and at every core ($jobs): the scaling table compares them.
+for j in 1 "$jobs"; do
+  labels+=("jqtrace validate -j $j" "jqtrace stats -j $j" "jqtrace markers --kind token -j $j"
+           "jqtrace window --marker token N -j $j" "jqtrace gaps -j $j")
+  commands+=("$build/jqtrace validate -j $j $trace" "$build/jqtrace stats -j $j $trace"
+             "$build/jqtrace markers -j $j --kind token $trace"
+             "$build/jqtrace window -q -j $j --marker token 100 -o $out/window.json $trace"
+             "$build/jqtrace gaps -j $j $trace")
+done
 declare -a best_s best_kb
 for _ in $(seq "$repeat"); do
   for i in "${!commands[@]}"; do
@@ -66,5 +72,16 @@ for i in "${!labels[@]}"; do
   awk -v n="${labels[$i]}" -v s="${best_s[$i]}" -v kb="${best_kb[$i]}" -v f="${best_s[0]}" -v b="$bytes" 'BEGIN{
     printf "%-32s %8.2f %9.1f %10.1f %8.2f %9.3f\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
 done
-echo "targets: validate <= 1.25x floor and <= 64 MiB; model <= 1.30x floor; stats, markers, window, gaps <= 1.35x floor;"
-echo "         model, stats, markers, window, gaps RSS/file <= 0.25"
+echo "targets (one thread): validate <= 1.25x floor and <= 64 MiB; model <= 1.30x floor;"
+echo "         stats, markers, window, gaps <= 1.35x floor; model, stats, markers, window, gaps RSS/file <= 0.25"
+# Scaling: the same command at 1 and at $jobs threads (rows 2.. are -j 1, then -j $jobs).
+if [ "$jobs" -gt 1 ]; then
+  echo
+  printf "scaling on %s cores: %-28s %8s %8s %8s %12s\n" "$jobs" "command" "-j 1" "-j $jobs" "speedup" "floor MB/s x"
+  for i in 0 1 2 3 4; do
+    one=$((2 + i)) many=$((7 + i))
+    awk -v n="${labels[$one]% -j 1}" -v a="${best_s[$one]}" -v b="${best_s[$many]}" -v f="${best_s[0]}" -v j="$jobs" 'BEGIN{
+      printf "                   %-28s %8.2f %8.2f %7.2fx %11.2fx\n", n, a, b, a/b, f/b }'
+  done
+  echo "targets: stats -j $jobs >= 1.7x faster than -j 1 and >= 1.6x the floor's throughput"
+fi
