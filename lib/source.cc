@@ -60,11 +60,16 @@ class MemoryInput final : public RawInput {
   std::string error_;
 };
 
-/// Hands out bytes already read (to sniff the magic) before reading on.
+/// Hands out a few bytes before the inner input's: bytes already read (to sniff the
+/// magic), or text that puts the parser where a part of a file starts (Source::open_part).
 class PrefixedInput final : public RawInput {
  public:
   PrefixedInput(std::unique_ptr<RawInput> inner, std::string prefix)
       : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
+  bool next_window(const char** data, std::size_t* size) override {
+    if (pos_ < prefix_.size()) return false;  // read() hands out the prefix first
+    return inner_->next_window(data, size);
+  }
   long read(char* out, std::size_t size) override {
     if (pos_ < prefix_.size()) {
       std::size_t n = std::min(size, prefix_.size() - pos_);
@@ -204,29 +209,6 @@ class MappedInput final : public RawInput {
   std::string error_;
 };
 
-/// A part of a mapped file behind a few bytes of made-up prefix (see Source::open_part).
-class PartInput final : public RawInput {
- public:
-  PartInput(std::unique_ptr<MappedInput> file, std::string prefix) : file_(std::move(file)), prefix_(std::move(prefix)) {}
-  bool next_window(const char** data, std::size_t* size) override {
-    if (pos_ < prefix_.size()) return false;  // read() hands out the prefix first
-    return file_->next_window(data, size);
-  }
-  long read(char* out, std::size_t size) override {
-    std::size_t n = std::min(size, prefix_.size() - pos_);
-    std::memcpy(out, prefix_.data() + pos_, n);
-    pos_ += n;
-    return static_cast<long>(n);
-  }
-  const std::string& error() const override { return file_->error(); }
-  uint64_t consumed() const override { return file_->consumed(); }
-
- private:
-  std::unique_ptr<MappedInput> file_;
-  std::string prefix_;
-  std::size_t pos_ = 0;
-};
-
 /// Reads the first bytes and wraps the input in a gzip decoder when they are 1f 8b.
 std::unique_ptr<RawInput> sniff_gzip(std::unique_ptr<RawInput> raw, bool* is_gzip) {
   std::string head(2, '\0');
@@ -317,7 +299,7 @@ std::unique_ptr<Source> Source::open_part(const std::string& path, uint64_t begi
     if (again < 0) return nullptr;
     return std::make_unique<FdInput>(again, true);
   });
-  auto in = std::make_unique<PartInput>(std::move(mapped), prefix);
+  auto in = std::make_unique<PrefixedInput>(std::move(mapped), prefix);
   return std::make_unique<Source>(std::move(in), path, size, std::move(lines), begin - prefix.size());
 }
 

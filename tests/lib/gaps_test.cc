@@ -30,6 +30,15 @@ GapsReport gaps_of(const char* sample, ClassBy by, Range* range = nullptr) {
   REQUIRE(compute_gaps(t, range ? *range : whole_trace(t), o, &g, &error));
   return g;
 }
+/// gaps over the whole of a trace made of these events, with the default options.
+GapsReport gaps_of_events(const std::vector<std::string>& events) {
+  Trace t;
+  load_string(trace_of(events), &t);
+  GapsReport g;
+  std::string error;
+  REQUIRE(compute_gaps(t, whole_trace(t), GapsOptions{}, &g, &error));
+  return g;
+}
 const ChainClass& cls(const GapsReport& g, const std::string& key) {
   for (const ChainClass& c : g.classes)
     if (c.key == key) return c;
@@ -121,16 +130,12 @@ TEST_CASE("gaps over an empty window") {
 TEST_CASE("tail metrics need 4 lanes: a hand-made stage on 4 lanes") {
   // Chain 3, one stage; lanes 0..3 end at 10, 12, 14, 20 (starts 0): span 20,
   // busy 10+12+14+20 = 56 -> idle 1 - 56/80 = 30%; median lane end ends[2] = 14 -> tail 30%.
-  Trace t;
-  load_string(trace_of({R"({"ph":"X","pid":0,"tid":0,"ts":0,"dur":10,"name":"chunk","args":{"stage":0,"arg":0,"chain":3}})",
-                        R"({"ph":"X","pid":0,"tid":1,"ts":0,"dur":12,"name":"chunk","args":{"stage":0,"arg":1,"chain":3}})",
-                        R"({"ph":"X","pid":0,"tid":2,"ts":0,"dur":14,"name":"chunk","args":{"stage":0,"arg":2,"chain":3}})",
-                        R"({"ph":"X","pid":0,"tid":3,"ts":0,"dur":20,"name":"chunk","args":{"stage":0,"arg":3,"chain":3}})",
-                        R"({"ph":"X","pid":0,"tid":4,"ts":-1,"dur":0.5,"name":"publish","args":{"stage":1,"arg":4,"chain":3}})"}),
-              &t);
-  GapsReport g;
-  std::string error;
-  REQUIRE(compute_gaps(t, whole_trace(t), GapsOptions{}, &g, &error));
+  GapsReport g = gaps_of_events(
+      {R"({"ph":"X","pid":0,"tid":0,"ts":0,"dur":10,"name":"chunk","args":{"stage":0,"arg":0,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":1,"ts":0,"dur":12,"name":"chunk","args":{"stage":0,"arg":1,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":2,"ts":0,"dur":14,"name":"chunk","args":{"stage":0,"arg":2,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":3,"ts":0,"dur":20,"name":"chunk","args":{"stage":0,"arg":3,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":4,"ts":-1,"dur":0.5,"name":"publish","args":{"stage":1,"arg":4,"chain":3}})"});
   REQUIRE(g.tail.size() == 1);
   CHECK(g.tail[0].name == "final");
   CHECK(g.tail[0].n == 1);
@@ -144,16 +149,12 @@ TEST_CASE("gaps groups a chain's chunks by stage whatever their file order") {
   // Chain 3, two stages, chunks written stage 1 first: stage 0 = [0,10] lane 0 and [2,6]
   // lane 1 (busy 14, span 10, last chunk 10); stage 1 = [12,15] lane 0 and [11,16] lane 1
   // (busy 8, span 5, last chunk 5, gap from stage 0: 11 - 10 = 1).
-  Trace t;
-  load_string(trace_of({R"({"ph":"X","pid":0,"tid":0,"ts":12,"dur":3,"name":"chunk","args":{"stage":1,"arg":0,"chain":3}})",
-                        R"({"ph":"X","pid":0,"tid":0,"ts":0,"dur":10,"name":"chunk","args":{"stage":0,"arg":0,"chain":3}})",
-                        R"({"ph":"X","pid":0,"tid":1,"ts":11,"dur":5,"name":"chunk","args":{"stage":1,"arg":1,"chain":3}})",
-                        R"({"ph":"X","pid":0,"tid":1,"ts":2,"dur":4,"name":"chunk","args":{"stage":0,"arg":1,"chain":3}})",
-                        R"({"ph":"X","pid":0,"tid":1,"ts":-2,"dur":1,"name":"publish","args":{"stage":2,"arg":4,"chain":3}})"}),
-              &t);
-  GapsReport g;
-  std::string error;
-  REQUIRE(compute_gaps(t, whole_trace(t), GapsOptions{}, &g, &error));
+  GapsReport g = gaps_of_events(
+      {R"({"ph":"X","pid":0,"tid":0,"ts":12,"dur":3,"name":"chunk","args":{"stage":1,"arg":0,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":0,"ts":0,"dur":10,"name":"chunk","args":{"stage":0,"arg":0,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":1,"ts":11,"dur":5,"name":"chunk","args":{"stage":1,"arg":1,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":1,"ts":2,"dur":4,"name":"chunk","args":{"stage":0,"arg":1,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":1,"ts":-2,"dur":1,"name":"publish","args":{"stage":2,"arg":4,"chain":3}})"});
   REQUIRE(g.classes.size() == 1);
   const ChainClass& c = g.classes[0];
   REQUIRE(c.stages.size() == 2);
@@ -183,11 +184,7 @@ TEST_CASE("gaps over more chains and chunks than one page of its arrays holds") 
     events.push_back(R"({"ph":"X","pid":0,"tid":2,"ts":)" + ts +
                      R"(,"dur":1,"name":"publish","args":{"stage":1,"arg":2,"chain":)" + chain + "}}");
   }
-  Trace t;
-  load_string(trace_of(events), &t);
-  GapsReport g;
-  std::string error;
-  REQUIRE(compute_gaps(t, whole_trace(t), GapsOptions{}, &g, &error));
+  GapsReport g = gaps_of_events(events);
   CHECK(g.chains == kChains);
   REQUIRE(g.classes.size() == 1);
   CHECK(g.classes[0].n == kChains);

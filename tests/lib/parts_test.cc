@@ -21,19 +21,6 @@ std::string lines_trace(int n) {
   return text + "]}\n";
 }
 
-/// A temporary file holding text, removed at the end of the scope.
-struct TempFile {
-  explicit TempFile(const std::string& text) {
-    char name[] = "/tmp/jqtrace-parts-XXXXXX";
-    int fd = mkstemp(name);
-    REQUIRE(fd >= 0);
-    REQUIRE(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-    close(fd);
-    path = name;
-  }
-  ~TempFile() { std::remove(path.c_str()); }
-  std::string path;
-};
 }  // namespace
 
 TEST_CASE("cuts fall where an event line starts, after a line ending in a comma") {

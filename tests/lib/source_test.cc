@@ -7,8 +7,10 @@
 #include <zlib.h>
 
 #include "source.h"
+#include "test_util.h"
 
 using namespace jqtrace;
+using jqtrace::test::TempFile;
 
 namespace {
 
@@ -33,18 +35,6 @@ std::string drain(Source& s) {
 }
 
 /// A temporary file removed at scope exit.
-struct TempFile {
-  std::string path;
-  explicit TempFile(const std::string& bytes) {
-    char name[] = "/tmp/jqtrace-test-XXXXXX";
-    int fd = mkstemp(name);
-    REQUIRE(fd >= 0);
-    REQUIRE(write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
-    close(fd);
-    path = name;
-  }
-  ~TempFile() { std::remove(path.c_str()); }
-};
 
 }  // namespace
 

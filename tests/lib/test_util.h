@@ -1,17 +1,35 @@
 #pragma once
 // Helpers for unit tests: run the reader, the model builder or the validator over a trace
 // held in a string, and collect what comes out.
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
+#include <unistd.h>
+
 #include "reader.h"
 #include "trace.h"
 #include "validate.h"
 
 namespace jqtrace::test {
+
+/// A temporary file holding bytes, removed at the end of the scope.
+struct TempFile {
+  std::string path;
+  explicit TempFile(const std::string& bytes) {
+    char name[] = "/tmp/jqtrace-test-XXXXXX";
+    int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    close(fd);
+    path = name;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+};
 
 inline std::string join(const std::vector<std::string>& lines) {
   std::string out;
