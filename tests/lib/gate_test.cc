@@ -250,3 +250,23 @@ TEST_CASE("diff: groups and kinds of both sides, share moves and busy ratios") {
   CHECK(d.kinds[0].a.present);
   CHECK_FALSE(d.kinds[0].b.present);
 }
+
+TEST_CASE("stats metrics: every metric name of the grammar resolves") {
+  RangeStats s = stats_of("decode-small.trace.json");
+  MetricSet m = stats_metrics(s, summarize_kinds(load_sample("decode-small.trace.json")));
+  const std::string group = "'" + s.groups.front().name + "'";
+  double v = 0;
+  GateError e;
+  for (const char* metric : {"share", "busy", "events", "p50", "p90", "p99", "max"})
+    CHECK_MESSAGE(m.lookup(parsed(std::string(metric) + "(" + group + ") > 0"), &v, &e), metric << ": " << e.message);
+  for (const char* metric : {"idle", "parallelism", "publishes", "events", "busy", "wait"})
+    CHECK_MESSAGE(m.lookup(parsed(std::string(metric) + " > 0"), &v, &e), metric << ": " << e.message);
+  for (const char* metric : {"unit_p50", "unit_p90", "unit_max", "units"})
+    CHECK_MESSAGE(m.lookup(parsed(std::string(metric) + "(layer) > 0"), &v, &e), metric << ": " << e.message);
+  REQUIRE(m.lookup(parsed("idle > 0"), &v, &e));
+  CHECK(v == s.idle_pct);
+  REQUIRE(m.lookup(parsed("wait > 0"), &v, &e));
+  CHECK(v == doctest::Approx(static_cast<double>(s.wait_ns) / 1000.0));
+  REQUIRE(m.lookup(parsed("max(" + group + ") > 0"), &v, &e));
+  CHECK(v == doctest::Approx(s.groups.front().dur.max / 1000.0));
+}
