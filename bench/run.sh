@@ -67,21 +67,21 @@ if [ -n "${OLD_SCRIPTS:-}" ] && command -v python3 > /dev/null; then
 fi
 
 printf "trace: %s (%.1f MB), %s cores, best of %s interleaved runs\n" "$trace" "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')" "$(nproc)" "$repeat"
-printf "%-32s %8s %9s %10s %8s %9s\n" "command" "seconds" "MB/s" "peak MiB" "x floor" "RSS/file"
+printf "%-38s %8s %9s %10s %8s %9s\n" "command" "seconds" "MB/s" "peak MiB" "x floor" "RSS/file"
 for i in "${!labels[@]}"; do
   awk -v n="${labels[$i]}" -v s="${best_s[$i]}" -v kb="${best_kb[$i]}" -v f="${best_s[0]}" -v b="$bytes" 'BEGIN{
-    printf "%-32s %8.2f %9.1f %10.1f %8.2f %9.3f\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
+    printf "%-38s %8.2f %9.1f %10.1f %8.2f %9.3f\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
 done
 echo "targets (one thread): validate <= 1.25x floor and <= 64 MiB; model <= 1.30x floor;"
 echo "         stats, markers, window, gaps <= 1.35x floor; model, stats, markers, window, gaps RSS/file <= 0.25"
 # Scaling: the same command at 1 and at $jobs threads (rows 2.. are -j 1, then -j $jobs).
 if [ "$jobs" -gt 1 ]; then
   echo
-  printf "scaling on %s cores: %-28s %8s %8s %8s %12s\n" "$jobs" "command" "-j 1" "-j $jobs" "speedup" "floor MB/s x"
+  printf "scaling on %s cores: %-34s %8s %8s %8s %12s\n" "$jobs" "command" "-j 1" "-j $jobs" "speedup" "floor MB/s x"
   for i in 0 1 2 3 4; do
     one=$((2 + i)) many=$((7 + i))
     awk -v n="${labels[$one]% -j 1}" -v a="${best_s[$one]}" -v b="${best_s[$many]}" -v f="${best_s[0]}" -v j="$jobs" 'BEGIN{
-      printf "                   %-28s %8.2f %8.2f %7.2fx %11.2fx\n", n, a, b, a/b, f/b }'
+      printf "                   %-34s %8.2f %8.2f %7.2fx %11.2fx\n", n, a, b, a/b, f/b }'
   done
   echo "targets: stats -j $jobs >= 1.7x faster than -j 1 and >= 1.6x the floor's throughput"
 fi
