@@ -1,6 +1,7 @@
 #pragma once
 // An open-addressing hash map from int64 keys (chain ids) to small values: one flat array,
 // no node per entry, so a million chains cost tens of MB, not hundreds.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -40,6 +41,15 @@ class FlatMap {
   }
   V* find(int64_t key) { return const_cast<V*>(static_cast<const FlatMap*>(this)->find(key)); }
   std::size_t size() const { return size_; }
+  /// The longest run of occupied slots: a lookup that lands in a run may probe all of it.
+  std::size_t longest_run() const {
+    std::size_t longest = 0, run = 0;
+    for (const Slot& s : slots_) {
+      run = s.used ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+    return longest;
+  }
   std::size_t bytes() const { return slots_.size() * sizeof(Slot); }
 
   template <typename F>
@@ -52,6 +62,17 @@ class FlatMap {
     for (Slot& s : slots_)
       if (s.used) f(s.key, s.value);
   }
+  /// for_each in an order unrelated to any table's slot order: a fixed odd stride through
+  /// the slots. Use it to copy one table into another: inserting in the other table's
+  /// slot order fills slots front to back, each insert probing past all the previous ones
+  /// (quadratic: joining the tables of parts read in parallel took seconds).
+  template <typename F>
+  void for_each_scattered(F&& f) const {
+    std::size_t n = slots_.size();  // a power of two: any odd stride visits every slot
+    std::size_t stride = (n / 8 * 5) | 1;
+    for (std::size_t i = 0, j = 0; i < n; ++i, j = (j + stride) & (n - 1))
+      if (slots_[j].used) f(slots_[j].key, slots_[j].value);
+  }
 
  private:
   struct Slot {
@@ -59,15 +80,15 @@ class FlatMap {
     V value{};
     bool used = false;
   };
-  /// Near-identity on purpose: chain ids rise steadily through a trace, so neighbouring
-  /// chains land in neighbouring slots and the table is walked, not jumped about (a
-  /// multiplicative hash cost 10% of validate in cache misses). Folding the high bits in
-  /// keeps strided ids (multiples of 2^k) spread.
+  /// Runs of 8 neighbouring ids stay together (chain ids rise through a trace, so a walk
+  /// touches nearby slots: a fully multiplicative hash cost validate 10% in cache misses),
+  /// but the runs are scattered. A near-identity hash kept dense ids in one long run of
+  /// occupied slots, and a key landing inside such a run probes to its end: joining the
+  /// tables of parts read in parallel (overlapping id ranges) turned quadratic.
   static std::size_t hash(int64_t key) {
     uint64_t x = static_cast<uint64_t>(key);
-    x ^= x >> 17;
-    x ^= x >> 34;
-    return static_cast<std::size_t>(x);
+    uint64_t run = (x >> 3) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(((run >> 24) << 3) | (x & 7));
   }
   std::size_t probe(int64_t key) const {
     std::size_t mask = slots_.size() - 1;

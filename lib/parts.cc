@@ -83,7 +83,7 @@ PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part) {
 }
 
 /// The cut plan of a regular, uncompressed file (one part when it does not split).
-PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part) {
+PartPlan plan_file(const std::string& path, unsigned parts, uint64_t min_part) {
   PartPlan none;
   none.starts.push_back(0);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -95,12 +95,13 @@ PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part)
   if (p == MAP_FAILED) return none;
   const char* data = static_cast<const char*>(p);
   bool gzip = static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
-  PartPlan plan = gzip ? none : plan_parts(std::string_view(data, size), threads, min_part);
+  PartPlan plan = gzip ? none : plan_parts(std::string_view(data, size), parts, min_part);
   ::munmap(p, size);
   return plan;
 }
 
-std::vector<PartRead> read_parts(const std::string& path, const PartPlan& plan, const ProgressFn& progress,
+std::vector<PartRead> read_parts(const std::string& path, const PartPlan& plan, unsigned threads,
+                                 const ProgressFn& progress,
                                  const std::function<ReadResult(std::size_t, Source&, const ReadOptions&)>& read) {
   std::vector<PartRead> reads(plan.starts.size());
   SharedProgress shared(progress, plan);
@@ -114,9 +115,14 @@ std::vector<PartRead> read_parts(const std::string& path, const PartPlan& plan, 
     if (k + 1 < plan.starts.size()) options.stop_at = plan.starts[k + 1];
     reads[k].result = read(k, *src, options);
   };
+  // Parts go to whichever thread is free: a thread slowed down (a busy core) takes fewer.
+  std::atomic<std::size_t> next{0};
+  auto work = [&]() {
+    for (std::size_t k = next++; k < reads.size(); k = next++) run(k);
+  };
   std::vector<std::thread> workers;
-  for (std::size_t k = 1; k < reads.size(); ++k) workers.emplace_back(run, k);
-  run(0);
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, reads.size()); ++t) workers.emplace_back(work);
+  work();
   for (std::thread& w : workers) w.join();
   return reads;
 }

@@ -102,7 +102,7 @@ class TraceBuilder final : public EventSink {
     co.lane.append_mapped(p.counters.lane, lane);
     co.name.append_mapped(p.counters.name, name);
     for (const ProcessName& pn : p.process_names) add_process_name(process(pn.pid), pn.name);
-    p.chains.for_each([&](int64_t id, const ChainInfo& c) {  // only without span tables
+    p.chains.for_each_scattered([&](int64_t id, const ChainInfo& c) {  // only without span tables
       ChainInfo& to = t_.chains[id];
       if (c.publishes) {
         to.nstages = c.nstages;
@@ -400,10 +400,10 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes) {
   if (threads < 2) return false;
-  PartPlan plan = plan_file(path, threads, std::max<uint64_t>(min_part_bytes, 1));
+  PartPlan plan = plan_file(path, threads * kPartsPerThread, std::max<uint64_t>(min_part_bytes, 1));
   if (plan.starts.size() < 2) return false;
   std::vector<Part> parts(plan.starts.size());
-  std::vector<PartRead> reads = read_parts(path, plan, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
+  std::vector<PartRead> reads = read_parts(path, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
     Part& part = parts[k];
     LoadOptions own = options;
     if (options.tee) {

@@ -89,7 +89,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   /// in one pass.
   bool absorb(Validator& later, const std::vector<uint32_t>& names, std::vector<uint64_t>* withdrawn) {
     bool exact = true;
-    later.chains_.for_each([&](int64_t id, const ChainCheck& p) {
+    later.chains_.for_each_scattered([&](int64_t id, const ChainCheck& p) {
       if (!exact) return;
       ChainCheck* here = chains_.find(id);
       if (!here) {
@@ -507,10 +507,10 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
 bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
   if (threads < 2) return false;
-  PartPlan plan = plan_file(path, threads, std::max<uint64_t>(min_part_bytes, 1));
+  PartPlan plan = plan_file(path, threads * kPartsPerThread, std::max<uint64_t>(min_part_bytes, 1));
   if (plan.starts.size() < 2) return false;
   std::vector<ValidatePart> parts(plan.starts.size());
-  std::vector<PartRead> reads = read_parts(path, plan, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
+  std::vector<PartRead> reads = read_parts(path, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
     ValidatePart& part = parts[k];
     part.validator = std::make_unique<Validator>(part.found, part.scratch, part.names, nullptr);
     return read_trace(src, *part.validator, part.names, part.validator.get(), read);

@@ -27,3 +27,25 @@ TEST_CASE("sequential and strided keys survive growth") {
   m.for_each([&](int64_t, int64_t) { ++visited; });
   CHECK(visited == static_cast<int64_t>(m.size()));
 }
+
+TEST_CASE("flat map: dense ids leave no long runs, and joining tables stays linear") {
+  // Chain ids are dense counters. A near-identity hash put 0..N in one run of N occupied
+  // slots; every key landing inside it probed to the end, and joining two tables of parts
+  // read in parallel took seconds. Runs must stay short, before and after a join.
+  FlatMap<uint32_t> a, b;
+  for (int64_t k = 0; k < 300000; ++k) a[k] = 1;
+  for (int64_t k = 1000000; k < 1300000; ++k) b[k] = 2;
+  for (int64_t k = 0; k < 300000; k += 3) b[k] = 3;  // overlapping ids too
+  CHECK(a.longest_run() < 200);
+  CHECK(b.longest_run() < 200);
+  std::size_t visited = 0;
+  b.for_each_scattered([&](int64_t key, uint32_t value) {
+    ++visited;
+    a[key] += value;
+  });
+  CHECK(visited == b.size());
+  CHECK(a.size() == 600000);
+  CHECK(a.longest_run() < 200);
+  CHECK(*a.find(3) == 4);
+  CHECK(*a.find(1000000) == 2);
+}
