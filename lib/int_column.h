@@ -40,7 +40,7 @@ class IntColumn {
   IntColumn& operator=(IntColumn&&) noexcept = default;
 
   /// Appends v. The common case (fits the width, room left) is a store and an increment.
-  void push(int64_t v) {
+  __attribute__((always_inline)) void push(int64_t v) {
     uint64_t z = zigzag(v);
     std::size_t at = size_ * width_;
     if (__builtin_expect(z <= max_for_width_ && at + 8 <= capacity_, 1)) {
