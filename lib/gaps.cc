@@ -150,14 +150,16 @@ class GapsBuilder {
     }
   }
 
-  ChainRow& row_of(int64_t chain) {
+  /// The dense index of chain, its row made on first sight.
+  uint32_t index_of(int64_t chain) {
     uint32_t& slot = dense_[chain];
     if (slot == 0) {
       rows_.push_back(ChainRow{});
       slot = static_cast<uint32_t>(rows_.size());
     }
-    return rows_[slot - 1];
+    return slot - 1;
   }
+  ChainRow& row_of(int64_t chain) { return rows_[index_of(chain)]; }
 
   /// One pass over the spans in range: chains (in order of first appearance), their
   /// publishes and caller waits, chunk counts, the wakes, every publish, and each lane's
@@ -179,7 +181,9 @@ class GapsBuilder {
           pubs_.push_back(ref(l, i));
           tagged_ = tagged_ || publish_tag(s.stage[i]) != 0;
         } else if (name == chunk_) {
-          ++row_of(s.chain[i]).chunks;
+          uint32_t index = index_of(s.chain[i]);
+          ++rows_[index].chunks;
+          chunk_rows_.push_back(index);  // order_chunks() meets the chunks again in this order
         } else if (name == stage_wait_ && l == caller_) {
           ChainRow& c = row_of(s.chain[i]);
           double end = us(s.ts[i]) + us(s.dur[i]);
@@ -190,6 +194,7 @@ class GapsBuilder {
     }
     report_.chains = rows_.size();
     report_.wake_dur_us = summarize_values(std::move(wakes));
+    dense_ = FlatMap<uint32_t>{};  // chain ids are not needed past this point
   }
 
   /// The chunks grouped by chain, in file order within each (a counting sort on the
@@ -203,15 +208,16 @@ class GapsBuilder {
       c.chunks = 0;
     }
     order_.resize(next);
+    std::size_t seen = 0;
     for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
       const SpanTable& s = t_.lanes[l].spans;
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (s.name[i] != chunk_ || !in_range(s, i)) continue;
-        ChainRow& c = rows_[*dense_.find(s.chain[i]) - 1];
+        ChainRow& c = rows_[chunk_rows_[seen++]];
         order_[c.first_chunk + c.chunks++] = ref(l, i);
       }
     }
-    dense_ = FlatMap<uint32_t>{};  // chain ids are not needed past this point
+    chunk_rows_.clear();
   }
 
   SpanRef ref(std::size_t lane, std::size_t row) const {
@@ -456,9 +462,10 @@ class GapsBuilder {
   std::size_t caller_ = SIZE_MAX;
   unsigned row_bits_ = 32;
   bool tagged_ = false;      ///< a publish in range carries a category tag
-  FlatMap<uint32_t> dense_;  ///< chain id → dense index + 1 (freed once chunks are ordered)
+  FlatMap<uint32_t> dense_;  ///< chain id → dense index + 1 (freed once chains are collected)
   PagedArray<ChainRow> rows_;  ///< by dense index
   PagedArray<SpanRef> order_;  ///< chunk references grouped by chain
+  PagedArray<uint32_t> chunk_rows_;  ///< each chunk's dense chain index, in the order of the pass
   std::vector<SpanRef> pubs_;
   std::vector<ClassAccumulator> classes_;  ///< in order of first chain
   std::vector<StageGroup> groups_;         ///< the current chain's stages (first group_count_)
