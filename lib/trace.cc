@@ -331,8 +331,13 @@ class TraceBuilder final : public EventSink {
       for (std::size_t i = 0; i < s.size(); ++i)
         if (s.name[i] == publish_) note_publish(s.chain[i], s.stage[i]);
     }
+    // A handful of (stage count, tag) pairs name every chain's category: look each up once,
+    // not once a chain (a string and a map lookup each, for hundreds of thousands of chains).
+    std::map<std::pair<uint8_t, int32_t>, uint16_t> known;
     t_.chains.for_each([&](int64_t, ChainInfo& c) {
-      c.category = static_cast<uint16_t>(category_index(chain_category(c.nstages, c.tag, t_.profile)));
+      auto [it, added] = known.try_emplace({c.nstages, c.tag}, uint16_t{0});
+      if (added) it->second = static_cast<uint16_t>(category_index(chain_category(c.nstages, c.tag, t_.profile)));
+      c.category = it->second;
     });
     for (Lane& lane : t_.lanes) {
       SpanTable& s = lane.spans;
