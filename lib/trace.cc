@@ -341,12 +341,21 @@ class TraceBuilder final : public EventSink {
     });
     for (Lane& lane : t_.lanes) {
       SpanTable& s = lane.spans;
+      int64_t last_chain = 0;
+      uint32_t last_category = 0;
+      bool have_last = false;  // a lane often runs several chunks of one chain in a row
       for (std::size_t i = 0; i < s.size(); ++i) {
         int64_t name = s.name[i];
         uint32_t category = 0;
         if (name == publish_ || name == chunk_ || name == stage_wait_) {
-          const ChainInfo* chain = t_.chains.find(s.chain[i]);
-          category = chain ? chain->category : 0;
+          int64_t id = s.chain[i];
+          if (!have_last || id != last_chain) {
+            const ChainInfo* chain = t_.chains.find(id);
+            last_chain = id;
+            last_category = chain ? chain->category : 0;
+            have_last = true;
+          }
+          category = last_category;
         }
         s.category.push(category);
       }
