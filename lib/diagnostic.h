@@ -39,6 +39,12 @@ class DiagnosticSink {
   virtual void report(Diagnostic d) = 0;
 };
 
+/// Keeps what it is told, in order (a part of a parallel read reports after the join).
+struct CollectedDiagnostics final : DiagnosticSink {
+  std::vector<Diagnostic> items;
+  void report(Diagnostic d) override { items.push_back(std::move(d)); }
+};
+
 /// Convenience: a diagnostic whose severity is the rule's own.
 Diagnostic make_diagnostic(std::string_view rule, std::string message, uint64_t offset = Diagnostic::kNoOffset);
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "interner.h"
 #include "source.h"
@@ -24,6 +25,18 @@ struct ProcessId {
 using LaneKey = std::tuple<bool, int64_t, uint32_t, bool, int64_t, uint32_t>;
 inline LaneKey lane_key(const ProcessId& pid, const ProcessId& tid) {
   return {pid.is_string, pid.number, pid.text, tid.is_string, tid.number, tid.text};
+}
+
+/// id as another interner names it (names: Interner::intern_all's mapping).
+inline ProcessId reinterned(ProcessId id, const std::vector<uint32_t>& names) {
+  if (id.is_string && id.text != Interner::kNone) id.text = names[id.text];
+  return id;
+}
+inline LaneKey reinterned(LaneKey key, const std::vector<uint32_t>& names) {
+  auto text = [&](bool is_string, uint32_t t) { return is_string && t != Interner::kNone ? names[t] : t; };
+  std::get<2>(key) = text(std::get<0>(key), std::get<2>(key));
+  std::get<5>(key) = text(std::get<3>(key), std::get<5>(key));
+  return key;
 }
 
 /// "pid:tid" as people read it, names for string ids.

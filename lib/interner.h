@@ -31,6 +31,13 @@ class Interner {
   uint32_t find(std::string_view s) const;
   std::string_view view(uint32_t id) const { return views_[id]; }
   std::size_t size() const { return views_.size(); }
+  /// Interns every name of other here; returns other's ids mapped to these (for joining
+  /// what parts of a file, parsed with their own interners, found).
+  std::vector<uint32_t> intern_all(const Interner& other) {
+    std::vector<uint32_t> ids(other.size());
+    for (uint32_t id = 0; id < ids.size(); ++id) ids[id] = intern(other.view(id));
+    return ids;
+  }
 
  private:
   uint32_t intern_slow(std::string_view s);

@@ -47,19 +47,14 @@ class TraceBuilder final : public EventSink {
   /// Returns how the later part's name ids map to this trace's.
   std::vector<uint32_t> absorb(TraceBuilder& later) {
     Trace& p = later.t_;
-    std::vector<uint32_t> names(p.names.size());
-    for (uint32_t id = 0; id < names.size(); ++id) names[id] = t_.names.intern(p.names.view(id));
+    std::vector<uint32_t> names = t_.names.intern_all(p.names);
     auto name = [&](int64_t id) -> int64_t { return id < 0 ? id : names[static_cast<std::size_t>(id)]; };
     auto cat = [&](int64_t c) -> int64_t { return c == 0 ? 0 : int64_t{names[static_cast<std::size_t>(c - 1)]} + 1; };
-    auto process = [&](ProcessId id) {
-      if (id.is_string && id.text != Interner::kNone) id.text = names[id.text];
-      return id;
-    };
 
     std::vector<uint32_t> lanes(p.lanes.size());
     for (std::size_t l = 0; l < p.lanes.size(); ++l) {
       Lane& from = p.lanes[l];
-      ProcessId pid = process(from.pid), tid = process(from.tid);
+      ProcessId pid = reinterned(from.pid, names), tid = reinterned(from.tid, names);
       auto [it, added] = lane_index_.try_emplace(lane_key(pid, tid), static_cast<uint32_t>(t_.lanes.size()));
       if (added) {
         t_.lanes.emplace_back();
@@ -101,7 +96,7 @@ class TraceBuilder final : public EventSink {
     co.ts.append(p.counters.ts);
     co.lane.append_mapped(p.counters.lane, lane);
     co.name.append_mapped(p.counters.name, name);
-    for (const ProcessName& pn : p.process_names) add_process_name(process(pn.pid), pn.name);
+    for (const ProcessName& pn : p.process_names) add_process_name(reinterned(pn.pid, names), pn.name);
     p.chains.for_each_scattered([&](int64_t id, const ChainInfo& c) {  // only without span tables
       ChainInfo& to = t_.chains[id];
       if (c.publishes) {
@@ -394,11 +389,6 @@ std::string Trace::lane_label(std::size_t lane) const {
 }
 
 namespace {
-
-struct CollectedDiagnostics final : DiagnosticSink {
-  std::vector<Diagnostic> items;
-  void report(Diagnostic d) override { items.push_back(std::move(d)); }
-};
 
 /// One part of a file being loaded in parallel: its own names, model and diagnostics.
 struct Part {

@@ -189,15 +189,10 @@ class Validator final : public EventSink, public DiagnosticSink {
     for (const auto& [key, index] : later.lane_index_) keys[index] = key;
     for (std::size_t l = 0; l < later.lanes_.size(); ++l) {
       LaneCheck& p = later.lanes_[l];
-      LaneKey key = keys[l];
-      auto remap = [&](bool is_string, uint32_t& text) {
-        if (is_string && text != Interner::kNone) text = names[text];
-      };
-      remap(std::get<0>(key), std::get<2>(key));
-      remap(std::get<3>(key), std::get<5>(key));
+      LaneKey key = reinterned(keys[l], names);
       auto [it, added] = lane_index_.try_emplace(key, lanes_.size());
       if (added) {
-        if (p.tid.is_string && p.tid.text != Interner::kNone) p.tid.text = names[p.tid.text];
+        p.tid = reinterned(p.tid, names);
         lanes_.push_back(std::move(p));
         continue;
       }
@@ -480,11 +475,6 @@ void conclude(Validator& validator, ValidateResult& result) {
   validator.finish(result.read.status == ReadStatus::truncated);
 }
 
-struct CollectedDiagnostics final : DiagnosticSink {
-  std::vector<Diagnostic> items;
-  void report(Diagnostic d) override { items.push_back(std::move(d)); }
-};
-
 /// One part of a parallel validation: its own names, findings and state.
 struct ValidatePart {
   Interner names;
@@ -520,8 +510,7 @@ bool validate_trace_parallel(const std::string& path, unsigned threads, Diagnost
   Validator& first = *parts[0].validator;
   std::vector<uint64_t> withdrawn;  // unmatched-end reports an earlier part's B answers
   for (std::size_t k = 1; k < count; ++k) {
-    std::vector<uint32_t> names(parts[k].names.size());
-    for (uint32_t id = 0; id < names.size(); ++id) names[id] = parts[0].names.intern(parts[k].names.view(id));
+    std::vector<uint32_t> names = parts[0].names.intern_all(parts[k].names);
     if (!first.absorb(*parts[k].validator, names, &withdrawn)) return false;
   }
   std::sort(withdrawn.begin(), withdrawn.end());

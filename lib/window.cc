@@ -64,14 +64,10 @@ void EventIndex::absorb(SplittableSink& later_sink, const std::vector<uint32_t>&
   move_over(chain_, later.chain_);
   later.publish_of_.for_each_scattered(
       [&](int64_t chain, uint32_t index) { publish_of_[chain] = static_cast<uint32_t>(base + index); });
-  auto process = [&](ProcessId id) {
-    if (id.is_string && id.text != Interner::kNone) id.text = names[id.text];
-    return id;
-  };
   for (BeginEnd be : later.begin_ends_) {
     be.index += base;
-    be.pid = process(be.pid);
-    be.tid = process(be.tid);
+    be.pid = reinterned(be.pid, names);
+    be.tid = reinterned(be.tid, names);
     begin_ends_.push_back(be);
   }
   last_end_ = later.last_end_;
