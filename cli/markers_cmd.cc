@@ -163,12 +163,7 @@ void render_json(const std::string& file, const std::vector<KindSummary>& kinds,
       doc.us("start_us", r.unit.range.lo);
       doc.us("end_us", r.unit.range.hi);
       doc.us("dur_us", r.unit.range.length());
-      doc.field("events", s.events);
-      doc.us("busy_us", s.busy_ns);
-      doc.us("wait_us", s.wait_ns);
-      doc.number("idle_pct", s.idle_pct);
-      doc.number("parallelism", s.parallelism);
-      doc.field("publishes", s.publishes);
+      json_range_totals(doc, s);
       doc.key("shares");
       w.StartObject();
       for (const GroupStats& g : s.groups) doc.number(g.name, g.share_pct);

@@ -70,4 +70,13 @@ std::string ansi_color(std::string_view hex) {
   return fmt::format("\x1b[38;2;{};{};{}m", (rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF);
 }
 
+void json_range_totals(JsonDocument& doc, const RangeStats& s) {
+  doc.field("events", s.events);
+  doc.us("busy_us", s.busy_ns);
+  doc.us("wait_us", s.wait_ns);
+  doc.number("idle_pct", s.idle_pct);
+  doc.number("parallelism", s.parallelism);
+  doc.field("publishes", s.publishes);
+}
+
 }  // namespace jqtrace::cli

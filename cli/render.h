@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "quantile.h"
+#include "stats.h"
 #include "text_format.h"
 
 namespace jqtrace::cli {
@@ -20,6 +21,10 @@ enum class Units { ns, plain };
 
 /// {"count","mean","p50","p90","p95","p99","max"}, full precision (ns written as µs).
 void json_distribution(JsonDocument& doc, std::string_view key, const Distribution& d, Units units = Units::ns);
+
+/// A range's totals as stats and markers write them: events, busy_us, wait_us, idle_pct,
+/// parallelism, publishes.
+void json_range_totals(JsonDocument& doc, const RangeStats& s);
 
 /// True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG in that order).
 bool utf8_locale();

@@ -135,12 +135,7 @@ void render_json(const RangeStats& s, const std::string& file, bool hist, const 
   w.EndArray();
   doc.us("span_us", s.range.length());
   doc.field("lanes", s.lanes);
-  doc.field("events", s.events);
-  doc.us("busy_us", s.busy_ns);
-  doc.us("wait_us", s.wait_ns);
-  doc.number("idle_pct", s.idle_pct);
-  doc.number("parallelism", s.parallelism);
-  doc.field("publishes", s.publishes);
+  json_range_totals(doc, s);
   doc.field("by", group_by_name(s.by));
   doc.key("groups");
   w.StartArray();

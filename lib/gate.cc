@@ -225,7 +225,8 @@ std::string format_gate_value(double value, const Gate& gate) {
   bool truth = holds(value, gate.op, gate.threshold);
   for (int decimals = 1; decimals < 6; ++decimals) {
     std::string text = with_decimals(value, decimals);
-    if (holds(std::stod(text), gate.op, gate.threshold) == truth && std::stod(text) != gate.threshold) return text;
+    double shown = std::stod(text);
+    if (holds(shown, gate.op, gate.threshold) == truth && shown != gate.threshold) return text;
   }
   return with_decimals(value, 6);
 }

@@ -78,7 +78,6 @@ class SectionParser {
         if (close == std::string_view::npos) return fail(open, "'(' without ')'");
         if (last_top.empty()) return fail(open, "sub-phases in '(...)' need a phase before them");
         std::string_view saved = s_;
-        std::size_t saved_offset = offset_;
         s_ = saved.substr(0, close);
         while (next_token()) {
           Value v;
@@ -88,7 +87,6 @@ class SectionParser {
           out->push_back(std::move(v));
         }
         s_ = saved;
-        offset_ = saved_offset;
         i_ = close + 1;
         continue;
       }
