@@ -124,6 +124,8 @@ ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOpti
   return draw_progress;
 }
 
+namespace {
+
 /// A regular file's size, 0 for anything else (stdin, pipes, missing files).
 uint64_t regular_size(const std::string& path) {
   struct stat st {};
@@ -131,8 +133,6 @@ uint64_t regular_size(const std::string& path) {
   return static_cast<uint64_t>(st.st_size);
 }
 
-/// JQTRACE_MIN_PART_BYTES: the smallest part worth a thread. The tests set it tiny so that
-/// their small files are split too.
 uint64_t min_part_bytes() {
   const char* v = std::getenv("JQTRACE_MIN_PART_BYTES");
   if (!v || !*v) return kDefaultMinPartBytes;
@@ -141,10 +141,13 @@ uint64_t min_part_bytes() {
   return end && *end == '\0' && n > 0 ? n : kDefaultMinPartBytes;
 }
 
-unsigned parser_threads(const CommonOptions& opts) {
-  if (opts.threads) return opts.threads;
-  unsigned cores = std::thread::hardware_concurrency();
-  return cores ? cores : 1;
+}  // namespace
+
+ParallelRead parallel_read(const std::string& path, const CommonOptions& opts) {
+  unsigned threads = opts.threads ? opts.threads : std::thread::hardware_concurrency();
+  uint64_t size = threads > 1 ? regular_size(path) : 0;
+  if (size == 0) return {};
+  return {threads, progress_bar(path, size, opts), min_part_bytes()};
 }
 
 void end_progress() {

@@ -62,15 +62,16 @@ std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions&
 /// is large, and neither -q nor CI says otherwise.
 ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOptions& opts);
 
-/// The -j value: 0 means every core.
-unsigned parser_threads(const CommonOptions& opts);
-
-/// A regular file's size, 0 for anything else (stdin, pipes, missing files).
-uint64_t regular_size(const std::string& path);
-
-/// The smallest part worth a thread: JQTRACE_MIN_PART_BYTES, else 4 MiB. The tests set it
-/// tiny so that their small files are cut too.
-uint64_t min_part_bytes();
+/// How to read path in parallel: `threads` above 1 (from -j, 0 meaning every core) for a
+/// regular file, else 0 (read it in one pass); its progress bar; and the smallest part
+/// worth a thread (JQTRACE_MIN_PART_BYTES, else 4 MiB: the tests set it tiny so that their
+/// small files are cut too).
+struct ParallelRead {
+  unsigned threads = 0;
+  ProgressFn progress;
+  uint64_t min_part_bytes = 0;
+};
+ParallelRead parallel_read(const std::string& path, const CommonOptions& opts);
 
 /// Clears the progress bar line if one was drawn.
 void end_progress();

@@ -12,10 +12,10 @@ namespace {
 /// Parses in parts on -j threads when the file splits; else reads it in one pass.
 bool read_model(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
                 ReadResult* r) {
-  unsigned threads = parser_threads(opts);
-  if (uint64_t size = threads > 1 ? regular_size(path) : 0)
-    if (load_trace_parallel(path, threads, trace, nullptr, load, progress_bar(path, size, opts), r,
-                            min_part_bytes())) return true;
+  ParallelRead parallel = parallel_read(path, opts);
+  if (parallel.threads &&
+      load_trace_parallel(path, parallel.threads, trace, nullptr, load, parallel.progress, r, parallel.min_part_bytes))
+    return true;
   auto source = open_input(path, opts);
   if (!source) return false;
   *r = load_trace(*source, trace, nullptr, load);

@@ -79,13 +79,11 @@ FileReport validate_file(const std::string& path, const ValidateOptions& opts, O
   FileReport report;
   report.file = path == "-" ? "<stdin>" : path;
   DiagnosticPrinter printer(opts, out, report);
-  unsigned threads = parser_threads(opts.common);
-  if (uint64_t size = threads > 1 ? regular_size(path) : 0) {
-    if (validate_trace_parallel(path, threads, printer, progress_bar(path, size, opts.common), min_part_bytes(),
-                                &report.result)) {
-      end_progress();
-      return finish_report(std::move(report), opts, unreadable);
-    }
+  ParallelRead parallel = parallel_read(path, opts.common);
+  if (parallel.threads && validate_trace_parallel(path, parallel.threads, printer, parallel.progress,
+                                                  parallel.min_part_bytes, &report.result)) {
+    end_progress();
+    return finish_report(std::move(report), opts, unreadable);
   }
   std::string why;
   auto source = open_input(path, opts.common, &why);

@@ -26,14 +26,10 @@ struct PartPlan {
 /// parse sequentially) when the text has no suitable line starts, e.g. a single huge line.
 PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part);
 
-/// The cut plan of a regular, uncompressed file of at least 2 × min_part bytes (one part
-/// when it does not split: smaller, gzip, not a file).
-PartPlan plan_file(const std::string& path, unsigned parts, uint64_t min_part);
+/// The cut plan of a regular, uncompressed file of at least 2 × min_part bytes for
+/// `threads` threads (one part when it does not split: one thread, smaller, gzip, not a file).
+PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part);
 
-/// Parts per thread. More would let a thread on a busy core take fewer, but each part
-/// keeps its own tables until the join (validate -j 2 with 4 a thread: 83 MB instead of
-/// 51) for no measurable gain on the bench trace: one part a thread.
-constexpr unsigned kPartsPerThread = 1;
 
 /// One part's read: what the reader said, whether its source opened.
 struct PartRead {

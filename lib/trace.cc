@@ -403,8 +403,7 @@ struct Part {
 bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes) {
-  if (threads < 2) return false;
-  PartPlan plan = plan_file(path, threads * kPartsPerThread, std::max<uint64_t>(min_part_bytes, 1));
+  PartPlan plan = plan_file(path, threads, min_part_bytes);
   if (plan.starts.size() < 2) return false;
   std::vector<Part> parts(plan.starts.size());
   std::vector<PartRead> reads = read_parts(path, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {

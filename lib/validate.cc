@@ -496,8 +496,7 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
 
 bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
-  if (threads < 2) return false;
-  PartPlan plan = plan_file(path, threads * kPartsPerThread, std::max<uint64_t>(min_part_bytes, 1));
+  PartPlan plan = plan_file(path, threads, min_part_bytes);
   if (plan.starts.size() < 2) return false;
   std::vector<ValidatePart> parts(plan.starts.size());
   std::vector<PartRead> reads = read_parts(path, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
