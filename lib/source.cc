@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -66,10 +65,6 @@ class PrefixedInput final : public RawInput {
  public:
   PrefixedInput(std::unique_ptr<RawInput> inner, std::string prefix)
       : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
-  bool next_window(const char** data, std::size_t* size) override {
-    if (pos_ < prefix_.size()) return false;  // read() hands out the prefix first
-    return inner_->next_window(data, size);
-  }
   long read(char* out, std::size_t size) override {
     if (pos_ < prefix_.size()) {
       std::size_t n = std::min(size, prefix_.size() - pos_);
@@ -150,65 +145,6 @@ class GzipInput final : public RawInput {
   std::string error_;
 };
 
-/// A regular file mapped into memory and handed out in windows: the parser reads the page
-/// cache directly, without the copy read(2) makes. Windows already parsed are dropped from
-/// the mapping (MADV_DONTNEED), so resident memory stays at about one window.
-class MappedInput final : public RawInput {
- public:
-  static constexpr std::size_t kWindow = 4u << 20;
-
-  /// Maps the whole file; windows are handed out from `begin` on.
-  static std::unique_ptr<MappedInput> map(int fd, uint64_t size, uint64_t begin = 0) {
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) return nullptr;
-    ::madvise(p, size, MADV_SEQUENTIAL);
-    auto input = std::unique_ptr<MappedInput>(new MappedInput(fd, static_cast<const char*>(p), size));
-    input->offset_ = input->previous_ = std::min(begin, size);
-    return input;
-  }
-  ~MappedInput() override {
-    ::munmap(const_cast<char*>(data_), size_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool starts_with_gzip_magic() const {
-    return size_ >= 2 && static_cast<unsigned char>(data_[0]) == 0x1f && static_cast<unsigned char>(data_[1]) == 0x8b;
-  }
-  bool zero_copy() const override { return true; }
-  bool next_window(const char** data, std::size_t* size) override {
-    if (offset_ > previous_) {  // done with the previous window: let its pages go
-      // madvise wants a page-aligned start (a part of a file starts anywhere); the bytes
-      // before it in that page were read already, or belong to the part before.
-      uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-      uint64_t from = previous_ / page * page;
-      ::madvise(const_cast<char*>(data_) + from, offset_ - from, MADV_DONTNEED);
-    }
-    previous_ = offset_;
-    std::size_t n = static_cast<std::size_t>(std::min<uint64_t>(kWindow, size_ - offset_));
-    *data = data_ + offset_;
-    *size = n;
-    offset_ += n;
-    return true;
-  }
-  long read(char*, std::size_t) override { return 0; }
-  const std::string& error() const override { return error_; }
-  uint64_t consumed() const override { return offset_; }
-  /// Gives the descriptor back (for a gzip file, which is read instead).
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  MappedInput(int fd, const char* data, uint64_t size) : fd_(fd), data_(data), size_(size) {}
-  int fd_;
-  const char* data_;
-  uint64_t size_;
-  uint64_t offset_ = 0;
-  uint64_t previous_ = 0;
-  std::string error_;
-};
-
 /// Reads the first bytes and wraps the input in a gzip decoder when they are 1f 8b.
 std::unique_ptr<RawInput> sniff_gzip(std::unique_ptr<RawInput> raw, bool* is_gzip) {
   std::string head(2, '\0');
@@ -253,14 +189,7 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   bool gz = false;
-  std::unique_ptr<RawInput> in;
-  if (regular && size > 0) {
-    if (auto mapped = MappedInput::map(fd, size)) {
-      if (mapped->starts_with_gzip_magic()) fd = mapped->release();  // gzip: inflate from the descriptor
-      else in = std::move(mapped);
-    }
-  }
-  if (!in) in = sniff_gzip(std::make_unique<FdInput>(fd, true), &gz);
+  std::unique_ptr<RawInput> in = sniff_gzip(std::make_unique<FdInput>(fd, true), &gz);
   std::unique_ptr<LineIndex> lines;
   if (regular) {
     lines = std::make_unique<ReopeningLineIndex>([path]() -> std::unique_ptr<RawInput> {
@@ -288,18 +217,20 @@ std::unique_ptr<Source> Source::open_part(const std::string& path, uint64_t begi
     return nullptr;
   }
   uint64_t size = static_cast<uint64_t>(st.st_size);
-  auto mapped = MappedInput::map(fd, size, begin);
-  if (!mapped) {
+  if (::lseek(fd, static_cast<off_t>(begin), SEEK_SET) < 0) {
     *err = std::strerror(errno);
     ::close(fd);
     return nullptr;
   }
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(fd, static_cast<off_t>(begin), 0, POSIX_FADV_SEQUENTIAL);
+#endif
   auto lines = std::make_unique<ReopeningLineIndex>([path]() -> std::unique_ptr<RawInput> {
     int again = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (again < 0) return nullptr;
     return std::make_unique<FdInput>(again, true);
   });
-  auto in = std::make_unique<PrefixedInput>(std::move(mapped), prefix);
+  auto in = std::make_unique<PrefixedInput>(std::make_unique<FdInput>(fd, true), prefix);
   return std::make_unique<Source>(std::move(in), path, size, std::move(lines), begin - prefix.size());
 }
 
@@ -313,55 +244,104 @@ std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name)
 
 Source::Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size,
                std::unique_ptr<LineIndex> lines, uint64_t first_offset)
-    : input_(std::move(input)), name_(std::move(name)), total_size_(total_size), buffer_offset_(first_offset),
-      lines_(std::move(lines)) {
+    : input_(std::move(input)), name_(std::move(name)), total_size_(total_size),
+      buffer_(new char[kWindow + 1]), capacity_(kWindow), window_offset_(first_offset), lines_(std::move(lines)) {
   buffer_[0] = '\0';
-  filled_ = 0;
-  refill();
+  current_ = last_ = put_ = buffer_.get();
+  next_window();
 }
 
 Source::~Source() = default;
 
-char* Source::PutBegin() {
-  assert(false);
-  return nullptr;
-}
-void Source::Put(char) { assert(false); }
-void Source::Flush() { assert(false); }
-std::size_t Source::PutEnd(char*) {
-  assert(false);
-  return 0;
+void Source::next_window() {
+  if (eof_) return;
+  char* buffer = buffer_.get();
+  if (cut_ == filled_ && input_done_) {
+    // All text handed out. The position stays just past the last byte (a number that ends
+    // the input is read as the bytes before it), on the '\0' that tells RapidJSON it ended.
+    eof_ = true;
+    buffer[filled_] = '\0';
+    current_ = last_ = buffer + filled_;
+    return;
+  }
+  std::size_t carry = filled_ - cut_;  // the text after the cut moves to the front
+  std::memmove(buffer, buffer + cut_, carry);
+  window_offset_ += cut_;
+  filled_ = carry;
+  cut_ = 0;
+  std::size_t searched = carry;  // the carried text holds no newline
+  while (cut_ == 0) {
+    if (input_done_) {
+      cut_ = filled_;  // the end of the input ends the last window
+      break;
+    }
+    if (filled_ == capacity_) {  // one line longer than the window
+      cut_ = find_structural_cut();
+      if (cut_ == 0) grow();
+      continue;
+    }
+    if (read_more()) cut_ = find_newline_cut(searched);
+    searched = filled_;
+  }
+  if (filled_ == 0) {  // no text at all
+    next_window();
+    return;
+  }
+  current_ = buffer_.get();  // grow() may have moved the buffer
+  last_ = current_ + cut_ - 1;
 }
 
-void Source::refill() {
-  if (eof_) return;
-  buffer_offset_ += filled_;
-  const char* window = nullptr;
-  std::size_t size = 0;
-  long n = 0;
-  if (input_->next_window(&window, &size)) {
-    n = static_cast<long>(size);
-  } else {
-    window = buffer_;
-    n = input_->zero_copy() ? 0 : input_->read(buffer_, kBufferSize);
-  }
+bool Source::read_more() {
+  char* at = buffer_.get() + filled_;
+  long n = input_->read(at, capacity_ - filled_);
   if (n < 0) {
     read_error_ = input_->error();
     n = 0;
   }
   if (n == 0) {
-    eof_ = true;
-    filled_ = 0;
-    buffer_[0] = '\0';
-    base_ = current_ = last_ = buffer_;
-  } else {
-    filled_ = static_cast<std::size_t>(n);
-    base_ = current_ = window;
-    last_ = window + n - 1;
-    if (window == buffer_) buffer_[n] = '\0';
-    lines_->add(base_, filled_, buffer_offset_);
+    input_done_ = true;
+    return false;
   }
+  std::size_t got = static_cast<std::size_t>(n);
+  lines_->add(at, got, window_offset_ + filled_);  // before the parser writes into it
+  filled_ += got;
   if (progress_) progress_(input_->consumed(), total_size_);
+  return true;
+}
+
+std::size_t Source::find_newline_cut(std::size_t from) const {
+  const char* text = buffer_.get();
+  const void* newline = ::memrchr(text + from, '\n', filled_ - from);
+  return newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) + 1 : 0;
+}
+
+std::size_t Source::find_structural_cut() const {
+  // The window starts outside any string (it starts where the last one was cut), and in
+  // text the parser accepts, quotes and backslashes tell exactly where strings are. Text
+  // it does not accept stops the parse before the cut, so a wrong guess there is harmless.
+  const char* text = buffer_.get();
+  std::size_t cut = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < filled_; ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == ':' || c == '[' || c == ']' || c == '{' || c == '}') {
+      cut = i + 1;
+    }
+  }
+  return cut;
+}
+
+void Source::grow() {
+  std::size_t bigger = capacity_ * 2;
+  std::unique_ptr<char[]> grown(new char[bigger + 1]);
+  std::memcpy(grown.get(), buffer_.get(), filled_);
+  buffer_ = std::move(grown);
+  capacity_ = bigger;
 }
 
 TextPosition Source::locate(uint64_t offset) { return lines_->locate(offset); }

@@ -1,7 +1,6 @@
 #pragma once
 // Byte sources: a path, "-" for stdin, or memory; gzip is recognised by its magic bytes
-// (1f 8b) and inflated on the fly. Memory stays bounded whatever the input size: one
-// 64 KiB buffer of text (plus zlib's window for gzip).
+// (1f 8b) and inflated on the fly.
 //
 // Source is a RapidJSON input stream (Peek/Take/Tell) and can turn a byte offset into a
 // line:column (LineIndex: free for files, which are read again on the error path; about a
@@ -34,20 +33,24 @@ class RawInput {
   virtual const std::string& error() const = 0;
   /// Bytes taken from the underlying file so far.
   virtual uint64_t consumed() const = 0;
-  /// Zero-copy inputs (a mapped file) hand out their next window of bytes instead of
-  /// copying into a buffer; false when the input cannot (then read() is used).
-  virtual bool next_window(const char** data, std::size_t* size) {
-    (void)data;
-    (void)size;
-    return false;
-  }
-  virtual bool zero_copy() const { return false; }
 };
 
+/// The text in windows that the parser may write into: RapidJSON's in-situ mode decodes
+/// strings where they lie and hands numbers over as pointers into the text, instead of
+/// copying every character onto its own stack (a third of a parse's instructions).
+///
+/// A window is read(2) into a private buffer and ends at a safe cut: just after a newline,
+/// or, for a line longer than the window, just after a bracket, comma or colon outside any
+/// string. No string or number spans a cut in text the parser accepts, so nothing the
+/// parser still points into moves when the bytes after the cut are carried to the front of
+/// the buffer for the next window. Memory stays bounded whatever the input size: about a
+/// window (plus zlib's state for gzip, and the longest string of the text).
 class Source {
  public:
   using Ch = char;
-  static constexpr std::size_t kBufferSize = 64 * 1024;
+  /// Bytes a window aims for: big enough that read(2) calls cost nothing, small enough to
+  /// stay in a core's cache while the parser works through them.
+  static constexpr std::size_t kWindow = 256 * 1024;
 
   /// Opens a path or "-" (stdin). On failure returns nullptr with a message in *err.
   static std::unique_ptr<Source> open(const std::string& path, std::string* err);
@@ -56,7 +59,7 @@ class Source {
   /// One part of a regular, uncompressed file, for parallel parsing: `prefix` (text that
   /// puts the parser where the part starts, e.g. {"traceEvents":[ ) and then the file from
   /// `begin` to its end. Offsets (Tell, positions) are the file's own: the prefix takes the
-  /// offsets just before `begin`. nullptr with *err when the file cannot be mapped.
+  /// offsets just before `begin`. nullptr with *err when the file cannot be read.
   static std::unique_ptr<Source> open_part(const std::string& path, uint64_t begin, const std::string& prefix,
                                            std::string* err);
 
@@ -67,19 +70,20 @@ class Source {
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
 
-  // RapidJSON input stream concept.
+  // RapidJSON input stream concept, with the output half that in-situ parsing writes
+  // decoded strings through (always behind the read position, inside the window).
   Ch Peek() const { return *current_; }
   Ch Take() {
     Ch c = *current_;
     if (current_ < last_) ++current_;
-    else refill();
+    else next_window();
     return c;
   }
-  std::size_t Tell() const { return static_cast<std::size_t>(buffer_offset_ + (current_ - base_)); }
-  Ch* PutBegin();
-  void Put(Ch);
-  void Flush();
-  std::size_t PutEnd(Ch*);
+  std::size_t Tell() const { return static_cast<std::size_t>(window_offset_ + static_cast<uint64_t>(current_ - buffer_.get())); }
+  Ch* PutBegin() { return put_ = current_; }
+  void Put(Ch c) { *put_++ = c; }
+  void Flush() {}
+  std::size_t PutEnd(Ch* begin) { return static_cast<std::size_t>(put_ - begin); }
 
   /// Line and column of a byte offset (the error path: see LineIndex for the cost).
   TextPosition locate(uint64_t offset);
@@ -87,7 +91,7 @@ class Source {
   /// True when every byte has been read.
   bool at_end() const { return eof_; }
   /// Total bytes of (decompressed) text read so far.
-  uint64_t text_bytes() const { return buffer_offset_ + filled_; }
+  uint64_t text_bytes() const { return window_offset_ + filled_; }
   /// A read or decompression error, empty when none.
   const std::string& read_error() const { return read_error_; }
   const std::string& name() const { return name_; }
@@ -96,7 +100,17 @@ class Source {
   void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
 
  private:
-  void refill();
+  void next_window();
+  /// Reads more text after the filled bytes; false at the end of the input (or an error).
+  bool read_more();
+  /// Where a window may end among the filled bytes, 0 when nowhere: just after the last
+  /// newline at or after `from` (the bytes before hold none)...
+  std::size_t find_newline_cut(std::size_t from) const;
+  /// ...or, for a line that fills the buffer, just after its last bracket, comma or colon
+  /// outside a string.
+  std::size_t find_structural_cut() const;
+  /// Doubles the buffer: a string (or a run of text with no safe cut) as long as it is.
+  void grow();
 
   std::unique_ptr<RawInput> input_;
   std::string name_;
@@ -105,13 +119,16 @@ class Source {
   ProgressFn progress_;
   std::string read_error_;
 
-  char buffer_[kBufferSize + 1];
-  const char* base_ = buffer_;     // the current bytes: buffer_, or a window of a mapped file
-  const char* current_ = buffer_;
-  const char* last_ = buffer_;     // the last valid byte; at end of input a '\0' sentinel
-  uint64_t buffer_offset_ = 0;     // file offset of base_[0]
-  std::size_t filled_ = 0;         // valid bytes at base_
-  bool eof_ = false;
+  std::unique_ptr<char[]> buffer_;  // capacity_ + 1 bytes: room for a '\0' after the text
+  std::size_t capacity_ = 0;
+  char* current_ = nullptr;
+  char* last_ = nullptr;         // the window's last byte; at the end of input the '\0' after it
+  char* put_ = nullptr;          // where in-situ parsing writes next
+  uint64_t window_offset_ = 0;   // file offset of buffer_[0]
+  std::size_t cut_ = 0;          // the window is buffer_[0, cut_); after it, text not yet handed out
+  std::size_t filled_ = 0;       // bytes of text in buffer_
+  bool eof_ = false;             // the input has no more bytes
+  bool input_done_ = false;      // read() said end of input (the buffer may still hold text)
 
   std::unique_ptr<LineIndex> lines_;
 };

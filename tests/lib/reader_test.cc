@@ -175,3 +175,72 @@ TEST_CASE("a NUL byte in the middle is a syntax error / not the end of the file"
   read_string(json, run);
   CHECK(run.result.status == ReadStatus::input_error);
 }
+
+TEST_CASE("a one-line trace longer than a window is cut outside its strings") {
+  // Names full of brackets, commas, colons, escaped quotes and backslashes, long enough
+  // that window ends fall inside them: a cut inside a string would garble the in-situ
+  // decoding of that name (or of a number cut in two).
+  std::string tricky = R"(a,b]c}d:e{f[g\"h\\i)";
+  std::string decoded = "a,b]c}d:e{f[g\"h\\i";
+  std::string name, want;
+  for (int i = 0; i < 12; ++i) {
+    name += tricky;
+    want += decoded;
+  }
+  std::string json = "[";
+  const int kEvents = 3 * static_cast<int>(Source::kWindow) / 300;
+  for (int i = 0; i < kEvents; ++i)
+    json += R"({"ph":"X","name":")" + name + R"(","ts":)" + std::to_string(1000000 + i) + R"(,"dur":1},)";
+  json += "]";
+  REQUIRE(json.size() > 2 * Source::kWindow);
+  ReadRun run;
+  read_string(json, run);
+  REQUIRE(run.result.status == ReadStatus::ok);
+  REQUIRE(run.got.events.size() == static_cast<std::size_t>(kEvents));
+  for (int i = 0; i < kEvents; ++i) {
+    const RawEvent& e = run.got.events[static_cast<std::size_t>(i)];
+    CHECK(run.got.name(e) == want);
+    CHECK(e.ts_ns == (1000000 + int64_t{i}) * 1000);
+  }
+}
+
+TEST_CASE("a string longer than a window is read whole") {
+  std::string big(3 * Source::kWindow + 17, 'x');
+  ReadRun run;
+  read_string(R"([{"ph":"i","name":")" + big + R"(","ts":7}])", run);
+  REQUIRE(run.result.status == ReadStatus::ok);
+  REQUIRE(run.got.events.size() == 1);
+  CHECK(run.got.name(run.got.events[0]) == big);
+  CHECK(run.got.events[0].ts_ns == 7000);
+}
+
+TEST_CASE("numbers are read exactly where a window or the input ends") {
+  // Lines of every length around the window size put the end of a window next to each
+  // part of an event; a number that ends the input is read from the bytes before it.
+  for (std::size_t pad : {0u, 1u, 7u, 13u}) {
+    std::string json = "[\n";
+    std::string filler(pad, ' ');
+    int events = 0;
+    while (json.size() < Source::kWindow + 200) {
+      json += filler + R"({"ph":"i","name":"a","ts":)" + std::to_string(123456789 + events) + "},\n";
+      ++events;
+    }
+    ReadRun run;
+    read_string(json, run);
+    REQUIRE(run.result.status == ReadStatus::ok);
+    REQUIRE(run.got.events.size() == static_cast<std::size_t>(events));
+    for (int i = 0; i < events; ++i)
+      CHECK(run.got.events[static_cast<std::size_t>(i)].ts_ns == (123456789 + int64_t{i}) * 1000);
+  }
+  ReadRun cut;
+  read_string(R"([{"ph":"i","name":"a","ts":1},{"ph":"i","name":"b","ts":12345)", cut);
+  CHECK(cut.result.status == ReadStatus::truncated);
+  CHECK(cut.got.events.size() == 1);
+}
+
+TEST_CASE("escapes are decoded in place") {
+  ReadRun run;
+  read_string(R"([{"ph":"i","name":"tab\there \"q\" \u00e9\\","ts":1}])", run);
+  REQUIRE(run.got.events.size() == 1);
+  CHECK(run.got.name(run.got.events[0]) == "tab\there \"q\" \xc3\xa9\\");
+}
