@@ -97,7 +97,7 @@ class TraceBuilder final : public EventSink {
     co.lane.append_mapped(p.counters.lane, lane);
     co.name.append_mapped(p.counters.name, name);
     for (const ProcessName& pn : p.process_names) add_process_name(reinterned(pn.pid, names), pn.name);
-    p.chains.for_each_scattered([&](int64_t id, const ChainInfo& c) {  // only without span tables
+    t_.chains.absorb_each(p.chains, [&](int64_t id, const ChainInfo& c) {
       ChainInfo& to = t_.chains[id];
       if (c.publishes) {
         to.nstages = c.nstages;
@@ -198,10 +198,10 @@ class TraceBuilder final : public EventSink {
   void add_span(const RawEvent& e) {
     touch(e, e.dur_ns);
     if (e.has_chain && (e.name == publish_ || e.name == chunk_)) t_.jobque = true;
-    if (!options_.spans) {
-      if (e.name == publish_ && e.has_chain) note_publish(e.chain, e.stage);
-      return;
-    }
+    // Chains are noted as the file is read (each part of a parallel read its own, joined
+    // in file order): the category join after the pass then needs no scan for publishes.
+    if (e.name == publish_ && e.has_chain && (options_.categories || !options_.spans)) note_publish(e.chain, e.stage);
+    if (!options_.spans) return;
     SpanTable& s = t_.lanes[current_lane_].spans;
     s.ts.push(e.ts_ns);
     s.dur.push(e.dur_ns);
@@ -321,41 +321,56 @@ class TraceBuilder final : public EventSink {
   void resolve_categories() {
     category_index(std::string(kStdKernel));
     for (const ProfileCategory& c : t_.profile.categories) category_index(c.name);
-    for (Lane& lane : t_.lanes) {
-      SpanTable& s = lane.spans;
-      for (std::size_t i = 0; i < s.size(); ++i)
-        if (s.name[i] == publish_) note_publish(s.chain[i], s.stage[i]);
-    }
     // A handful of (stage count, tag) pairs name every chain's category: look each up once,
-    // not once a chain (a string and a map lookup each, for hundreds of thousands of chains).
+    // not once a chain (a string and a map lookup each, for hundreds of thousands of
+    // chains), in the pairs' order, so that no table's slot order decides the categories'.
     std::map<std::pair<uint8_t, int32_t>, uint16_t> known;
-    t_.chains.for_each([&](int64_t, ChainInfo& c) {
-      auto [it, added] = known.try_emplace({c.nstages, c.tag}, uint16_t{0});
-      if (added) it->second = static_cast<uint16_t>(category_index(chain_category(c.nstages, c.tag, t_.profile)));
-      c.category = it->second;
-    });
+    t_.chains.for_each([&](int64_t, ChainInfo& c) { known.try_emplace({c.nstages, c.tag}, uint16_t{0}); });
+    for (auto& [pair, category] : known)
+      category = static_cast<uint16_t>(category_index(chain_category(pair.first, pair.second, t_.profile)));
+    t_.chains.for_each([&](int64_t, ChainInfo& c) { c.category = known.at({c.nstages, c.tag}); });
+    ChainCategories categories(t_.chains);
     for (Lane& lane : t_.lanes) {
       SpanTable& s = lane.spans;
-      int64_t last_chain = 0;
-      uint32_t last_category = 0;
-      bool have_last = false;  // a lane often runs several chunks of one chain in a row
       for (std::size_t i = 0; i < s.size(); ++i) {
         int64_t name = s.name[i];
-        uint32_t category = 0;
-        if (name == publish_ || name == chunk_ || name == stage_wait_) {
-          int64_t id = s.chain[i];
-          if (!have_last || id != last_chain) {
-            const ChainInfo* chain = t_.chains.find(id);
-            last_chain = id;
-            last_category = chain ? chain->category : 0;
-            have_last = true;
-          }
-          category = last_category;
-        }
-        s.category.push(category);
+        bool chained = name == publish_ || name == chunk_ || name == stage_wait_;
+        s.category.push(chained ? categories.of(s.chain[i]) : 0);
       }
     }
   }
+
+  /// Chain id → category for the span-by-span join: an array when the ids are dense (the
+  /// tracer numbers chains from 0; one load instead of a hash probe a span), else the table.
+  class ChainCategories {
+   public:
+    explicit ChainCategories(const FlatMap<ChainInfo>& chains) : chains_(chains) {
+      if (chains.size() == 0) return;
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      chains.for_each([&](int64_t id, const ChainInfo&) {
+        lo = std::min(lo, id);
+        hi = std::max(hi, id);
+      });
+      uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+      if (span >= 4 * chains.size() + 4096) return;  // sparse: probe the table
+      first_ = lo;
+      dense_.assign(span + 1, 0);
+      chains.for_each([&](int64_t id, const ChainInfo& c) { dense_[static_cast<std::size_t>(id - lo)] = c.category; });
+    }
+    uint16_t of(int64_t id) const {
+      if (!dense_.empty()) {
+        uint64_t at = static_cast<uint64_t>(id) - static_cast<uint64_t>(first_);
+        return at < dense_.size() ? dense_[at] : 0;
+      }
+      const ChainInfo* chain = chains_.find(id);
+      return chain ? chain->category : 0;
+    }
+
+   private:
+    const FlatMap<ChainInfo>& chains_;
+    int64_t first_ = 0;
+    std::vector<uint16_t> dense_;  // empty: sparse ids
+  };
 
   Trace& t_;
   LoadOptions options_;

@@ -89,7 +89,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   /// in one pass.
   bool absorb(Validator& later, const std::vector<uint32_t>& names, std::vector<uint64_t>* withdrawn) {
     bool exact = true;
-    later.chains_.for_each_scattered([&](int64_t id, const ChainCheck& p) {
+    chains_.absorb_each(later.chains_, [&](int64_t id, const ChainCheck& p) {
       if (!exact) return;
       ChainCheck* here = chains_.find(id);
       if (!here) {

@@ -62,7 +62,7 @@ void EventIndex::absorb(SplittableSink& later_sink, const std::vector<uint32_t>&
   move_over(dur_, later.dur_);
   move_over(kind_, later.kind_);
   move_over(chain_, later.chain_);
-  later.publish_of_.for_each_scattered(
+  publish_of_.absorb_each(later.publish_of_,
       [&](int64_t chain, uint32_t index) { publish_of_[chain] = static_cast<uint32_t>(base + index); });
   for (BeginEnd be : later.begin_ends_) {
     be.index += base;

@@ -39,7 +39,7 @@ TEST_CASE("flat map: dense ids leave no long runs, and joining tables stays line
   CHECK(a.longest_run() < 1000);
   CHECK(b.longest_run() < 1000);
   std::size_t visited = 0;
-  b.for_each_scattered([&](int64_t key, uint32_t value) {
+  a.absorb_each(b, [&](int64_t key, uint32_t value) {
     ++visited;
     a[key] += value;
   });
@@ -48,4 +48,11 @@ TEST_CASE("flat map: dense ids leave no long runs, and joining tables stays line
   CHECK(a.longest_run() < 1000);
   CHECK(*a.find(3) == 4);
   CHECK(*a.find(1000000) == 2);
+  // A small table taking in a big one (a part with few chains joining one with many).
+  FlatMap<uint32_t> small;
+  small[5] = 7;
+  small.absorb_each(a, [&](int64_t key, uint32_t value) { small[key] += value; });
+  CHECK(small.size() == 600000);
+  CHECK(small.longest_run() < 1000);
+  CHECK(*small.find(5) == 8);
 }
