@@ -143,8 +143,13 @@ uint64_t min_part_bytes() {
 
 }  // namespace
 
+unsigned worker_threads(const CommonOptions& opts) {
+  unsigned cores = std::thread::hardware_concurrency();
+  return opts.threads ? opts.threads : cores ? cores : 1;
+}
+
 ParallelRead parallel_read(const std::string& path, const CommonOptions& opts) {
-  unsigned threads = opts.threads ? opts.threads : std::thread::hardware_concurrency();
+  unsigned threads = worker_threads(opts);
   uint64_t size = threads > 1 ? regular_size(path) : 0;
   if (size == 0) return {};
   return {threads, progress_bar(path, size, opts), min_part_bytes()};

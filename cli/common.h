@@ -62,6 +62,9 @@ std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions&
 /// is large, and neither -q nor CI says otherwise.
 ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOptions& opts);
 
+/// The threads -j asks for: N, or every core for 0.
+unsigned worker_threads(const CommonOptions& opts);
+
 /// How to read path in parallel: `threads` above 1 (from -j, 0 meaning every core) for a
 /// regular file, else 0 (read it in one pass); its progress bar; and the smallest part
 /// worth a thread (JQTRACE_MIN_PART_BYTES, else 4 MiB: the tests set it tiny so that their

@@ -212,6 +212,7 @@ int run_stats(const StatsCommandOptions& o) {
   StatsOptions options;
   if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
   options.hist = o.hist;
+  options.threads = worker_threads(o.common);
   SpanIndex index(trace);
   RangeStats stats = compute_stats(trace, index, range, options);
   Checks checks;

@@ -8,7 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
-#include <thread>
+
+#include "parallel.h"
 
 namespace jqtrace {
 namespace {
@@ -123,15 +124,7 @@ std::vector<PartRead> read_parts(const std::string& path, const PartPlan& plan, 
     if (k + 1 < plan.starts.size()) options.stop_at = plan.starts[k + 1];
     reads[k].result = read(k, *src, options);
   };
-  // Parts go to whichever thread is free: a thread slowed down (a busy core) takes fewer.
-  std::atomic<std::size_t> next{0};
-  auto work = [&]() {
-    for (std::size_t k = next++; k < reads.size(); k = next++) run(k);
-  };
-  std::vector<std::thread> workers;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, reads.size()); ++t) workers.emplace_back(work);
-  work();
-  for (std::thread& w : workers) w.join();
+  run_parallel(reads.size(), threads, run);
   return reads;
 }
 

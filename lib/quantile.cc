@@ -82,7 +82,7 @@ Distribution DurationSample::summarize() {
   std::size_t n = size();
   d.count = n;
   if (n == 0) return d;
-  d.mean = sum_ / static_cast<double>(n);
+  d.mean = static_cast<double>(sum_) / static_cast<double>(n);
   OrderStatistics order(short_, long_);
   // Ranks must be asked for in ascending order: median first, then the percentiles.
   auto value_at = [&](std::size_t rank) { return order.at(rank); };

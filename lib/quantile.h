@@ -23,7 +23,15 @@ class DurationSample {
   void add(int64_t ns) {
     if (ns >= 0 && ns <= static_cast<int64_t>(UINT32_MAX)) short_.push_back(static_cast<uint32_t>(ns));
     else long_.push_back(ns);
-    sum_ += static_cast<double>(ns);
+    sum_ += ns;
+  }
+  /// Takes in every value of other (samples of slices of a trace walked apart).
+  void absorb(DurationSample&& other) {
+    if (short_.empty()) short_ = std::move(other.short_);
+    else short_.insert(short_.end(), other.short_.begin(), other.short_.end());
+    long_.insert(long_.end(), other.long_.begin(), other.long_.end());
+    sum_ += other.sum_;
+    other = DurationSample{};
   }
   std::size_t size() const { return short_.size() + long_.size(); }
   /// Summarises (reorders the values: call once).
@@ -34,7 +42,9 @@ class DurationSample {
  private:
   std::vector<uint32_t> short_;
   std::vector<int64_t> long_;
-  double sum_ = 0;
+  /// Exact whatever the order values come in, so a mean does not depend on how a walk
+  /// was split (a double sum rounds differently in each order).
+  __extension__ __int128 sum_ = 0;
 };
 
 /// d with f applied to every value (not the count): unit changes, percentages.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "jobque.h"
+#include "parallel.h"
 
 namespace jqtrace {
 namespace {
@@ -27,14 +28,60 @@ std::vector<SpanKind> span_kinds(const Trace& t) {
 
 bool is_busy(SpanKind k) { return k == SpanKind::chunk || k == SpanKind::fifo_job || k == SpanKind::publish; }
 
+/// What some spans add to one group.
+struct GroupTally {
+  uint64_t events = 0;
+  int64_t busy_ns = 0, total_ns = 0, self_ns = 0;
+  DurationSample sample;
+
+  void absorb(GroupTally&& t) {
+    events += t.events;
+    busy_ns += t.busy_ns;
+    total_ns += t.total_ns;
+    self_ns += t.self_ns;
+    sample.absorb(std::move(t.sample));
+  }
+};
+
 struct Group {
   GroupStats stats;
-  DurationSample sample;
+  GroupTally tally;
+};
+
+/// Rows [begin, end) of a lane's spans: a slice walked on its own.
+struct Slice {
+  std::size_t lane, begin, end;
+};
+
+/// What the walk over one slice adds up. Groups are known by slot here (a fixed group's
+/// index, or the key of a group made on first sight); the join makes groups from slots in
+/// the order the slices first saw them, which is the order one walk over everything would.
+class SliceTally {
+ public:
+  explicit SliceTally(std::size_t slots) : local_(slots, kUnseen) {}
+  GroupTally& at(std::size_t slot) {
+    uint32_t& k = local_[slot];
+    if (k == kUnseen) {
+      k = static_cast<uint32_t>(groups_.size());
+      groups_.push_back({slot, GroupTally{}});
+    }
+    return groups_[k].second;
+  }
+  /// (slot, tally) in first-seen order.
+  std::vector<std::pair<std::size_t, GroupTally>>& groups() { return groups_; }
+
+  uint64_t events = 0, publishes = 0;
+  int64_t busy_ns = 0, wait_ns = 0;
+
+ private:
+  static constexpr uint32_t kUnseen = UINT32_MAX;
+  std::vector<uint32_t> local_;
+  std::vector<std::pair<std::size_t, GroupTally>> groups_;
 };
 
 /// An open span while walking a generic lane, to split its time into self and children.
 struct OpenSpan {
-  std::size_t group;
+  std::size_t slot;
   int64_t end;
   int64_t clipped;
   int64_t children = 0;
@@ -59,16 +106,29 @@ class StatsBuilder {
   StatsBuilder(const Trace& t, const SpanIndex& index, Range range, const StatsOptions& o)
       : t_(t), index_(index), r_(range), o_(o), kinds_(span_kinds(t)) {}
 
+  /// Walks the slices on o_.threads threads, joins them in order, then summarises the
+  /// groups (also in parallel): the result is the same at any thread count.
   RangeStats build() {
     s_.range = r_;
     s_.jobque = t_.jobque;
     s_.by = o_.by;
     s_.lanes = t_.lanes.size();
     make_fixed_groups();
+    std::vector<Slice> slices = make_slices();
+    std::vector<SliceTally> tallies(slices.size(), SliceTally(slot_count()));
+    run_parallel(slices.size(), o_.threads, [&](std::size_t k) {
+      if (t_.jobque) walk_jobque(slices[k], tallies[k]);
+      else walk_generic(slices[k], tallies[k]);
+    });
+    std::vector<int64_t> lane_busy(t_.lanes.size(), 0);
+    for (std::size_t k = 0; k < slices.size(); ++k) {
+      lane_busy[slices[k].lane] += tallies[k].busy_ns;
+      join(tallies[k]);
+      tallies[k] = SliceTally(0);  // its samples' memory back before the next join
+    }
     for (std::size_t lane = 0; lane < t_.lanes.size(); ++lane) {
-      int64_t busy = t_.jobque ? walk_jobque_lane(lane) : walk_generic_lane(lane);
-      s_.busy_ns += busy;
-      add_lane(lane, busy);
+      s_.busy_ns += lane_busy[lane];
+      add_lane(lane, lane_busy[lane]);
     }
     finish_groups();
     double length = static_cast<double>(r_.length());
@@ -90,6 +150,17 @@ class StatsBuilder {
       for (const char* k : kKindNames) add_group(k, "");
   }
 
+  /// True when groups are made on first sight (names, cats); else the slot is the group.
+  bool keyed() const {
+    if (o_.by == GroupBy::lane) return false;
+    if (t_.jobque && (o_.by == GroupBy::category || o_.by == GroupBy::kind)) return false;
+    return true;
+  }
+  /// Keys count names from 1 (0: none): every name and cat id fits.
+  std::size_t slot_count() const { return keyed() ? t_.names.size() + 1 : groups_.size(); }
+  /// Keyed groupings by cat name "(no cat)" their key 0; by name, "(no name)".
+  bool keyed_by_cat() const { return o_.by == GroupBy::cat || o_.by == GroupBy::category; }
+
   std::size_t add_group(std::string name, std::string color) {
     groups_.push_back(Group{});
     groups_.back().stats.name = std::move(name);
@@ -97,29 +168,29 @@ class StatsBuilder {
     return groups_.size() - 1;
   }
 
-  /// The group of span i of lane, created on first sight for name and cat groupings.
-  std::size_t group_of(std::size_t lane, std::size_t i, int64_t name, SpanKind kind) {
+  /// The slot of span i of lane (see SliceTally).
+  std::size_t slot_of(std::size_t lane, std::size_t i, int64_t name, SpanKind kind) const {
     const SpanTable& s = t_.lanes[lane].spans;
     switch (o_.by) {
-      case GroupBy::category: return t_.jobque ? static_cast<std::size_t>(s.category[i]) : by_key(s.cat[i], true);
+      case GroupBy::category: return static_cast<std::size_t>(t_.jobque ? s.category[i] : s.cat[i]);
       case GroupBy::lane: return lane;
-      case GroupBy::kind: return t_.jobque ? static_cast<std::size_t>(kind) : by_key(name + 1, false);
-      case GroupBy::name: return by_key(name + 1, false);
-      case GroupBy::cat: return by_key(s.cat[i], true);
+      case GroupBy::kind: return t_.jobque ? static_cast<std::size_t>(kind) : static_cast<std::size_t>(name + 1);
+      case GroupBy::name: return static_cast<std::size_t>(name + 1);
+      case GroupBy::cat: return static_cast<std::size_t>(s.cat[i]);
     }
     return 0;
   }
 
-  /// key: interned id + 1 (0: none).
-  std::size_t by_key(int64_t key, bool is_cat) {
-    std::size_t k = static_cast<std::size_t>(key);
-    if (k >= group_of_key_.size()) group_of_key_.resize(t_.names.size() + 1, SIZE_MAX);
-    if (group_of_key_[k] == SIZE_MAX) {
-      std::string name = key == 0 ? (is_cat ? "(no cat)" : "(no name)")
-                                  : std::string(t_.names.view(static_cast<uint32_t>(key - 1)));
-      group_of_key_[k] = add_group(std::move(name), "");
+  /// The group of a slot, made on first sight for keyed groupings.
+  std::size_t group_of_slot(std::size_t slot) {
+    if (!keyed()) return slot;
+    if (group_of_key_.empty()) group_of_key_.assign(slot_count(), SIZE_MAX);
+    if (group_of_key_[slot] == SIZE_MAX) {
+      std::string name = slot == 0 ? (keyed_by_cat() ? "(no cat)" : "(no name)")
+                                   : std::string(t_.names.view(static_cast<uint32_t>(slot - 1)));
+      group_of_key_[slot] = add_group(std::move(name), "");
     }
-    return group_of_key_[k];
+    return group_of_key_[slot];
   }
 
   bool wants_duration(SpanKind kind) const {
@@ -128,83 +199,117 @@ class StatsBuilder {
     return (o_.by == GroupBy::category || o_.by == GroupBy::lane) ? kind == SpanKind::chunk : true;
   }
 
-  /// Calls f(row, ts, dur) for the spans of lane that overlap the range, in time order.
+  /// Per lane, the rows that can overlap the range (from the index's first candidate to
+  /// the last span starting by its end), in slices: jobque lanes in pieces of slice_rows
+  /// (their sums split anywhere), generic lanes whole (nesting needs one walk a lane).
+  std::vector<Slice> make_slices() const {
+    std::vector<Slice> slices;
+    for (std::size_t lane = 0; lane < t_.lanes.size(); ++lane) {
+      const IntColumn& ts = t_.lanes[lane].spans.ts;
+      std::size_t end = ts.size(), begin = std::min(index_.first_candidate(lane, r_.lo), end);
+      if (begin < end) {  // spans are sorted by start: the first one after the range ends the walk
+        std::size_t lo = begin, hi = end;
+        while (lo < hi) {
+          std::size_t mid = lo + (hi - lo) / 2;
+          if (ts[mid] > r_.hi) hi = mid;
+          else lo = mid + 1;
+        }
+        end = lo;
+      }
+      std::size_t step = t_.jobque ? std::max<std::size_t>(1, o_.slice_rows) : SIZE_MAX;
+      do {
+        std::size_t stop = end - begin > step ? begin + step : end;
+        slices.push_back({lane, begin, stop});
+        begin = stop;
+      } while (begin < end);
+    }
+    return slices;
+  }
+
+  /// Calls f(row, ts, dur) for the spans of a slice that overlap the range, in time order.
   template <typename F>
-  void for_each_overlapping(std::size_t lane, F&& f) const {
-    const SpanTable& s = t_.lanes[lane].spans;
-    for (std::size_t i = index_.first_candidate(lane, r_.lo); i < s.size(); ++i) {
+  void for_each_overlapping(const Slice& slice, F&& f) const {
+    const SpanTable& s = t_.lanes[slice.lane].spans;
+    for (std::size_t i = slice.begin; i < slice.end; ++i) {
       int64_t ts = s.ts[i];
-      if (ts > r_.hi) break;
       int64_t dur = s.dur[i];
       if (ts + dur >= r_.lo) f(i, ts, dur);
     }
   }
 
   /// SPEC §2 for jobque traces: busy is the clipped time of chunk, fifo_job and publish.
-  int64_t walk_jobque_lane(std::size_t lane) {
-    const SpanTable& s = t_.lanes[lane].spans;
-    int64_t busy = 0;
-    for_each_overlapping(lane, [&](std::size_t i, int64_t ts, int64_t dur) {
+  void walk_jobque(const Slice& slice, SliceTally& tally) const {
+    const SpanTable& s = t_.lanes[slice.lane].spans;
+    for_each_overlapping(slice, [&](std::size_t i, int64_t ts, int64_t dur) {
       int64_t end = ts + dur;
       int64_t name = s.name[i];
       SpanKind kind = kinds_[static_cast<std::size_t>(name)];
-      Group& g = groups_[group_of(lane, i, name, kind)];
-      ++s_.events;
-      ++g.stats.events;
+      GroupTally& g = tally.at(slot_of(slice.lane, i, name, kind));
+      ++tally.events;
+      ++g.events;
       int64_t clipped = r_.clipped(ts, end);
       if (is_busy(kind)) {
-        busy += clipped;
-        g.stats.busy_ns += clipped;
+        tally.busy_ns += clipped;
+        g.busy_ns += clipped;
       }
-      if (kind == SpanKind::stage_wait) s_.wait_ns += clipped;
-      if (kind == SpanKind::publish) ++s_.publishes;
+      if (kind == SpanKind::stage_wait) tally.wait_ns += clipped;
+      if (kind == SpanKind::publish) ++tally.publishes;
       if (wants_duration(kind)) g.sample.add(dur);
     });
-    return busy;
   }
 
   /// Generic traces: busy is the time the lane has at least one span open; each group
   /// gets its spans' clipped time (total) and that minus direct children (self).
-  int64_t walk_generic_lane(std::size_t lane) {
-    const SpanTable& s = t_.lanes[lane].spans;
+  void walk_generic(const Slice& slice, SliceTally& tally) const {
+    const SpanTable& s = t_.lanes[slice.lane].spans;
     std::vector<OpenSpan> open;
-    int64_t busy = 0, run_start = 0, run_end = 0;
+    int64_t run_start = 0, run_end = 0;
     bool in_run = false;
     auto close_top = [&]() {
       const OpenSpan& o = open.back();
-      groups_[o.group].stats.self_ns += std::max<int64_t>(0, o.clipped - o.children);
+      tally.at(o.slot).self_ns += std::max<int64_t>(0, o.clipped - o.children);
       open.pop_back();
     };
-    for_each_overlapping(lane, [&](std::size_t i, int64_t ts, int64_t dur) {
+    for_each_overlapping(slice, [&](std::size_t i, int64_t ts, int64_t dur) {
       int64_t end = ts + dur;
       int64_t name = s.name[i];
-      std::size_t gi = group_of(lane, i, name, SpanKind::other);
-      Group& g = groups_[gi];
-      ++s_.events;
-      ++g.stats.events;
+      std::size_t slot = slot_of(slice.lane, i, name, SpanKind::other);
+      GroupTally& g = tally.at(slot);
+      ++tally.events;
+      ++g.events;
       int64_t clipped = r_.clipped(ts, end);
-      g.stats.total_ns += clipped;
+      g.total_ns += clipped;
       if (wants_duration(SpanKind::other)) g.sample.add(dur);
       // Spans come by start time, longer first on ties: an open span that ends before
       // this one does (or as it starts) is not its parent.
       while (!open.empty() && (open.back().end <= ts || open.back().end < end)) close_top();
       if (!open.empty()) open.back().children += clipped;
-      open.push_back({gi, end, clipped});
+      open.push_back({slot, end, clipped});
       // The union of span time, clipped to the range.
       int64_t a = std::max(ts, r_.lo), b = std::min(end, r_.hi);
       if (b <= a) return;
       if (in_run && a <= run_end) {
         run_end = std::max(run_end, b);
       } else {
-        if (in_run) busy += run_end - run_start;
+        if (in_run) tally.busy_ns += run_end - run_start;
         run_start = a;
         run_end = b;
         in_run = true;
       }
     });
     while (!open.empty()) close_top();
-    if (in_run) busy += run_end - run_start;
-    return busy;
+    if (in_run) tally.busy_ns += run_end - run_start;
+  }
+
+  /// Adds a slice's tally to the range's and its groups'.
+  void join(SliceTally& tally) {
+    s_.events += tally.events;
+    s_.publishes += tally.publishes;
+    s_.wait_ns += tally.wait_ns;
+    for (auto& [slot, g] : tally.groups()) {
+      Group& group = groups_[group_of_slot(slot)];
+      group.tally.absorb(std::move(g));
+    }
   }
 
   void add_lane(std::size_t lane, int64_t busy) {
@@ -220,13 +325,23 @@ class StatsBuilder {
   void finish_groups() {
     int64_t total = 0;
     for (Group& g : groups_) {
-      if (!t_.jobque) g.stats.busy_ns = g.stats.self_ns;
-      total += g.stats.busy_ns;
+      GroupStats& st = g.stats;
+      st.events = g.tally.events;
+      st.busy_ns = t_.jobque ? g.tally.busy_ns : g.tally.self_ns;
+      st.total_ns = g.tally.total_ns;
+      st.self_ns = g.tally.self_ns;
+      total += st.busy_ns;
     }
+    // Order statistics cost a pass over each group's sample: the groups go in parallel.
+    run_parallel(groups_.size(), o_.threads, [&](std::size_t k) {
+      Group& g = groups_[k];
+      if (o_.hist) g.stats.hist = histogram(g.tally.sample.sorted());
+      if (o_.distributions) g.stats.dur = g.tally.sample.summarize();
+      g.tally.sample = DurationSample{};
+    });
     for (Group& g : groups_) {
-      g.stats.share_pct = total > 0 ? 100.0 * static_cast<double>(g.stats.busy_ns) / static_cast<double>(total) : 0.0;
-      if (o_.hist) g.stats.hist = histogram(g.sample.sorted());
-      if (o_.distributions) g.stats.dur = g.sample.summarize();
+      g.stats.share_pct =
+          total > 0 ? 100.0 * static_cast<double>(g.stats.busy_ns) / static_cast<double>(total) : 0.0;
       s_.groups.push_back(std::move(g.stats));
     }
     std::stable_sort(s_.groups.begin(), s_.groups.end(), [](const GroupStats& a, const GroupStats& b) {

@@ -166,3 +166,43 @@ TEST_CASE("generic traces: per-lane union as busy, self time without direct chil
   RangeStats by_name = stats_of(t, whole_trace(t), GroupBy::name);
   CHECK(group(by_name, "outer").self_ns == 60000);
 }
+
+namespace {
+/// Everything a RangeStats prints, as text: two results compare whole.
+std::string dump(const RangeStats& s) {
+  std::ostringstream out;
+  out.precision(17);
+  out << s.events << ' ' << s.busy_ns << ' ' << s.wait_ns << ' ' << s.idle_pct << ' ' << s.parallelism << ' '
+      << s.publishes << '\n';
+  for (const GroupStats& g : s.groups) {
+    out << g.name << ' ' << g.color << ' ' << g.busy_ns << ' ' << g.share_pct << ' ' << g.events << ' '
+        << g.total_ns << ' ' << g.self_ns << ' ' << g.dur.count << ' ' << g.dur.mean << ' ' << g.dur.p50 << ' '
+        << g.dur.p90 << ' ' << g.dur.p95 << ' ' << g.dur.p99 << ' ' << g.dur.max;
+    for (const HistBucket& b : g.hist) out << ' ' << b.lo_ns << '/' << b.count;
+    out << '\n';
+  }
+  for (const LaneStats& l : s.lanes_detail) out << l.lane << ' ' << l.busy_ns << ' ' << l.idle_pct << '\n';
+  return out.str();
+}
+}  // namespace
+
+TEST_CASE("stats split into slices on several threads equal one walk") {
+  for (const char* sample : {"decode-small.trace.json", "chrome-small.json", "tiny.trace.json"}) {
+    const Trace& t = load_sample(sample);
+    SpanIndex index(t);
+    Range whole = whole_trace(t);
+    Range middle{whole.lo + whole.length() / 3, whole.hi - whole.length() / 3};
+    for (GroupBy by : {GroupBy::category, GroupBy::name, GroupBy::lane, GroupBy::kind, GroupBy::cat}) {
+      for (Range r : {whole, middle}) {
+        StatsOptions one;
+        one.by = by;
+        one.hist = true;
+        StatsOptions split = one;
+        split.threads = 3;
+        split.slice_rows = 7;
+        INFO(sample << " by " << group_by_name(by));
+        CHECK(dump(compute_stats(t, index, r, split)) == dump(compute_stats(t, index, r, one)));
+      }
+    }
+  }
+}
