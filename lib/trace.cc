@@ -19,6 +19,21 @@ struct BeginEnd {
   bool begin;
 };
 
+/// True when ids map to themselves: the parts met the same names (or lanes) in the same order.
+bool is_identity(const std::vector<uint32_t>& ids) {
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] != i) return false;
+  return true;
+}
+
+/// Appends from to column through f, or as it is when f changes nothing (one copy of the
+/// bytes instead of a loop over the values).
+template <typename F>
+void append_through(IntColumn& column, const IntColumn& from, bool unchanged, F&& f) {
+  if (unchanged) column.append(from);
+  else column.append_mapped(from, f);
+}
+
 /// Builds the Trace from the reader's events; finish() resolves what needs the whole file.
 class TraceBuilder final : public EventSink {
  public:
@@ -48,6 +63,7 @@ class TraceBuilder final : public EventSink {
   std::vector<uint32_t> absorb(TraceBuilder& later) {
     Trace& p = later.t_;
     std::vector<uint32_t> names = t_.names.intern_all(p.names);
+    bool same_names = is_identity(names);
     auto name = [&](int64_t id) -> int64_t { return id < 0 ? id : names[static_cast<std::size_t>(id)]; };
     auto cat = [&](int64_t c) -> int64_t { return c == 0 ? 0 : int64_t{names[static_cast<std::size_t>(c - 1)]} + 1; };
 
@@ -73,8 +89,8 @@ class TraceBuilder final : public EventSink {
       SpanTable& b = from.spans;
       a.ts.append(b.ts);
       a.dur.append(b.dur);
-      a.name.append_mapped(b.name, name);
-      a.cat.append_mapped(b.cat, cat);
+      append_through(a.name, b.name, same_names, name);
+      append_through(a.cat, b.cat, same_names, cat);
       a.stage.append(b.stage);
       a.arg.append(b.arg);
       a.chain.append(b.chain);
@@ -86,16 +102,17 @@ class TraceBuilder final : public EventSink {
       }
     }
     auto lane = [&](int64_t l) -> int64_t { return lanes[static_cast<std::size_t>(l)]; };
+    bool same_lanes = is_identity(lanes);
     InstantTable& in = t_.instants;
     in.ts.append(p.instants.ts);
-    in.lane.append_mapped(p.instants.lane, lane);
-    in.name.append_mapped(p.instants.name, name);
+    append_through(in.lane, p.instants.lane, same_lanes, lane);
+    append_through(in.name, p.instants.name, same_names, name);
     in.arg.append(p.instants.arg);
     in.scope.append(p.instants.scope);
     CounterTable& co = t_.counters;
     co.ts.append(p.counters.ts);
-    co.lane.append_mapped(p.counters.lane, lane);
-    co.name.append_mapped(p.counters.name, name);
+    append_through(co.lane, p.counters.lane, same_lanes, lane);
+    append_through(co.name, p.counters.name, same_names, name);
     for (const ProcessName& pn : p.process_names) add_process_name(reinterned(pn.pid, names), pn.name);
     t_.chains.absorb_each(p.chains, [&](int64_t id, const ChainInfo& c) {
       ChainInfo& to = t_.chains[id];
