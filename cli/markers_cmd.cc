@@ -202,7 +202,7 @@ int run_markers(const MarkersCommandOptions& o) {
       return kUsage;
     }
     SpanIndex index(trace);
-    rows = unit_rows(trace, index, o.kind);
+    rows = unit_rows(trace, index, o.kind, worker_threads(o.common));
   }
   std::vector<GateResult> results;
   if (!gates.empty() && !evaluate_marker_gates(gates, trace, kinds, &results)) return kUsage;

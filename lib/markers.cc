@@ -1,5 +1,7 @@
 #include "markers.h"
 
+#include "parallel.h"
+
 namespace jqtrace {
 
 std::vector<KindSummary> summarize_kinds(const Trace& trace) {
@@ -21,12 +23,16 @@ std::vector<KindSummary> summarize_kinds(const Trace& trace) {
   return out;
 }
 
-std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind) {
+std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind, unsigned threads) {
   StatsOptions options;
   options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
   options.distributions = false;
-  std::vector<UnitRow> rows;
-  for (const Unit& u : units_of(trace, kind)) rows.push_back({u, compute_stats(trace, index, u.range, options)});
+  std::vector<Unit> units = units_of(trace, kind);
+  std::vector<UnitRow> rows(units.size());
+  // Units are many and small: one thread a unit, each unit's walk on its own thread.
+  run_parallel(units.size(), threads, [&](std::size_t k) {
+    rows[k] = {units[k], compute_stats(trace, index, units[k].range, options)};
+  });
   return rows;
 }
 

@@ -27,7 +27,9 @@ struct UnitRow {
   RangeStats stats;         ///< by category, no per-group distributions
 };
 
-/// Range stats of every unit of kind (which must exist: see marker_kinds()).
-std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind);
+/// Range stats of every unit of kind (which must exist: see marker_kinds()), the units
+/// shared among `threads` threads (the same rows at any count).
+std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind,
+                               unsigned threads = 1);
 
 }  // namespace jqtrace

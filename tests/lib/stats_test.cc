@@ -206,3 +206,16 @@ TEST_CASE("stats split into slices on several threads equal one walk") {
     }
   }
 }
+
+TEST_CASE("unit rows computed on several threads equal one thread's") {
+  const Trace& t = load_sample("decode-small.trace.json");
+  SpanIndex index(t);
+  for (const std::string& kind : marker_kinds(t)) {
+    std::vector<UnitRow> one = unit_rows(t, index, kind, 1), three = unit_rows(t, index, kind, 3);
+    REQUIRE(one.size() == three.size());
+    for (std::size_t k = 0; k < one.size(); ++k) {
+      CHECK(one[k].unit.range.lo == three[k].unit.range.lo);
+      CHECK(dump(one[k].stats) == dump(three[k].stats));
+    }
+  }
+}
