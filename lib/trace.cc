@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "jobque.h"
+#include "parallel.h"
 #include "parts.h"
 
 namespace jqtrace {
@@ -34,6 +36,38 @@ void append_through(IntColumn& column, const IntColumn& from, bool unchanged, F&
   else column.append_mapped(from, f);
 }
 
+/// Chain id → category for the span-by-span join: an array when the ids are dense (the
+/// tracer numbers chains from 0; one load instead of a hash probe a span), else the table.
+class ChainCategories {
+ public:
+  explicit ChainCategories(const FlatMap<ChainInfo>& chains) : chains_(chains) {
+    if (chains.size() == 0) return;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    chains.for_each([&](int64_t id, const ChainInfo&) {
+      lo = std::min(lo, id);
+      hi = std::max(hi, id);
+    });
+    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    if (span >= 4 * chains.size() + 4096) return;  // sparse: probe the table
+    first_ = lo;
+    dense_.assign(span + 1, 0);
+    chains.for_each([&](int64_t id, const ChainInfo& c) { dense_[static_cast<std::size_t>(id - lo)] = c.category; });
+  }
+  uint16_t of(int64_t id) const {
+    if (!dense_.empty()) {
+      uint64_t at = static_cast<uint64_t>(id) - static_cast<uint64_t>(first_);
+      return at < dense_.size() ? dense_[at] : 0;
+    }
+    const ChainInfo* chain = chains_.find(id);
+    return chain ? chain->category : 0;
+  }
+
+ private:
+  const FlatMap<ChainInfo>& chains_;
+  int64_t first_ = 0;
+  std::vector<uint16_t> dense_;  // empty: sparse ids
+};
+
 /// Builds the Trace from the reader's events; finish() resolves what needs the whole file.
 class TraceBuilder final : public EventSink {
  public:
@@ -60,7 +94,8 @@ class TraceBuilder final : public EventSink {
   /// file order. B/E pairs and the category join wait for finish(), so the result is the
   /// model one pass over the whole file builds.
   /// Returns how the later part's name ids map to this trace's.
-  std::vector<uint32_t> absorb(TraceBuilder& later) {
+  /// The span columns of different lanes are appended on up to `threads` threads.
+  std::vector<uint32_t> absorb(TraceBuilder& later, unsigned threads = 1) {
     Trace& p = later.t_;
     std::vector<uint32_t> names = t_.names.intern_all(p.names);
     bool same_names = is_identity(names);
@@ -85,8 +120,16 @@ class TraceBuilder final : public EventSink {
       if (from.has_time) {
         extend_range(&to.has_time, &to.first_ts, &to.last_end, from.first_ts, from.last_end);
       }
-      SpanTable& a = to.spans;
-      SpanTable& b = from.spans;
+      for (BeginEnd be : later.begin_ends_[l]) {
+        be.name = be.name == Interner::kNone ? be.name : names[be.name];
+        be.cat = be.cat == Interner::kNone ? be.cat : names[be.cat];
+        begin_ends_[it->second].push_back(be);
+      }
+    }
+    // Each of the part's lanes goes to a different lane here: their columns append apart.
+    run_parallel(p.lanes.size(), threads, [&](std::size_t l) {
+      SpanTable& a = t_.lanes[lanes[l]].spans;
+      SpanTable& b = p.lanes[l].spans;
       a.ts.append(b.ts);
       a.dur.append(b.dur);
       append_through(a.name, b.name, same_names, name);
@@ -94,13 +137,8 @@ class TraceBuilder final : public EventSink {
       a.stage.append(b.stage);
       a.arg.append(b.arg);
       a.chain.append(b.chain);
-      from.spans = SpanTable{};  // give the memory back as soon as it is copied
-      for (BeginEnd be : later.begin_ends_[l]) {
-        be.name = be.name == Interner::kNone ? be.name : names[be.name];
-        be.cat = be.cat == Interner::kNone ? be.cat : names[be.cat];
-        begin_ends_[it->second].push_back(be);
-      }
-    }
+      b = SpanTable{};  // give the memory back as soon as it is copied
+    });
     auto lane = [&](int64_t l) -> int64_t { return lanes[static_cast<std::size_t>(l)]; };
     bool same_lanes = is_identity(lanes);
     InstantTable& in = t_.instants;
@@ -132,12 +170,18 @@ class TraceBuilder final : public EventSink {
     return names;
   }
 
-  void finish() {
+  /// Lanes are sorted and joined to their chains' categories on up to `threads` threads.
+  void finish(unsigned threads = 1) {
     pair_begin_ends();
-    for (Lane& lane : t_.lanes) sort_by_time(lane.spans);
     sort_instants();
     t_.jobque = t_.jobque || t_.profile.present;
-    if (t_.jobque && options_.categories) resolve_categories();
+    bool categories = t_.jobque && options_.categories;
+    std::optional<ChainCategories> chain_categories;
+    if (categories) chain_categories.emplace(name_categories());
+    run_parallel(t_.lanes.size(), threads, [&](std::size_t l) {
+      sort_by_time(t_.lanes[l].spans);
+      if (categories) join_categories(t_.lanes[l].spans, *chain_categories);
+    });
   }
 
  private:
@@ -333,61 +377,30 @@ class TraceBuilder final : public EventSink {
     return it->second;
   }
 
-  /// SPEC §1.4, after the pass: publishes give each chain its stage count and tag, and
-  /// every publish/chunk/stage_wait takes its chain's category.
-  void resolve_categories() {
+  /// SPEC §1.4, after the pass: publishes gave each chain its stage count and tag (as the
+  /// file was read); each chain's category is named here, in (stage count, tag) order so
+  /// that no table's slot order decides the categories' order.
+  ChainCategories name_categories() {
     category_index(std::string(kStdKernel));
     for (const ProfileCategory& c : t_.profile.categories) category_index(c.name);
     // A handful of (stage count, tag) pairs name every chain's category: look each up once,
-    // not once a chain (a string and a map lookup each, for hundreds of thousands of
-    // chains), in the pairs' order, so that no table's slot order decides the categories'.
+    // not once a chain (a string and a map lookup each, for hundreds of thousands of chains).
     std::map<std::pair<uint8_t, int32_t>, uint16_t> known;
     t_.chains.for_each([&](int64_t, ChainInfo& c) { known.try_emplace({c.nstages, c.tag}, uint16_t{0}); });
     for (auto& [pair, category] : known)
       category = static_cast<uint16_t>(category_index(chain_category(pair.first, pair.second, t_.profile)));
     t_.chains.for_each([&](int64_t, ChainInfo& c) { c.category = known.at({c.nstages, c.tag}); });
-    ChainCategories categories(t_.chains);
-    for (Lane& lane : t_.lanes) {
-      SpanTable& s = lane.spans;
-      for (std::size_t i = 0; i < s.size(); ++i) {
-        int64_t name = s.name[i];
-        bool chained = name == publish_ || name == chunk_ || name == stage_wait_;
-        s.category.push(chained ? categories.of(s.chain[i]) : 0);
-      }
-    }
+    return ChainCategories(t_.chains);
   }
 
-  /// Chain id → category for the span-by-span join: an array when the ids are dense (the
-  /// tracer numbers chains from 0; one load instead of a hash probe a span), else the table.
-  class ChainCategories {
-   public:
-    explicit ChainCategories(const FlatMap<ChainInfo>& chains) : chains_(chains) {
-      if (chains.size() == 0) return;
-      int64_t lo = INT64_MAX, hi = INT64_MIN;
-      chains.for_each([&](int64_t id, const ChainInfo&) {
-        lo = std::min(lo, id);
-        hi = std::max(hi, id);
-      });
-      uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-      if (span >= 4 * chains.size() + 4096) return;  // sparse: probe the table
-      first_ = lo;
-      dense_.assign(span + 1, 0);
-      chains.for_each([&](int64_t id, const ChainInfo& c) { dense_[static_cast<std::size_t>(id - lo)] = c.category; });
+  /// Every publish, chunk and stage_wait of a lane takes its chain's category.
+  void join_categories(SpanTable& s, const ChainCategories& categories) const {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      int64_t name = s.name[i];
+      bool chained = name == publish_ || name == chunk_ || name == stage_wait_;
+      s.category.push(chained ? categories.of(s.chain[i]) : 0);
     }
-    uint16_t of(int64_t id) const {
-      if (!dense_.empty()) {
-        uint64_t at = static_cast<uint64_t>(id) - static_cast<uint64_t>(first_);
-        return at < dense_.size() ? dense_[at] : 0;
-      }
-      const ChainInfo* chain = chains_.find(id);
-      return chain ? chain->category : 0;
-    }
-
-   private:
-    const FlatMap<ChainInfo>& chains_;
-    int64_t first_ = 0;
-    std::vector<uint16_t> dense_;  // empty: sparse ids
-  };
+  }
 
   Trace& t_;
   LoadOptions options_;
@@ -462,11 +475,11 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
     options.tee->absorb(*parts[0].tee, same);
   }
   for (std::size_t k = 1; k < count; ++k) {
-    std::vector<uint32_t> names = first.absorb(*parts[k].builder);
+    std::vector<uint32_t> names = first.absorb(*parts[k].builder, threads);
     if (options.tee) options.tee->absorb(*parts[k].tee, names);
     parts[k] = Part{};  // its memory back before the next one is joined
   }
-  if (r.status != ReadStatus::input_error) first.finish();
+  if (r.status != ReadStatus::input_error) first.finish(threads);
   parts[0].trace->read = r;
   *trace = std::move(*parts[0].trace);
   *result = r;
