@@ -46,6 +46,7 @@ struct GroupTally {
 struct Group {
   GroupStats stats;
   GroupTally tally;
+  std::vector<GroupTally*> parts;  ///< the slices' tallies of this group, in slice order
 };
 
 /// Rows [begin, end) of a lane's spans: a slice walked on its own.
@@ -124,12 +125,14 @@ class StatsBuilder {
     for (std::size_t k = 0; k < slices.size(); ++k) {
       lane_busy[slices[k].lane] += tallies[k].busy_ns;
       join(tallies[k]);
-      tallies[k] = SliceTally(0);  // its samples' memory back before the next join
     }
     for (std::size_t lane = 0; lane < t_.lanes.size(); ++lane) {
       s_.busy_ns += lane_busy[lane];
       add_lane(lane, lane_busy[lane]);
     }
+    // Each group takes in its slices' tallies (in slice order) and is summarised on its
+    // own: the samples' copying and their order statistics go on the threads.
+    run_parallel(groups_.size(), o_.threads, [&](std::size_t g) { summarize_group(groups_[g]); });
     finish_groups();
     double length = static_cast<double>(r_.length());
     s_.idle_pct = length > 0 ? 100.0 * (1.0 - static_cast<double>(s_.busy_ns) / (length * static_cast<double>(s_.lanes)))
@@ -301,15 +304,22 @@ class StatsBuilder {
     if (in_run) tally.busy_ns += run_end - run_start;
   }
 
-  /// Adds a slice's tally to the range's and its groups'.
+  /// Adds a slice's totals to the range's, and hands its groups' tallies to the groups
+  /// (made here, on first sight, for keyed groupings).
   void join(SliceTally& tally) {
     s_.events += tally.events;
     s_.publishes += tally.publishes;
     s_.wait_ns += tally.wait_ns;
-    for (auto& [slot, g] : tally.groups()) {
-      Group& group = groups_[group_of_slot(slot)];
-      group.tally.absorb(std::move(g));
-    }
+    for (auto& [slot, g] : tally.groups()) groups_[group_of_slot(slot)].parts.push_back(&g);
+  }
+
+  /// One group's tallies taken in, then its distribution (and histogram) summarised.
+  void summarize_group(Group& g) {
+    for (GroupTally* part : g.parts) g.tally.absorb(std::move(*part));
+    g.parts.clear();
+    if (o_.hist) g.stats.hist = histogram(g.tally.sample.sorted());
+    if (o_.distributions) g.stats.dur = g.tally.sample.summarize();
+    g.tally.sample = DurationSample{};
   }
 
   void add_lane(std::size_t lane, int64_t busy) {
@@ -332,13 +342,6 @@ class StatsBuilder {
       st.self_ns = g.tally.self_ns;
       total += st.busy_ns;
     }
-    // Order statistics cost a pass over each group's sample: the groups go in parallel.
-    run_parallel(groups_.size(), o_.threads, [&](std::size_t k) {
-      Group& g = groups_[k];
-      if (o_.hist) g.stats.hist = histogram(g.tally.sample.sorted());
-      if (o_.distributions) g.stats.dur = g.tally.sample.summarize();
-      g.tally.sample = DurationSample{};
-    });
     for (Group& g : groups_) {
       g.stats.share_pct =
           total > 0 ? 100.0 * static_cast<double>(g.stats.busy_ns) / static_cast<double>(total) : 0.0;
