@@ -109,4 +109,41 @@ class FlatMap {
   std::size_t size_ = 0;
 };
 
+/// Values by int64 id: a plain array over [lo, hi] when that range is small enough (the
+/// tracer numbers chains from 0, so theirs is), else a FlatMap. An array index instead of
+/// a hash probe that misses the cache once the table outgrows it. Ids outside [lo, hi]
+/// work too (they go to the FlatMap).
+template <typename V>
+class IdMap {
+ public:
+  /// ids mostly in [lo, hi]; the array is used when it needs fewer than max_slots entries.
+  IdMap(int64_t lo, int64_t hi, std::size_t max_slots) {
+    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    if (hi >= lo && span < max_slots) {
+      first_ = lo;
+      dense_.assign(span + 1, V{});
+    }
+  }
+  /// The value for id, default-constructed on first use.
+  V& operator[](int64_t id) {
+    if (V* v = in_array(id)) return *v;
+    return sparse_[id];
+  }
+  /// The value for id: in the array, default-constructed when never set; else nullptr
+  /// when absent.
+  const V* find(int64_t id) const {
+    if (const V* v = const_cast<IdMap*>(this)->in_array(id)) return v;
+    return sparse_.find(id);
+  }
+
+ private:
+  V* in_array(int64_t id) {
+    uint64_t at = static_cast<uint64_t>(id) - static_cast<uint64_t>(first_);
+    return at < dense_.size() ? &dense_[at] : nullptr;
+  }
+  int64_t first_ = 0;
+  std::vector<V> dense_;  // empty: ids too spread out
+  FlatMap<V> sparse_;
+};
+
 }  // namespace jqtrace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "flat_map.h"
 #include "jobque.h"
@@ -150,9 +151,25 @@ class GapsBuilder {
     }
   }
 
+  /// An empty chain id → dense index table sized for the trace's chain ids: an array (2
+  /// bytes a span at most) when they are dense, as the tracer numbers them.
+  IdMap<uint32_t> chain_index() const {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    std::size_t spans = 0;
+    for (const Lane& lane : t_.lanes) {
+      const IntColumn& chain = lane.spans.chain;
+      for (std::size_t i = 0; i < chain.size(); ++i) {
+        lo = std::min(lo, chain[i]);
+        hi = std::max(hi, chain[i]);
+      }
+      spans += chain.size();
+    }
+    return IdMap<uint32_t>(lo, hi, spans / 2 + 4096);
+  }
+
   /// The dense index of chain, its row made on first sight.
   uint32_t index_of(int64_t chain) {
-    uint32_t& slot = dense_[chain];
+    uint32_t& slot = (*dense_)[chain];
     if (slot == 0) {
       rows_.push_back(ChainRow{});
       slot = static_cast<uint32_t>(rows_.size());
@@ -165,6 +182,7 @@ class GapsBuilder {
   /// publishes and caller waits, chunk counts, the wakes, every publish, and each lane's
   /// busy spans in time order for its idle gaps.
   void collect_chains() {
+    dense_ = chain_index();
     std::vector<double> wakes;
     for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
       const SpanTable& s = t_.lanes[l].spans;
@@ -194,7 +212,7 @@ class GapsBuilder {
     }
     report_.chains = rows_.size();
     report_.wake_dur_us = summarize_values(std::move(wakes));
-    dense_ = FlatMap<uint32_t>{};  // chain ids are not needed past this point
+    dense_.reset();  // chain ids are not needed past this point
   }
 
   /// The chunks grouped by chain, in file order within each (a counting sort on the
@@ -462,7 +480,7 @@ class GapsBuilder {
   std::size_t caller_ = SIZE_MAX;
   unsigned row_bits_ = 32;
   bool tagged_ = false;      ///< a publish in range carries a category tag
-  FlatMap<uint32_t> dense_;  ///< chain id → dense index + 1 (freed once chains are collected)
+  std::optional<IdMap<uint32_t>> dense_;  ///< chain id → dense index + 1 (while chains are collected)
   PagedArray<ChainRow> rows_;  ///< by dense index
   PagedArray<SpanRef> order_;  ///< chunk references grouped by chain
   PagedArray<uint32_t> chunk_rows_;  ///< each chunk's dense chain index, in the order of the pass

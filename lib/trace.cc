@@ -36,36 +36,28 @@ void append_through(IntColumn& column, const IntColumn& from, bool unchanged, F&
   else column.append_mapped(from, f);
 }
 
-/// Chain id → category for the span-by-span join: an array when the ids are dense (the
-/// tracer numbers chains from 0; one load instead of a hash probe a span), else the table.
+/// Chain id → category for the span-by-span join: an array when the ids are dense (one
+/// load instead of a hash probe a span), else a table.
 class ChainCategories {
  public:
-  explicit ChainCategories(const FlatMap<ChainInfo>& chains) : chains_(chains) {
-    if (chains.size() == 0) return;
+  explicit ChainCategories(const FlatMap<ChainInfo>& chains) : categories_(make(chains)) {}
+  uint16_t of(int64_t id) const {
+    const uint16_t* category = categories_.find(id);
+    return category ? *category : 0;
+  }
+
+ private:
+  static IdMap<uint16_t> make(const FlatMap<ChainInfo>& chains) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     chains.for_each([&](int64_t id, const ChainInfo&) {
       lo = std::min(lo, id);
       hi = std::max(hi, id);
     });
-    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-    if (span >= 4 * chains.size() + 4096) return;  // sparse: probe the table
-    first_ = lo;
-    dense_.assign(span + 1, 0);
-    chains.for_each([&](int64_t id, const ChainInfo& c) { dense_[static_cast<std::size_t>(id - lo)] = c.category; });
+    IdMap<uint16_t> categories(lo, hi, 4 * chains.size() + 4096);
+    chains.for_each([&](int64_t id, const ChainInfo& c) { categories[id] = c.category; });
+    return categories;
   }
-  uint16_t of(int64_t id) const {
-    if (!dense_.empty()) {
-      uint64_t at = static_cast<uint64_t>(id) - static_cast<uint64_t>(first_);
-      return at < dense_.size() ? dense_[at] : 0;
-    }
-    const ChainInfo* chain = chains_.find(id);
-    return chain ? chain->category : 0;
-  }
-
- private:
-  const FlatMap<ChainInfo>& chains_;
-  int64_t first_ = 0;
-  std::vector<uint16_t> dense_;  // empty: sparse ids
+  IdMap<uint16_t> categories_;
 };
 
 /// Builds the Trace from the reader's events; finish() resolves what needs the whole file.

@@ -56,3 +56,22 @@ TEST_CASE("flat map: dense ids leave no long runs, and joining tables stays line
   CHECK(small.longest_run() < 1000);
   CHECK(*small.find(5) == 8);
 }
+
+TEST_CASE("id map: an array over a small id range, a hash table otherwise, the same answers") {
+  IdMap<uint32_t> dense(100, 199, 1000), spread(0, int64_t{1} << 40, 1000);
+  for (IdMap<uint32_t>* m : {&dense, &spread}) {
+    (*m)[150] = 7;
+    (*m)[5] = 9;                      // outside the range given: still kept
+    (*m)[int64_t{1} << 40] = 11;
+    CHECK(*m->find(150) == 7);
+    CHECK(*m->find(5) == 9);
+    CHECK(*m->find(int64_t{1} << 40) == 11);
+    CHECK(m->find(-3) == nullptr);
+  }
+  CHECK(*dense.find(160) == 0);        // in the array: default until set
+  CHECK(spread.find(160) == nullptr);  // in the table: absent
+  IdMap<uint32_t> empty(INT64_MAX, INT64_MIN, 1000);  // no ids at all
+  CHECK(empty.find(0) == nullptr);
+  empty[0] = 1;
+  CHECK(*empty.find(0) == 1);
+}
