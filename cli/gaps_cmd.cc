@@ -205,6 +205,7 @@ int run_gaps(const GapsCommandOptions& o) {
     print_error(fmt::format("--fat-us: '{}' is not a duration in microseconds", o.fat_us));
     return kUsage;
   }
+  options.threads = worker_threads(o.common);
   Trace trace;
   LoadOptions load;
   load.categories = false;

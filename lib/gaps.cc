@@ -9,6 +9,7 @@
 #include "flat_map.h"
 #include "jobque.h"
 #include "paged_array.h"
+#include "parallel.h"
 
 namespace jqtrace {
 namespace {
@@ -377,6 +378,8 @@ class GapsBuilder {
   }
 
   /// The old scripts' order: most stages first; categories in order of first appearance.
+  /// A class's own summaries and each of its stages' are apart: they go on the threads
+  /// and into the report in that order afterwards.
   void finish_classes() {
     std::vector<std::size_t> order(classes_.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -384,7 +387,29 @@ class GapsBuilder {
       std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return std::stoll(classes_[a].out.key) > std::stoll(classes_[b].out.key);
       });
-    for (std::size_t k : order) summarize_class(classes_[k]);
+    constexpr std::size_t kWholeClass = SIZE_MAX;
+    std::vector<std::pair<std::size_t, std::size_t>> jobs;  // (class, stage or kWholeClass)
+    std::vector<std::vector<std::optional<TailMetrics>>> tails(classes_.size());
+    for (std::size_t k : order) {
+      ClassAccumulator& acc = classes_[k];
+      std::sort(acc.stages.begin(), acc.stages.end(),
+                [](const StageSamples& a, const StageSamples& b) { return a.stage < b.stage; });
+      acc.out.stages.resize(acc.stages.size());
+      tails[k].resize(acc.stages.size());
+      jobs.emplace_back(k, kWholeClass);
+      for (std::size_t st = 0; st < acc.stages.size(); ++st) jobs.emplace_back(k, st);
+    }
+    run_parallel(jobs.size(), o_.threads, [&](std::size_t j) {
+      auto [k, st] = jobs[j];
+      if (st == kWholeClass) summarize_class(classes_[k]);
+      else summarize_stage(classes_[k], st, &tails[k][st]);
+    });
+    for (std::size_t k : order) {
+      for (std::optional<TailMetrics>& tail : tails[k])
+        if (tail) report_.tail.push_back(std::move(*tail));
+      report_.classes.push_back(std::move(classes_[k].out));
+      classes_[k] = ClassAccumulator{};
+    }
   }
 
   void summarize_class(ClassAccumulator& acc) {
@@ -393,26 +418,23 @@ class GapsBuilder {
     out.wall_us = summarize_values(std::move(acc.wall));
     out.publish_us = summarize_values(std::move(acc.publish));
     out.first_claim_us = summarize_values(std::move(acc.first_claim));
-    std::sort(acc.stages.begin(), acc.stages.end(),
-              [](const StageSamples& a, const StageSamples& b) { return a.stage < b.stage; });
-    for (StageSamples& samples : acc.stages) {
-      StageMetrics m;
-      m.stage = samples.stage;
-      std::vector<double> eff(samples.span.size());
-      for (std::size_t i = 0; i < eff.size(); ++i)
-        eff[i] = samples.span[i] > 0 ? samples.busy[i] / samples.span[i] : 1.0;
-      m.eff_par = summarize_values(std::move(eff));
-      m.span_us = summarize_values(std::move(samples.span));
-      m.busy_us = summarize_values(std::move(samples.busy));
-      m.lanes = summarize_values(std::vector<double>(samples.lanes.begin(), samples.lanes.end()));
-      m.last_chunk_us = summarize_values(std::move(samples.last));
-      m.gap_from_prev_us = summarize_values(std::move(samples.gap));
-      out.stages.push_back(std::move(m));
-      if (!samples.tail_span.empty()) report_.tail.push_back(tail_metrics(out, samples));
-      samples = StageSamples{};
-    }
-    report_.classes.push_back(std::move(out));
-    acc = ClassAccumulator{};
+  }
+
+  /// Stage st of a class (stages sorted): its metrics, and its tail when it has one.
+  void summarize_stage(ClassAccumulator& acc, std::size_t st, std::optional<TailMetrics>* tail) const {
+    StageSamples& samples = acc.stages[st];
+    StageMetrics& m = acc.out.stages[st];
+    m.stage = samples.stage;
+    std::vector<double> eff(samples.span.size());
+    for (std::size_t i = 0; i < eff.size(); ++i) eff[i] = samples.span[i] > 0 ? samples.busy[i] / samples.span[i] : 1.0;
+    m.eff_par = summarize_values(std::move(eff));
+    m.span_us = summarize_values(std::move(samples.span));
+    m.busy_us = summarize_values(std::move(samples.busy));
+    m.lanes = summarize_values(std::vector<double>(samples.lanes.begin(), samples.lanes.end()));
+    m.last_chunk_us = summarize_values(std::move(samples.last));
+    m.gap_from_prev_us = summarize_values(std::move(samples.gap));
+    if (!samples.tail_span.empty()) *tail = tail_metrics(acc.out, samples);
+    samples = StageSamples{};
   }
 
   static TailMetrics tail_metrics(const ChainClass& cls, StageSamples& samples) {

@@ -77,6 +77,7 @@ struct GapsReport {
 struct GapsOptions {
   ClassBy by = ClassBy::automatic;
   int64_t fat_ns = 5000;  ///< publishes longer than this are "fat"
+  unsigned threads = 1;   ///< threads for the summaries (any count: same report)
 };
 
 /// False with a reason when the trace is beyond what gaps can index (more than 4G spans).

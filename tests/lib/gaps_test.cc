@@ -222,3 +222,45 @@ TEST_CASE("gaps needs no chain table: a model loaded without categories gives th
   }
   CHECK(a.publish.dur_us.mean == b.publish.dur_us.mean);
 }
+
+namespace {
+std::string dump(const Distribution& d) {
+  std::ostringstream out;
+  out.precision(17);
+  out << d.count << ' ' << d.mean << ' ' << d.p50 << ' ' << d.p90 << ' ' << d.p95 << ' ' << d.p99 << ' ' << d.max;
+  return out.str();
+}
+/// The classes and tails of a report, as text: two reports compare whole.
+std::string dump(const GapsReport& g) {
+  std::ostringstream out;
+  for (const ChainClass& c : g.classes) {
+    out << c.key << ' ' << c.n << ' ' << dump(c.wall_us) << ' ' << dump(c.publish_us) << ' '
+        << dump(c.first_claim_us) << '\n';
+    for (const StageMetrics& s : c.stages)
+      out << "  " << s.stage << ' ' << dump(s.span_us) << ' ' << dump(s.busy_us) << ' ' << dump(s.eff_par) << ' '
+          << dump(s.lanes) << ' ' << dump(s.last_chunk_us) << ' ' << dump(s.gap_from_prev_us) << '\n';
+  }
+  for (const TailMetrics& t : g.tail)
+    out << t.key << ' ' << t.stage << ' ' << t.n << ' ' << dump(t.span_us) << ' ' << dump(t.lanes) << ' '
+        << dump(t.idle_pct) << ' ' << dump(t.tail_pct) << '\n';
+  return out.str();
+}
+}  // namespace
+
+TEST_CASE("gaps summarised on several threads equal one thread's") {
+  for (const char* sample : {"decode-small.trace.json", "tiny.trace.json", "ring-full.trace.json"}) {
+    const Trace& t = load_sample(sample);
+    for (ClassBy by : {ClassBy::nstages, ClassBy::category}) {
+      GapsOptions one, three;
+      one.by = three.by = by;
+      three.threads = 3;
+      GapsReport a, b;
+      std::string error;
+      REQUIRE(compute_gaps(t, whole_trace(t), one, &a, &error));
+      REQUIRE(compute_gaps(t, whole_trace(t), three, &b, &error));
+      INFO(sample);
+      CHECK(!a.classes.empty());
+      CHECK(dump(b) == dump(a));
+    }
+  }
+}
