@@ -27,7 +27,7 @@ struct Side {
 };
 
 int analyse(const DiffCommandOptions& o, const std::string& path, const GroupBy* by, Side* side) {
-  Trace trace;
+  Trace trace;  // freed before the second trace is read
   if (int status = load_for_analysis(path, o.common, &trace)) return status;
   Range range;
   if (!resolve_scope_options(o.scope, trace, &range)) {

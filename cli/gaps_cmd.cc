@@ -206,7 +206,7 @@ int run_gaps(const GapsCommandOptions& o) {
     return kUsage;
   }
   options.threads = worker_threads(o.common);
-  Trace trace;
+  Trace& trace = trace_for_process();
   LoadOptions load;
   load.categories = false;
   if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;

@@ -191,7 +191,7 @@ bool evaluate_marker_gates(const std::vector<GateSource>& gates, const Trace& tr
 int run_markers(const MarkersCommandOptions& o) {
   std::vector<GateSource> gates;
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
-  Trace trace;
+  Trace& trace = trace_for_process();
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
   std::vector<KindSummary> kinds = summarize_kinds(trace);
   std::vector<UnitRow> rows;

@@ -205,7 +205,7 @@ int run_checks(const StatsCommandOptions& o, const std::vector<GateSource>& gate
 int run_stats(const StatsCommandOptions& o) {
   std::vector<GateSource> gates;
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
-  Trace trace;
+  Trace& trace = trace_for_process();
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
   Range range;
   if (!resolve_scope_options(o.scope, trace, &range)) return kUsage;

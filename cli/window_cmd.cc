@@ -237,7 +237,7 @@ int run_window(WindowCommandOptions o) {
     print_error("<stdin>: cannot copy to a temporary file (window reads its input twice)");
     return kInput;
   }
-  Trace trace;
+  Trace& trace = trace_for_process();
   EventIndex index;
   LoadOptions load;
   load.spans = false;
