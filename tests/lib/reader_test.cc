@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <memory>
 #include <string>
 
 #include "test_util.h"
@@ -243,4 +246,53 @@ TEST_CASE("escapes are decoded in place") {
   read_string(R"([{"ph":"i","name":"tab\there \"q\" \u00e9\\","ts":1}])", run);
   REQUIRE(run.got.events.size() == 1);
   CHECK(run.got.name(run.got.events[0]) == "tab\there \"q\" \xc3\xa9\\");
+}
+
+namespace {
+/// Hands out its text a few bytes a read, as a pipe may.
+class TrickleInput final : public RawInput {
+ public:
+  TrickleInput(std::string text, std::size_t step) : text_(std::move(text)), step_(step) {}
+  long read(char* out, std::size_t size) override {
+    std::size_t n = std::min({size, step_, text_.size() - at_});
+    std::memcpy(out, text_.data() + at_, n);
+    at_ += n;
+    return static_cast<long>(n);
+  }
+  const std::string& error() const override { return error_; }
+  uint64_t consumed() const override { return at_; }
+
+ private:
+  std::string text_, error_;
+  std::size_t step_, at_ = 0;
+};
+}  // namespace
+
+TEST_CASE("short reads give the events that whole reads give") {
+  // Lines of every length, one of them longer than a window, and an event split by each
+  // read: the windows must not depend on how the bytes arrive.
+  std::string json = "{\"traceEvents\":[\n";
+  for (int i = 0; i < 3000; ++i)
+    json += R"({"ph":"X","name":"n)" + std::to_string(i % 17) + R"(","ts":)" + std::to_string(i) + R"(.5,"dur":1},)" +
+            (i % 5 == 0 ? "\r\n" : "\n");
+  json += R"({"ph":"i","name":")" + std::string(Source::kWindow + 100, 'y') + R"(","ts":1})";
+  for (int i = 0; i < 2000; ++i) json += R"(,{"ph":"i","name":"z\"q","ts":)" + std::to_string(i) + "}";
+  json += "]}";
+  ReadRun whole;
+  read_string(json, whole);
+  REQUIRE(whole.result.status == ReadStatus::ok);
+  for (std::size_t step : {1u, 7u, 4093u}) {
+    Interner names;
+    Collected got;
+    got.names = &names;
+    Source trickle(std::make_unique<TrickleInput>(json, step), "<trickle>", 0, std::make_unique<RecordingLineIndex>());
+    ReadResult r = read_trace(trickle, got, names, &got);
+    CHECK(r.status == ReadStatus::ok);
+    REQUIRE(got.events.size() == whole.got.events.size());
+    for (std::size_t k = 0; k < got.events.size(); ++k) {
+      CHECK(got.name(got.events[k]) == whole.got.name(whole.got.events[k]));
+      CHECK(got.events[k].ts_ns == whole.got.events[k].ts_ns);
+      CHECK(got.events[k].offset == whole.got.events[k].offset);
+    }
+  }
 }
