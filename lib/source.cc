@@ -1,6 +1,5 @@
 #include "source.h"
 
-#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
