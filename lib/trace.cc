@@ -217,9 +217,15 @@ class TraceBuilder final : public EventSink {
     }
   }
 
-  uint32_t lane_of(const RawEvent& e) {
+  /// The event's lane: nearly always the previous event's (a tracer writes a lane's
+  /// events in runs), checked inline; else looked up, or made, out of line.
+  __attribute__((always_inline)) uint32_t lane_of(const RawEvent& e) {
+    if (have_last_ && lane_key(e.pid, e.tid) == last_key_) return current_lane_;
+    return look_up_lane(e);
+  }
+
+  __attribute__((noinline)) uint32_t look_up_lane(const RawEvent& e) {
     LaneKey key = lane_key(e.pid, e.tid);
-    if (have_last_ && key == last_key_) return current_lane_;
     auto [it, added] = lane_index_.try_emplace(key, static_cast<uint32_t>(t_.lanes.size()));
     if (added) {
       t_.lanes.emplace_back();
@@ -234,7 +240,7 @@ class TraceBuilder final : public EventSink {
   }
 
   /// Counts the event on its lane and widens the lane's and the trace's time range.
-  void touch(const RawEvent& e, int64_t dur) {
+  __attribute__((always_inline)) void touch(const RawEvent& e, int64_t dur) {
     Lane& lane = t_.lanes[lane_of(e)];
     ++lane.events;
     int64_t end = e.ts_ns + dur;
