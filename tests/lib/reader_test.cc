@@ -296,3 +296,18 @@ TEST_CASE("short reads give the events that whole reads give") {
     }
   }
 }
+
+TEST_CASE("an error on a line longer than a window is reported where it is") {
+  std::string json = "[";
+  while (json.size() < 2 * Source::kWindow) json += R"({"ph":"i","name":"a,b]}","ts":1},)";
+  std::size_t bad = json.size() + std::string(R"({"ph":"i","name":"x)").size();
+  json += R"({"ph":"i","name":"x\q","ts":1}])";
+  REQUIRE(json[bad] == '\\');
+  ReadRun run;
+  read_string(json, run);
+  CHECK(run.result.status == ReadStatus::input_error);
+  CHECK(run.result.message == "invalid escape character in string");
+  CHECK(run.result.offset == bad);
+  CHECK(run.result.position.line == 1);
+  CHECK(run.result.position.column == bad + 1);
+}
