@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "flat_map.h"
 #include "jobque.h"
 #include "parallel.h"
 
@@ -59,14 +60,18 @@ struct Slice {
 /// the order the slices first saw them, which is the order one walk over everything would.
 class SliceTally {
  public:
-  explicit SliceTally(std::size_t slots) : local_(slots, kUnseen) {}
+  /// slots: how many there can be. Up to kDenseSlots they index an array; beyond (keyed
+  /// by the names of a trace with thousands), a hash table, so that a slice, and a unit's
+  /// stats for each of thousands of units, costs what it sees, not the names' count.
+  explicit SliceTally(std::size_t slots)
+      : local_(0, slots <= kDenseSlots ? static_cast<int64_t>(slots) - 1 : -1, kDenseSlots) {}
   GroupTally& at(std::size_t slot) {
-    uint32_t& k = local_[slot];
-    if (k == kUnseen) {
-      k = static_cast<uint32_t>(groups_.size());
+    uint32_t& k = local_[static_cast<int64_t>(slot)];  // index + 1; 0: not seen yet
+    if (k == 0) {
       groups_.push_back({slot, GroupTally{}});
+      k = static_cast<uint32_t>(groups_.size());
     }
-    return groups_[k].second;
+    return groups_[k - 1].second;
   }
   /// (slot, tally) in first-seen order.
   std::vector<std::pair<std::size_t, GroupTally>>& groups() { return groups_; }
@@ -75,8 +80,8 @@ class SliceTally {
   int64_t busy_ns = 0, wait_ns = 0;
 
  private:
-  static constexpr uint32_t kUnseen = UINT32_MAX;
-  std::vector<uint32_t> local_;
+  static constexpr std::size_t kDenseSlots = 4096;
+  IdMap<uint32_t> local_;
   std::vector<std::pair<std::size_t, GroupTally>> groups_;
 };
 
@@ -220,11 +225,11 @@ class StatsBuilder {
         end = lo;
       }
       std::size_t step = t_.jobque ? std::max<std::size_t>(1, o_.slice_rows) : SIZE_MAX;
-      do {
+      while (begin < end) {  // a lane with nothing in range has no slice (and busy 0)
         std::size_t stop = end - begin > step ? begin + step : end;
         slices.push_back({lane, begin, stop});
         begin = stop;
-      } while (begin < end);
+      }
     }
     return slices;
   }

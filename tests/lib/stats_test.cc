@@ -219,3 +219,30 @@ TEST_CASE("unit rows computed on several threads equal one thread's") {
     }
   }
 }
+
+TEST_CASE("stats keyed by thousands of names equal one walk on several threads") {
+  // More names than a slice indexes in an array: the slices count groups in a hash table.
+  std::string json = "[";
+  for (int i = 0; i < 6000; ++i)
+    json += R"({"ph":"X","pid":1,"tid":)" + std::to_string(i % 5) + R"(,"ts":)" + std::to_string(i) +
+            R"(,"dur":)" + std::to_string(1 + i % 7) + R"(,"name":"n)" + std::to_string(i % 4500) + R"(","cat":"c)" +
+            std::to_string(i % 4200) + "\"},";
+  json += "]";
+  Trace t;
+  REQUIRE(load_string(json, &t).status == ReadStatus::ok);
+  REQUIRE(t.names.size() > 8000);
+  SpanIndex index(t);
+  for (GroupBy by : {GroupBy::name, GroupBy::cat}) {
+    StatsOptions one;
+    one.by = by;
+    StatsOptions split = one;
+    split.threads = 3;
+    RangeStats a = compute_stats(t, index, whole_trace(t), one), b = compute_stats(t, index, whole_trace(t), split);
+    CHECK(a.groups.size() == (by == GroupBy::name ? 4500u : 4200u));
+    uint64_t events = 0;
+    for (const GroupStats& g : a.groups) events += g.events;
+    CHECK(events == 6000);
+    CHECK(group(a, by == GroupBy::name ? "n0" : "c0").events == 2);  // i = 0 and i = 4500 (or 4200)
+    CHECK(dump(b) == dump(a));
+  }
+}
