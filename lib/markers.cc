@@ -29,7 +29,7 @@ std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::
   options.distributions = false;
   std::vector<Unit> units = units_of(trace, kind);
   std::vector<UnitRow> rows(units.size());
-  // Units are many and small: one thread a unit, each unit's walk on its own thread.
+  // Units are many and small: the threads share them out, each unit's stats on one thread.
   run_parallel(units.size(), threads, [&](std::size_t k) {
     rows[k] = {units[k], compute_stats(trace, index, units[k].range, options)};
   });
