@@ -24,7 +24,9 @@ std::string head_of(const std::string& path) {
   return head;
 }
 
-int load_saved_stats(const BaselineOptions& opts, const StatsOptions& stats_options, BaselineShares* out) {
+int load_saved_stats(const BaselineOptions& opts, const CommonOptions& common, const StatsOptions& stats_options,
+                     const Scope& scope,
+                     BaselineShares* out) {
   std::ifstream in(opts.file, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -38,6 +40,16 @@ int load_saved_stats(const BaselineOptions& opts, const StatsOptions& stats_opti
                             "with --by {})",
                             opts.file, out->by, group_by_name(stats_options.by), out->by,
                             group_by_name(stats_options.by)));
+    return kUsage;
+  }
+  if (out->scope.empty()) {
+    print_warning(common, fmt::format("{}: the baseline does not say which scope it was saved with (saved by an "
+                                           "older jqtrace); comparing it with {}",
+                                           opts.file, scope.label));
+  } else if (out->scope != scope.label) {
+    print_error(fmt::format("{}: the baseline's scope is '{}', this run's is '{}': give the same scope (or save the "
+                            "baseline with this one)",
+                            opts.file, out->scope, scope.label));
     return kUsage;
   }
   return kOk;
@@ -61,20 +73,22 @@ void add_baseline_options(CLI::App& cmd, BaselineOptions& opts) {
   delta->needs(baseline);
 }
 
-int load_baseline(const BaselineOptions& opts, const CommonOptions& common, const ScopeOptions& scope,
-                  const StatsOptions& stats_options, BaselineShares* out) {
-  if (looks_like_stats_json(head_of(opts.file))) return load_saved_stats(opts, stats_options, out);
+int load_baseline(const BaselineOptions& opts, const CommonOptions& common, const ScopeOptions& scope_options, const Scope& scope,
+                  const StatsOptions& stats_options, const GateOptions& gates, BaselineShares* out) {
+  if (looks_like_stats_json(head_of(opts.file))) return load_saved_stats(opts, common, stats_options, scope, out);
   Trace trace;
   if (int status = load_for_analysis(opts.file, common, &trace)) return status;
-  Range range;
-  if (!resolve_scope_options(scope, trace, &range)) {
+  if (!complete_enough_to_check(trace, opts.file, gates)) return kCheckFailed;
+  Scope baseline_scope;
+  if (!resolve_scope_options(scope_options, trace, common, &baseline_scope)) {
     print_error(fmt::format("{}: the scope above is not in the baseline", opts.file));
     return kUsage;
   }
   SpanIndex index(trace);
   StatsOptions options = stats_options;
   options.distributions = false;
-  *out = baseline_shares(compute_stats(trace, index, range, options));
+  *out = baseline_shares(compute_stats(trace, index, baseline_scope.range, options));
+  out->scope = baseline_scope.label;
   return kOk;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "gate_metrics.h"
+#include "gates.h"
 #include "scope_options.h"
 #include "text_format.h"
 
@@ -22,11 +23,13 @@ struct BaselineOptions {
 
 void add_baseline_options(CLI::App& cmd, BaselineOptions& opts);
 
-/// The baseline's shares under the same scope and grouping. Returns kOk, or an exit
-/// status after printing why (kUsage: grouping mismatch or scope not in the baseline;
-/// kInput: unreadable).
-int load_baseline(const BaselineOptions& opts, const CommonOptions& common, const ScopeOptions& scope,
-                  const StatsOptions& stats_options, BaselineShares* out);
+/// The baseline's shares under the same scope and grouping: a trace is analysed with the
+/// scope options (scope is what they gave on this run's trace); a saved JSON must have
+/// been saved with the same scope label. Returns kOk, or an exit status after printing
+/// why (kUsage: grouping or scope mismatch, scope not in the baseline; kInput:
+/// unreadable; kCheckFailed: a truncated baseline trace, unless --allow-truncated).
+int load_baseline(const BaselineOptions& opts, const CommonOptions& common, const ScopeOptions& scope_options, const Scope& scope,
+                  const StatsOptions& stats_options, const GateOptions& gates, BaselineShares* out);
 
 /// One line on stderr per group that moved too far.
 void report_share_moves(const std::vector<ShareDelta>& deltas, const BaselineOptions& opts);

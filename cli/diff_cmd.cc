@@ -16,12 +16,14 @@ struct DiffCommandOptions {
   CommonOptions common;
   ScopeOptions scope;
   std::string by;
+  std::string quantiles;
   std::string a, b;
 };
 
 /// One side: the trace's stats over the scope and its marker kinds.
 struct Side {
   std::string name;
+  Scope scope;
   RangeStats stats;
   std::vector<KindSummary> kinds;
 };
@@ -29,8 +31,7 @@ struct Side {
 int analyse(const DiffCommandOptions& o, const std::string& path, const GroupBy* by, Side* side) {
   Trace trace;  // freed before the second trace is read
   if (int status = load_for_analysis(path, o.common, &trace)) return status;
-  Range range;
-  if (!resolve_scope_options(o.scope, trace, &range)) {
+  if (!resolve_scope_options(o.scope, trace, o.common, &side->scope)) {
     print_error(fmt::format("{}: the scope above is not in this trace", display_name(path)));
     return kUsage;
   }
@@ -38,10 +39,11 @@ int analyse(const DiffCommandOptions& o, const std::string& path, const GroupBy*
   if (by) options.by = *by;
   else if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
   options.distributions = false;
+  options.quantiles = quantile_method(o.quantiles);
   SpanIndex index(trace);
   side->name = display_name(path);
-  side->stats = compute_stats(trace, index, range, options);
-  side->kinds = summarize_kinds(trace);
+  side->stats = compute_stats(trace, index, side->scope.range, options);
+  side->kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), options.quantiles);
   return kOk;
 }
 
@@ -52,7 +54,11 @@ std::string ratio_of(double b, double a) { return a > 0 ? fmt::format("{:.3f}", 
 
 void render_table(const Side& a, const Side& b, const TraceDiff& d, Output& out) {
   Palette p{out.color()};
-  fmt::print(out.file(), "{}A{} {}\n{}B{} {}\n\n", p.bold(), p.reset(), a.name, p.bold(), p.reset(), b.name);
+  auto scoped = [](const Side& s) {
+    std::string prefix = scope_prefix(s.scope);
+    return prefix.empty() ? s.name : fmt::format("{} ({})", s.name, prefix.substr(0, prefix.size() - 2));
+  };
+  fmt::print(out.file(), "{}A{} {}\n{}B{} {}\n\n", p.bold(), p.reset(), scoped(a), p.bold(), p.reset(), scoped(b));
   TextTable totals;
   totals.row({"", "A", "B", "B-A", "B/A"});
   const RangeStats &sa = a.stats, &sb = b.stats;
@@ -102,6 +108,7 @@ void json_totals(JsonDocument& doc, const char* key, const Side& side) {
   doc.key(key);
   doc.w().StartObject();
   doc.field("file", side.name);
+  json_scope(doc, side.scope);
   doc.us("span_us", s.range.length());
   doc.us("busy_us", s.busy_ns);
   doc.number("idle_pct", s.idle_pct);
@@ -132,12 +139,13 @@ void json_kind_side(JsonDocument& doc, const char* key, const KindSide& k) {
   doc.w().EndObject();
 }
 
-void render_json(const Side& a, const Side& b, const TraceDiff& d, Output& out) {
+void render_json(const Side& a, const Side& b, const TraceDiff& d, QuantileMethod quantiles, Output& out) {
   JsonDocument doc;
   auto& w = doc.w();
   w.StartObject();
   doc.field("schema", "jqtrace/diff/1");
   doc.field("by", group_by_name(a.stats.by));
+  doc.field("quantiles", quantile_method_name(quantiles));
   json_totals(doc, "a", a);
   json_totals(doc, "b", b);
   doc.key("groups");
@@ -185,7 +193,7 @@ int run_diff(const DiffCommandOptions& o) {
     case Format::tsv: render_delimited(d, '\t', *out); break;
     case Format::trace:
     case Format::compact: break;  // not offered by this command
-    case Format::json: render_json(a, b, d, *out); break;
+    case Format::json: render_json(a, b, d, quantile_method(o.quantiles), *out); break;
   }
   return out->close() ? kOk : kInput;
 }
@@ -198,6 +206,7 @@ void setup_diff(CLI::App& app) {
   add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
   add_scope_options(*cmd, opts->scope);
   add_grouping_option(*cmd, opts->by);
+  add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   cmd->add_option("A", opts->a, "The first (reference) trace")->required();
   cmd->add_option("B", opts->b, "The second trace")->required();
   cmd->callback([opts]() { throw CommandDone(run_diff(*opts)); });

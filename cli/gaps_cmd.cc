@@ -17,6 +17,7 @@ struct GapsCommandOptions {
   ScopeOptions scope;
   std::string by;  ///< empty: category when chains are tagged, else nstages
   std::string fat_us = "5";
+  std::string quantiles;
   std::string file;
 };
 
@@ -102,12 +103,15 @@ void json_plain(JsonDocument& doc, std::string_view key, const Distribution& d) 
   json_distribution(doc, key, d, Units::plain);
 }
 
-void render_json(const GapsReport& g, const std::string& file, Output& out) {
+void render_json(const GapsReport& g, const std::string& file, const Scope& scope, QuantileMethod quantiles,
+                 Output& out) {
   JsonDocument doc;
   auto& w = doc.w();
   w.StartObject();
   doc.field("schema", "jqtrace/gaps/1");
   doc.field("file", file);
+  json_scope(doc, scope);
+  doc.field("quantiles", quantile_method_name(quantiles));
   doc.field("by", g.by == ClassBy::nstages ? "nstages" : "category");
   doc.field("chains", g.chains);
   doc.field("wakes", g.wakes);
@@ -206,6 +210,7 @@ int run_gaps(const GapsCommandOptions& o) {
     return kUsage;
   }
   options.threads = worker_threads(o.common);
+  options.quantiles = quantile_method(o.quantiles);
   Trace& trace = trace_for_process();
   LoadOptions load;
   load.categories = false;
@@ -216,12 +221,12 @@ int run_gaps(const GapsCommandOptions& o) {
                             display_name(o.file)));
     return kInput;
   }
-  Range range;
-  if (!resolve_scope_options(o.scope, trace, &range)) return kUsage;
+  Scope scope;
+  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;
   options.by = o.by.empty() ? ClassBy::automatic : (o.by == "category" ? ClassBy::category : ClassBy::nstages);
   GapsReport report;
   std::string error;
-  if (!compute_gaps(trace, range, options, &report, &error)) {
+  if (!compute_gaps(trace, scope.range, options, &report, &error)) {
     print_error(fmt::format("{}: {}", display_name(o.file), error));
     return kInput;
   }
@@ -230,7 +235,7 @@ int run_gaps(const GapsCommandOptions& o) {
   switch (o.common.format) {
     case Format::csv: render_delimited(report, ',', *out); break;
     case Format::tsv: render_delimited(report, '\t', *out); break;
-    case Format::json: render_json(report, display_name(o.file), *out); break;
+    case Format::json: render_json(report, display_name(o.file), scope, options.quantiles, *out); break;
     default: render_text(report, *out); break;
   }
   return out->close() ? kOk : kInput;
@@ -246,6 +251,7 @@ void setup_gaps(CLI::App& app) {
   cmd->add_option("--by", opts->by, "Classes of chains: nstages or category (default: category if chains are tagged)")
       ->check(CLI::IsMember({"nstages", "category"}))
       ->option_text("CLASSES");
+  add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::exclusive);
   cmd->add_option("--fat-us", opts->fat_us, "Publishes longer than this are fat (default 5)")->option_text("US");
   cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
   cmd->callback([opts]() { throw CommandDone(run_gaps(*opts)); });

@@ -11,11 +11,50 @@
 
 namespace jqtrace::cli {
 
-void add_gate_options(CLI::App& cmd, GateOptions& opts) {
+void add_gate_options(CLI::App& cmd, GateOptions& opts, bool on_traces) {
   cmd.add_option("--fail-if", opts.fail_if, "Exit 1 when EXPR holds, e.g. 'share(ffn chain) > 40' (repeatable)")
       ->option_text("EXPR")
       ->allow_extra_args(false);
   cmd.add_option("--gate-file", opts.gate_file, "Gates, one EXPR a line ('#' comments)")->option_text("FILE");
+  if (on_traces)
+    cmd.add_flag("--allow-truncated", opts.allow_truncated,
+               "Check gates and baselines on a truncated trace too (else they fail with exit 1)");
+}
+
+namespace {
+
+/// What a cut-off trace lost: the profile jobque writes after the events, and every lane
+/// after the last one read (the caller lane is written last).
+std::string what_is_missing(const Trace& trace) {
+  std::string missing;
+  if (trace.jobque && !trace.profile.present)
+    missing = "the jobqueProfile (categories fall back to the legacy names), ";
+  if (!trace.lanes.empty()) {
+    std::size_t last = trace.lanes.size() - 1;
+    std::string name = trace.lanes[last].thread_name;
+    missing += fmt::format("every lane written after lane {}{}", trace.lane_label(last),
+                           name.empty() ? "" : " '" + name + "'");
+    if (trace.jobque) missing += " (jobque writes the caller lane last)";
+  } else {
+    missing += "every event";
+  }
+  return missing;
+}
+
+}  // namespace
+
+bool complete_enough_to_check(const Trace& trace, const std::string& path, const GateOptions& opts) {
+  if (trace.read.status != ReadStatus::truncated) return true;
+  std::string cut = fmt::format("{}: truncated at byte {} after {} events; missing: {}", path == "-" ? "<stdin>" : path,
+                                trace.read.bytes, trace.read.events, what_is_missing(trace));
+  if (opts.allow_truncated) {
+    fmt::print(stderr, "warning: {}; gates checked anyway (--allow-truncated)\n", cut);
+    return true;
+  }
+  print_error(fmt::format("{}; gates and baselines are not checked on a cut-off trace (exit 1; "
+                          "--allow-truncated checks them anyway)",
+                          cut));
+  return false;
 }
 
 bool parse_gate_options(const GateOptions& opts, std::vector<GateSource>* gates) {

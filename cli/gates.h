@@ -9,16 +9,19 @@
 
 #include "gate.h"
 #include "text_format.h"
+#include "trace.h"
 
 namespace jqtrace::cli {
 
 struct GateOptions {
   std::vector<std::string> fail_if;
   std::string gate_file;
+  bool allow_truncated = false;  ///< check gates on a cut-off trace anyway
   bool any() const { return !fail_if.empty() || !gate_file.empty(); }
 };
 
-void add_gate_options(CLI::App& cmd, GateOptions& opts);
+/// on_traces: also --allow-truncated (phases reads logs, not traces).
+void add_gate_options(CLI::App& cmd, GateOptions& opts, bool on_traces = true);
 
 /// Every gate of --fail-if and --gate-file, in that order; false after printing where
 /// the first malformed one is wrong.
@@ -29,6 +32,12 @@ bool parse_gate_options(const GateOptions& opts, std::vector<GateSource>* gates)
 bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metrics, std::vector<GateResult>* results);
 
 bool any_tripped(const std::vector<GateResult>& results);
+
+/// Gates and baselines are not checked on a cut-off trace (SPEC §3: its categories and
+/// lanes may be wrong, so a pass would mean nothing): false after printing where it was
+/// cut and what is missing (the caller then exits 1). With --allow-truncated, true after
+/// the truncation warning, which then shows even with -q since it qualifies the answer.
+bool complete_enough_to_check(const Trace& trace, const std::string& path, const GateOptions& opts);
 
 /// "gates": [{"expr","value","ok"}] (ok: the gate did not trip).
 void json_gates(JsonDocument& doc, const std::vector<GateResult>& results);

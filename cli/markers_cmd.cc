@@ -10,6 +10,7 @@
 #include "load.h"
 #include "markers.h"
 #include "render.h"
+#include "scope_options.h"
 
 namespace jqtrace::cli {
 namespace {
@@ -17,6 +18,8 @@ namespace {
 struct MarkersCommandOptions {
   CommonOptions common;
   std::string kind;  ///< --kind: one row per unit of this kind
+  std::string unit_at = "auto";
+  std::string quantiles;
   GateOptions gates;
   std::string file;
 };
@@ -56,6 +59,15 @@ const std::vector<std::string> kUnitHeader = {"index",  "arg",     "start_us", "
                                               "events", "busy_us", "idle_pct", "parallelism", "publishes"};
 const std::vector<std::string> kKindHeader = {"kind", "count", "first_us", "last_us"};
 
+/// "end (auto)", "start": how a kind's units were cut, for tables.
+std::string rule_cell(UnitRule rule) { return std::string(unit_at_name(rule.at)) + (rule.automatic ? " (auto)" : ""); }
+
+const KindSummary* find_kind(const std::vector<KindSummary>& kinds, const std::string& kind) {
+  for (const KindSummary& k : kinds)
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
 void render_table(const std::string& file, const std::vector<KindSummary>& kinds, const std::string& kind,
                   const std::vector<UnitRow>& rows, Output& out) {
   Palette p{out.color()};
@@ -64,18 +76,21 @@ void render_table(const std::string& file, const std::vector<KindSummary>& kinds
                kinds.size() == 1 ? "" : "s");
     TextTable t;
     std::vector<std::string> header = kKindHeader;
-    header.insert(header.end(), {"unit p50_us", "p90_us", "max_us"});
+    header.insert(header.end(), {"unit_at", "unit p50_us", "p90_us", "max_us"});
     t.row(header);
     for (const KindSummary& k : kinds) {
       bool any = k.count > 0;
       t.row({k.kind, std::to_string(k.count), any ? us_fixed(k.first_ns) : "-", any ? us_fixed(k.last_ns) : "-",
-             any ? us_fixed(k.unit.p50) : "-", any ? us_fixed(k.unit.p90) : "-", any ? us_fixed(k.unit.max) : "-"});
+             rule_cell(k.rule), any ? us_fixed(k.unit.p50) : "-", any ? us_fixed(k.unit.p90) : "-",
+             any ? us_fixed(k.unit.max) : "-"});
     }
     fmt::print(out.file(), "{}", t.str());
     return;
   }
-  fmt::print(out.file(), "{}{}{}: {} unit{} of '{}'\n\n", p.bold(), file, p.reset(), rows.size(),
-             rows.size() == 1 ? "" : "s", kind);
+  const KindSummary* summary = find_kind(kinds, kind);
+  UnitRule rule = summary ? summary->rule : UnitRule{};
+  fmt::print(out.file(), "{}{}{}: {} unit{} of '{}' (units {} at their markers{})\n\n", p.bold(), file, p.reset(),
+             rows.size(), rows.size() == 1 ? "" : "s", kind, unit_at_name(rule.at), rule.automatic ? ", auto" : "");
   std::vector<std::string> shares = share_columns(rows, true);
   TextTable t;
   std::vector<std::string> header = kUnitHeader;
@@ -87,18 +102,17 @@ void render_table(const std::string& file, const std::vector<KindSummary>& kinds
     t.row(row);
   }
   fmt::print(out.file(), "{}", t.str());
-  for (const KindSummary& k : kinds)
-    if (k.kind == kind) {
-      TextTable d;
-      std::vector<std::string> dh = {"unit duration"};
-      dh.insert(dh.end(), kDistributionTableHeader.begin(), kDistributionTableHeader.end());
-      d.row(dh);
-      std::vector<std::string> cells = {kind};
-      auto dc = distribution_cells(k.unit);
-      cells.insert(cells.end(), dc.begin(), dc.end());
-      d.row(cells);
-      fmt::print(out.file(), "\n{}", d.str());
-    }
+  if (const KindSummary* k = summary) {
+    TextTable d;
+    std::vector<std::string> dh = {"unit duration"};
+    dh.insert(dh.end(), kDistributionTableHeader.begin(), kDistributionTableHeader.end());
+    d.row(dh);
+    std::vector<std::string> cells = {kind};
+    auto dc = distribution_cells(k->unit);
+    cells.insert(cells.end(), dc.begin(), dc.end());
+    d.row(cells);
+    fmt::print(out.file(), "\n{}", d.str());
+  }
 }
 
 void render_delimited(const std::vector<KindSummary>& kinds, const std::string& kind, const std::vector<UnitRow>& rows,
@@ -106,6 +120,7 @@ void render_delimited(const std::vector<KindSummary>& kinds, const std::string& 
   if (kind.empty()) {
     std::vector<std::string> header = kKindHeader;
     for (const auto& h : kDistributionFieldHeader) header.push_back(h == "count" ? "units" : "unit_" + h);
+    header.insert(header.end(), {"unit_at", "unit_at_auto"});  // appended: earlier columns keep their place
     fmt::print(out.file(), "{}", delimited_row(header, sep));
     for (const KindSummary& k : kinds) {
       bool any = k.count > 0;
@@ -113,6 +128,7 @@ void render_delimited(const std::vector<KindSummary>& kinds, const std::string& 
                                       any ? us_fixed(k.last_ns) : ""};
       auto f = distribution_fields(k.unit);
       row.insert(row.end(), f.begin(), f.end());
+      row.insert(row.end(), {unit_at_name(k.rule.at), k.rule.automatic ? "true" : "false"});
       fmt::print(out.file(), "{}", delimited_row(row, sep));
     }
     return;
@@ -129,18 +145,22 @@ void render_delimited(const std::vector<KindSummary>& kinds, const std::string& 
 }
 
 void render_json(const std::string& file, const std::vector<KindSummary>& kinds, const std::string& kind,
-                 const std::vector<UnitRow>& rows, const std::vector<GateResult>* gates, Output& out) {
+                 const std::vector<UnitRow>& rows, QuantileMethod quantiles, const std::vector<GateResult>* gates,
+                 Output& out) {
   JsonDocument doc;
   auto& w = doc.w();
   w.StartObject();
   doc.field("schema", "jqtrace/markers/1");
   doc.field("file", file);
+  doc.field("quantiles", quantile_method_name(quantiles));
   doc.key("kinds");
   w.StartArray();
   for (const KindSummary& k : kinds) {
     w.StartObject();
     doc.field("kind", k.kind);
     doc.field("count", k.count);
+    doc.field("unit_at", unit_at_name(k.rule.at));
+    doc.field("unit_at_auto", k.rule.automatic);
     if (k.count) {
       doc.us("first_us", k.first_ns);
       doc.us("last_us", k.last_ns);
@@ -149,8 +169,10 @@ void render_json(const std::string& file, const std::vector<KindSummary>& kinds,
     w.EndObject();
   }
   w.EndArray();
-  if (!kind.empty()) {
+  if (const KindSummary* k = kind.empty() ? nullptr : find_kind(kinds, kind)) {
     doc.field("kind", kind);
+    doc.field("unit_at", unit_at_name(k->rule.at));
+    doc.field("unit_at_auto", k->rule.automatic);
     doc.key("units");
     w.StartArray();
     for (const UnitRow& r : rows) {
@@ -180,9 +202,11 @@ void render_json(const std::string& file, const std::vector<KindSummary>& kinds,
 /// Gates see the marker kinds' unit metrics and the whole trace's stats, grouped the
 /// default way (category for jobque traces, cat for others).
 bool evaluate_marker_gates(const std::vector<GateSource>& gates, const Trace& trace,
-                           const std::vector<KindSummary>& kinds, std::vector<GateResult>* results) {
+                           const std::vector<KindSummary>& kinds, QuantileMethod quantiles,
+                           std::vector<GateResult>* results) {
   StatsOptions options;
   options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
+  options.quantiles = quantiles;
   SpanIndex index(trace);
   RangeStats stats = compute_stats(trace, index, whole_trace(trace), options);
   return evaluate_gates(gates, stats_metrics(stats, kinds), results);
@@ -193,7 +217,8 @@ int run_markers(const MarkersCommandOptions& o) {
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace& trace = trace_for_process();
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
-  std::vector<KindSummary> kinds = summarize_kinds(trace);
+  QuantileMethod quantiles = quantile_method(o.quantiles);
+  std::vector<KindSummary> kinds = summarize_kinds(trace, unit_at_request(o.unit_at), quantiles);
   std::vector<UnitRow> rows;
   if (!o.kind.empty()) {
     std::string error;
@@ -201,12 +226,15 @@ int run_markers(const MarkersCommandOptions& o) {
       print_error(error);
       return kUsage;
     }
+    UnitRule rule = find_kind(kinds, o.kind)->rule;
+    note_unit_rule(o.kind, rule, o.common);
     SpanIndex index(trace);
-    rows = unit_rows(trace, index, o.kind, worker_threads(o.common));
+    rows = unit_rows(trace, index, o.kind, rule.at, worker_threads(o.common));
   }
   std::vector<GateResult> results;
-  if (!gates.empty() && !evaluate_marker_gates(gates, trace, kinds, &results)) return kUsage;
-  const std::vector<GateResult>* gated = gates.empty() ? nullptr : &results;
+  bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
+  if (!gates.empty() && !cut_off && !evaluate_marker_gates(gates, trace, kinds, quantiles, &results)) return kUsage;
+  const std::vector<GateResult>* gated = gates.empty() || cut_off ? nullptr : &results;
   auto out = Output::open(o.common);
   if (!out) return kUsage;
   std::string file = display_name(o.file);
@@ -219,10 +247,10 @@ int run_markers(const MarkersCommandOptions& o) {
     case Format::tsv: render_delimited(kinds, o.kind, rows, '\t', *out); break;
     case Format::trace:
     case Format::compact: break;  // not offered by this command
-    case Format::json: render_json(file, kinds, o.kind, rows, gated, *out); break;
+    case Format::json: render_json(file, kinds, o.kind, rows, quantiles, gated, *out); break;
   }
   if (!out->close()) return kInput;
-  return any_tripped(results) ? kCheckFailed : kOk;
+  return cut_off || any_tripped(results) ? kCheckFailed : kOk;
 }
 
 }  // namespace
@@ -233,6 +261,8 @@ void setup_markers(CLI::App& app) {
   add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
   cmd->add_option("--kind", opts->kind, "One row per unit of this marker kind, with its range stats")
       ->option_text("KIND");
+  add_unit_at_option(*cmd, opts->unit_at);
+  add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   add_gate_options(*cmd, opts->gates);
   cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
   cmd->callback([opts]() { throw CommandDone(run_markers(*opts)); });

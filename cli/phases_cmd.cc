@@ -12,6 +12,7 @@
 #include "load.h"
 #include "phases.h"
 #include "render.h"
+#include "scope_options.h"
 #include "suggest.h"
 
 namespace jqtrace::cli {
@@ -20,6 +21,7 @@ namespace {
 struct PhasesCommandOptions {
   CommonOptions common;
   std::string tag;
+  std::string quantiles;
   GateOptions gates;
   std::vector<std::string> logs;
 };
@@ -88,11 +90,13 @@ void render_delimited(const std::vector<TagStats>& tags, char sep, Output& out) 
     }
 }
 
-void render_json(const std::vector<TagStats>& tags, const std::vector<GateResult>* gates, Output& out) {
+void render_json(const std::vector<TagStats>& tags, QuantileMethod quantiles, const std::vector<GateResult>* gates,
+                 Output& out) {
   JsonDocument doc;
   auto& w = doc.w();
   w.StartObject();
   doc.field("schema", "jqtrace/phases/1");
+  doc.field("quantiles", quantile_method_name(quantiles));
   doc.key("tags");
   w.StartArray();
   for (const TagStats& t : tags) {
@@ -135,7 +139,7 @@ int run_phases(const PhasesCommandOptions& o) {
     print_error(fmt::format("no '[{}] rounds=' lines{}", o.tag, near.empty() ? "" : "; did you mean '" + near + "'?"));
     return kUsage;
   }
-  std::vector<TagStats> tags = log.summarize(o.tag);
+  std::vector<TagStats> tags = log.summarize(quantile_method(o.quantiles), o.tag);
   if (tags.empty()) print_warning(o.common, "no phase lines ('[TAG] rounds=...') in the input");
   std::vector<GateResult> results;
   if (!gates.empty() && !evaluate_gates(gates, phase_metrics(tags), &results)) return kUsage;
@@ -148,7 +152,7 @@ int run_phases(const PhasesCommandOptions& o) {
     case Format::tsv: render_delimited(tags, '\t', *out); break;
     case Format::trace:
     case Format::compact: break;  // not offered by this command
-    case Format::json: render_json(tags, gated, *out); break;
+    case Format::json: render_json(tags, quantile_method(o.quantiles), gated, *out); break;
   }
   if (!out->close()) return kInput;
   return any_tripped(results) ? kCheckFailed : kOk;
@@ -162,7 +166,8 @@ void setup_phases(CLI::App& app) {
       app.add_subcommand("phases", "Per-phase totals, shares and per-round times from '[TAG] rounds=...' log lines");
   add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
   cmd->add_option("--tag", opts->tag, "Only lines with this tag")->option_text("TAG");
-  add_gate_options(*cmd, opts->gates);
+  add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
+  add_gate_options(*cmd, opts->gates, false);
   cmd->add_option("LOG", opts->logs, "Log files (- for stdin); other lines are ignored")->required();
   cmd->callback([opts]() { throw CommandDone(run_phases(*opts)); });
 }

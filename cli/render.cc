@@ -70,6 +70,21 @@ std::string ansi_color(std::string_view hex) {
   return fmt::format("\x1b[38;2;{};{};{}m", (rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF);
 }
 
+void json_scope(JsonDocument& doc, const Scope& scope) {
+  doc.field("scope", scope.label);
+  if (scope.kind != ScopeRequest::Kind::marker) return;
+  doc.field("unit_at", unit_at_name(scope.rule.at));
+  doc.field("unit_at_auto", scope.rule.automatic);
+}
+
+std::string scope_prefix(const Scope& scope) {
+  if (scope.window) return "window " + scope.label + ", ";
+  if (scope.kind != ScopeRequest::Kind::marker) return "";
+  std::string label = scope.label.substr(0, scope.label.find(" --unit-at"));
+  return fmt::format("{} (units {} at their markers{}), ", label, unit_at_name(scope.rule.at),
+                     scope.rule.automatic ? ", auto" : "");
+}
+
 void json_range_totals(JsonDocument& doc, const RangeStats& s) {
   doc.field("events", s.events);
   doc.us("busy_us", s.busy_ns);

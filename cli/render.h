@@ -26,6 +26,14 @@ void json_distribution(JsonDocument& doc, std::string_view key, const Distributi
 /// parallelism, publishes.
 void json_range_totals(JsonDocument& doc, const RangeStats& s);
 
+/// "scope": its label, and for marker scopes "unit_at": "start"|"end" and "unit_at_auto".
+void json_scope(JsonDocument& doc, const Scope& scope);
+
+/// What a table's header line says of the scope before its range: "" for the whole trace
+/// or a time range (the range says it all), "--marker token 3 (units end at their markers,
+/// auto), " for units, "window --marker ... , " for a window's own range.
+std::string scope_prefix(const Scope& scope);
+
 /// True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG in that order).
 bool utf8_locale();
 

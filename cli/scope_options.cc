@@ -1,8 +1,9 @@
 #include "scope_options.h"
 
+#include <set>
+
 #include <fmt/core.h>
 
-#include "common.h"
 #include "numbers.h"
 
 namespace jqtrace::cli {
@@ -14,14 +15,58 @@ void add_scope_options(CLI::App& cmd, ScopeOptions& opts) {
                      ->option_text("KIND N[..M]");
   auto* ms = cmd.add_option("--ms", opts.ms, "The range [LO, HI] in milliseconds of the file's clock")
                  ->expected(2)
-                     ->allow_extra_args(false)
+                 ->allow_extra_args(false)
                  ->option_text("LO HI");
   auto* us = cmd.add_option("--us", opts.us, "The range [LO, HI] in microseconds of the file's clock")
                  ->expected(2)
-                     ->allow_extra_args(false)
+                 ->allow_extra_args(false)
                  ->option_text("LO HI");
   marker->excludes(ms)->excludes(us);
   ms->excludes(us);
+  add_unit_at_option(cmd, opts.unit_at);
+}
+
+void add_unit_at_option(CLI::App& cmd, std::string& unit_at) {
+  cmd.add_option("--unit-at", unit_at,
+                 "Where a marker stands in its unit: start (unit N runs from marker N to the next), end (from the "
+                 "previous marker to marker N) or auto (end when the markers look like closers)")
+      ->check(CLI::IsMember({"start", "end", "auto"}))
+      ->option_text("start|end|auto")
+      ->default_str("auto");
+}
+
+UnitAtRequest unit_at_request(const std::string& unit_at) {
+  UnitAtRequest request = UnitAtRequest::automatic;
+  parse_unit_at(unit_at, &request);  // CLI11 checked the value
+  return request;
+}
+
+void add_quantiles_option(CLI::App& cmd, std::string& text, QuantileMethod fallback) {
+  text = quantile_method_name(fallback);
+  cmd.add_option("--quantiles", text,
+                 fmt::format("Percentiles by Python's statistics.quantiles method (default {})",
+                             quantile_method_name(fallback)))
+      ->check(CLI::IsMember({"inclusive", "exclusive"}))
+      ->option_text("inclusive|exclusive");
+}
+
+QuantileMethod quantile_method(const std::string& text) {
+  QuantileMethod m = QuantileMethod::inclusive;
+  parse_quantile_method(text, &m);  // CLI11 checked the value
+  return m;
+}
+
+std::string describe_unit_rule(UnitRule rule) {
+  return fmt::format("{} at their markers{}", rule.at == UnitAt::start ? "start" : "end",
+                     rule.automatic ? " (auto)" : "");
+}
+
+void note_unit_rule(const std::string& kind, UnitRule rule, const CommonOptions& common) {
+  static std::set<std::string> said;
+  if (!rule.automatic || common.quiet || !said.insert(kind + unit_at_name(rule.at)).second) return;
+  const char* other = rule.at == UnitAt::start ? "end" : "start";
+  fmt::print(stderr, "jqtrace: units of '{}' {} (--unit-at auto; --unit-at {} overrides)\n", kind,
+             describe_unit_rule({rule.at, false}), other);
 }
 
 namespace {
@@ -37,13 +82,15 @@ bool parse_bounds(const std::vector<std::string>& v, const char* option, bool mi
     }
   }
   req->kind = ScopeRequest::Kind::time;
+  req->milliseconds = milliseconds;
   return true;
 }
 
 }  // namespace
 
-bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, Range* range) {
+bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, const CommonOptions& common, Scope* scope) {
   ScopeRequest req;
+  req.unit_at = unit_at_request(opts.unit_at);
   if (opts.marker.size() == 2) {
     req.kind = ScopeRequest::Kind::marker;
     req.marker_kind = opts.marker[0];
@@ -57,10 +104,11 @@ bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, Range* 
     if (!parse_bounds(opts.us, "--us", false, &req)) return false;
   }
   std::string error;
-  if (!resolve_scope(trace, req, range, &error)) {
+  if (!resolve_scope(trace, req, scope, &error)) {
     print_error(error);
     return false;
   }
+  if (req.kind == ScopeRequest::Kind::marker) note_unit_rule(req.marker_kind, scope->rule, common);
   return true;
 }
 

@@ -21,6 +21,7 @@ struct StatsCommandOptions {
   ScopeOptions scope;
   std::string by;  ///< empty: category for jobque traces, cat for generic ones
   bool hist = false;
+  std::string quantiles;
   GateOptions gates;
   BaselineOptions baseline;
   std::string file;
@@ -28,12 +29,14 @@ struct StatsCommandOptions {
 
 /// What --fail-if, --gate-file and --baseline found.
 struct Checks {
+  bool cut_off = false;  ///< the trace is truncated: nothing was checked, the run fails
   bool gated = false;
   std::vector<GateResult> gates;
   const BaselineOptions* baseline = nullptr;
   std::vector<ShareDelta> shares;
 
   bool failed() const {
+    if (cut_off) return true;
     for (const ShareDelta& d : shares)
       if (d.tripped) return true;
     return any_tripped(gates);
@@ -42,13 +45,13 @@ struct Checks {
 
 std::string pct(double v) { return fmt::format("{:.1f}%", v); }
 
-void render_table(const RangeStats& s, const std::string& file, const Checks& checks, Output& out) {
+void render_table(const RangeStats& s, const std::string& file, const Scope& scope, const Checks& checks,
+                  Output& out) {
   Palette p{out.color()};
   bool utf8 = utf8_locale();
-  fmt::print(out.file(), "{}{}{}: {}, {} lane{}, {} .. {} us ({} us)\n", p.bold(), file, p.reset(),
-             s.jobque ? "jobque trace" : "trace", s.lanes, s.lanes == 1 ? "" : "s", us_fixed(s.range.lo),
-             us_fixed(s.range.hi),
-             us_fixed(s.range.length()));
+  fmt::print(out.file(), "{}{}{}: {}, {} lane{}, {}{} .. {} us ({} us)\n", p.bold(), file, p.reset(),
+             s.jobque ? "jobque trace" : "trace", s.lanes, s.lanes == 1 ? "" : "s", scope_prefix(scope),
+             us_fixed(s.range.lo), us_fixed(s.range.hi), us_fixed(s.range.length()));
   std::string head = fmt::format("events {}  busy {} us", s.events, us_fixed(s.busy_ns));
   if (s.jobque) head += fmt::format("  wait {} us", us_fixed(s.wait_ns));
   head += fmt::format("  idle {}  parallelism {:.2f}", pct(s.idle_pct), s.parallelism);
@@ -118,12 +121,15 @@ void render_delimited(const RangeStats& s, bool hist, char sep, Output& out) {
   }
 }
 
-void render_json(const RangeStats& s, const std::string& file, bool hist, const Checks& checks, Output& out) {
+void render_json(const RangeStats& s, const std::string& file, const Scope& scope, bool hist,
+                 QuantileMethod quantiles, const Checks& checks, Output& out) {
   JsonDocument doc;
   auto& w = doc.w();
   w.StartObject();
   doc.field("schema", "jqtrace/stats/1");
   doc.field("file", file);
+  json_scope(doc, scope);
+  doc.field("quantiles", quantile_method_name(quantiles));
   doc.field("jobque", s.jobque);
   doc.key("range_us");
   w.StartArray();
@@ -187,14 +193,20 @@ void render_json(const RangeStats& s, const std::string& file, bool hist, const 
 
 /// Evaluates the gates and the baseline comparison; kOk or the exit status of a problem.
 int run_checks(const StatsCommandOptions& o, const std::vector<GateSource>& gates, const Trace& trace,
-               const RangeStats& stats, const StatsOptions& options, Checks* checks) {
+               const Scope& scope, const RangeStats& stats, const StatsOptions& options, Checks* checks) {
+  if (gates.empty() && !o.baseline.any()) return kOk;
+  if (!complete_enough_to_check(trace, o.file, o.gates)) {
+    checks->cut_off = true;
+    return kOk;
+  }
   if (!gates.empty()) {
     checks->gated = true;
-    if (!evaluate_gates(gates, stats_metrics(stats, summarize_kinds(trace)), &checks->gates)) return kUsage;
+    auto kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), options.quantiles);
+    if (!evaluate_gates(gates, stats_metrics(stats, kinds), &checks->gates)) return kUsage;
   }
   if (o.baseline.any()) {
     BaselineShares baseline;
-    if (int status = load_baseline(o.baseline, o.common, o.scope, options, &baseline)) return status;
+    if (int status = load_baseline(o.baseline, o.common, o.scope, scope, options, o.gates, &baseline)) return status;
     checks->baseline = &o.baseline;
     checks->shares = compare_shares(stats, baseline, o.baseline.max_share_delta_pp);
     report_share_moves(checks->shares, o.baseline);
@@ -207,26 +219,27 @@ int run_stats(const StatsCommandOptions& o) {
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace& trace = trace_for_process();
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
-  Range range;
-  if (!resolve_scope_options(o.scope, trace, &range)) return kUsage;
+  Scope scope;
+  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;
   StatsOptions options;
   if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
   options.hist = o.hist;
   options.threads = worker_threads(o.common);
+  options.quantiles = quantile_method(o.quantiles);
   SpanIndex index(trace);
-  RangeStats stats = compute_stats(trace, index, range, options);
+  RangeStats stats = compute_stats(trace, index, scope.range, options);
   Checks checks;
-  if (int status = run_checks(o, gates, trace, stats, options, &checks)) return status;
+  if (int status = run_checks(o, gates, trace, scope, stats, options, &checks)) return status;
   auto out = Output::open(o.common);
   if (!out) return kUsage;
   std::string file = display_name(o.file);
   switch (o.common.format) {
-    case Format::table: render_table(stats, file, checks, *out); break;
+    case Format::table: render_table(stats, file, scope, checks, *out); break;
     case Format::csv: render_delimited(stats, o.hist, ',', *out); break;
     case Format::tsv: render_delimited(stats, o.hist, '\t', *out); break;
     case Format::trace:
     case Format::compact: break;  // not offered by this command
-    case Format::json: render_json(stats, file, o.hist, checks, *out); break;
+    case Format::json: render_json(stats, file, scope, o.hist, options.quantiles, checks, *out); break;
   }
   if (!out->close()) return kInput;
   return checks.failed() ? kCheckFailed : kOk;
@@ -241,6 +254,7 @@ void setup_stats(CLI::App& app) {
   add_scope_options(*cmd, opts->scope);
   add_grouping_option(*cmd, opts->by);
   cmd->add_flag("--hist", opts->hist, "Add log2 duration histograms per group");
+  add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   add_gate_options(*cmd, opts->gates);
   add_baseline_options(*cmd, opts->baseline);
   cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();

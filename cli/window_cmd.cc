@@ -27,6 +27,7 @@ struct WindowCommandOptions {
   ScopeOptions scope;
   bool rebase = false;
   std::string file;
+  std::string file_shown;  ///< the file as the user named it (file may be a spooled copy of stdin)
 };
 
 /// stdin cannot be read twice: it is copied to a temporary file first.
@@ -85,16 +86,29 @@ struct Written {
 
 std::string lane_label(const RawEvent& e, const Interner& names) { return jqtrace::lane_label(e.pid, e.tid, names); }
 
-/// --format trace: the chosen events' own text, in file order, in the input's container.
+/// --rebase: what every ts is shifted by, so that the window's earliest event starts at 0
+/// (events that start before the scope, and the publishes kept for their chains, included:
+/// no ts goes negative); 0 without --rebase.
+int64_t rebase_shift(const WindowCommandOptions& o, const std::vector<EventIndex::Entry>& chosen, Range range) {
+  if (!o.rebase) return 0;
+  int64_t earliest = range.lo;
+  for (const EventIndex::Entry& e : chosen)
+    if (e.kind != EventIndex::kMetadata) earliest = std::min(earliest, e.ts_ns);
+  return earliest;
+}
+
+/// --format trace: the chosen events' own text, in file order, as an object-form trace
+/// (whatever the input's container) with the profile and a jqtraceWindow record saying
+/// which range of which file this is.
 bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::vector<EventIndex::Entry>& chosen,
-                 Range range, TextRanges& text, Output& out, Written* w) {
+                 const Scope& scope, TextRanges& text, Output& out, Written* w) {
   const ReadResult& read = trace.read;
-  bool object = read.container != Container::array;
+  int64_t shift = rebase_shift(o, chosen, scope.range);
   bool has_profile = read.profile_end > read.profile_offset;
   std::string profile;
   bool profile_first = has_profile && (chosen.empty() || read.profile_offset < chosen.front().offset);
   if (profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
-  std::string doc = object ? "{\"traceEvents\":[\n" : "[\n";
+  std::string doc = "{\"traceEvents\":[\n";
   Interner names;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const EventIndex::Entry& e = chosen[i];
@@ -107,7 +121,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::v
       if (ok) w->lanes.insert(lane_label(parsed, names));
       if (o.rebase) {
         char ts[48];
-        format_ns_as_us(e.ts_ns - range.lo, ts, sizeof ts);
+        format_ns_as_us(e.ts_ns - shift, ts, sizeof ts);
         replace_top_level_number(event, "ts", ts);
       }
     }
@@ -121,8 +135,14 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::v
   }
   doc += "]";
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
-  if (object) doc += (has_profile ? ",\"jobqueProfile\":" + profile : std::string()) + "}";
-  doc += "\n";
+  if (has_profile) doc += ",\"jobqueProfile\":" + profile;
+  WindowRecord record;
+  record.source = display_name(o.file_shown);
+  record.scope = scope.label;
+  record.lo_ns = scope.range.lo - shift;
+  record.hi_ns = scope.range.hi - shift;
+  record.rebased_by_ns = shift + trace.window.rebased_by_ns;
+  doc += ",\n\"jqtraceWindow\":" + window_record_json(record) + "}\n";
   w->bytes += doc.size();
   std::fwrite(doc.data(), 1, doc.size(), out.file());
   return true;
@@ -233,6 +253,7 @@ bool write_rows(const Trace& trace, const std::vector<EventIndex::Entry>& chosen
 int run_window(WindowCommandOptions o) {
   SpooledStdin spool;
   std::string name = display_name(o.file);
+  o.file_shown = o.file;
   if (o.file == "-" && !spool.spool(&o.file)) {
     print_error("<stdin>: cannot copy to a temporary file (window reads its input twice)");
     return kInput;
@@ -244,8 +265,9 @@ int run_window(WindowCommandOptions o) {
   load.tee = &index;
   if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;
   index.finish(trace.end_ns);
-  Range range;
-  if (!resolve_scope_options(o.scope, trace, &range)) return kUsage;
+  Scope scope;
+  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;
+  Range range = scope.range;
   std::vector<EventIndex::Entry> chosen = select_window(index, range);
   std::string err;
   auto text = TextRanges::open(o.file, &err);
@@ -261,7 +283,7 @@ int run_window(WindowCommandOptions o) {
     case Format::compact: ok = write_compact(o, trace, chosen, range, *text, *out, &w); break;
     case Format::csv: ok = write_rows(trace, chosen, range, *text, ',', *out, &w); break;
     case Format::tsv: ok = write_rows(trace, chosen, range, *text, '\t', *out, &w); break;
-    default: ok = write_trace(o, trace, chosen, range, *text, *out, &w); break;
+    default: ok = write_trace(o, trace, chosen, scope, *text, *out, &w); break;
   }
   if (!ok) {
     print_error(fmt::format("{}: the file changed while it was read", name));

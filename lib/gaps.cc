@@ -50,13 +50,13 @@ class LaneGaps {
     busy_until_ = any_ ? std::max(busy_until_, end) : end;
     any_ = true;
   }
-  LaneGapMetrics finish(std::string lane, std::string name) {
+  LaneGapMetrics finish(std::string lane, std::string name, QuantileMethod quantiles) {
     LaneGapMetrics m;
     m.lane = std::move(lane);
     m.name = std::move(name);
     m.gaps = gaps_.size();
     m.idle_ns = idle_;
-    m.gap_us = map_values(gaps_.summarize(), [](double ns) { return ns / 1000.0; });
+    m.gap_us = map_values(gaps_.summarize(quantiles), [](double ns) { return ns / 1000.0; });
     return m;
   }
 
@@ -209,10 +209,10 @@ class GapsBuilder {
           c.wait_end = c.waited() ? std::max(c.wait_end, end) : end;
         }
       }
-      report_.lanes.push_back(gaps.finish(t_.lane_label(l), t_.lanes[l].thread_name));
+      report_.lanes.push_back(gaps.finish(t_.lane_label(l), t_.lanes[l].thread_name, o_.quantiles));
     }
     report_.chains = rows_.size();
-    report_.wake_dur_us = summarize_values(std::move(wakes));
+    report_.wake_dur_us = summarize_values(std::move(wakes), o_.quantiles);
     dense_.reset();  // chain ids are not needed past this point
   }
 
@@ -415,9 +415,9 @@ class GapsBuilder {
   void summarize_class(ClassAccumulator& acc) {
     ChainClass& out = acc.out;
     out.n = acc.wall.size();
-    out.wall_us = summarize_values(std::move(acc.wall));
-    out.publish_us = summarize_values(std::move(acc.publish));
-    out.first_claim_us = summarize_values(std::move(acc.first_claim));
+    out.wall_us = summarize_values(std::move(acc.wall), o_.quantiles);
+    out.publish_us = summarize_values(std::move(acc.publish), o_.quantiles);
+    out.first_claim_us = summarize_values(std::move(acc.first_claim), o_.quantiles);
   }
 
   /// Stage st of a class (stages sorted): its metrics, and its tail when it has one.
@@ -427,28 +427,28 @@ class GapsBuilder {
     m.stage = samples.stage;
     std::vector<double> eff(samples.span.size());
     for (std::size_t i = 0; i < eff.size(); ++i) eff[i] = samples.span[i] > 0 ? samples.busy[i] / samples.span[i] : 1.0;
-    m.eff_par = summarize_values(std::move(eff));
-    m.span_us = summarize_values(std::move(samples.span));
-    m.busy_us = summarize_values(std::move(samples.busy));
-    m.lanes = summarize_values(std::vector<double>(samples.lanes.begin(), samples.lanes.end()));
-    m.last_chunk_us = summarize_values(std::move(samples.last));
-    m.gap_from_prev_us = summarize_values(std::move(samples.gap));
+    m.eff_par = summarize_values(std::move(eff), o_.quantiles);
+    m.span_us = summarize_values(std::move(samples.span), o_.quantiles);
+    m.busy_us = summarize_values(std::move(samples.busy), o_.quantiles);
+    m.lanes = summarize_values(std::vector<double>(samples.lanes.begin(), samples.lanes.end()), o_.quantiles);
+    m.last_chunk_us = summarize_values(std::move(samples.last), o_.quantiles);
+    m.gap_from_prev_us = summarize_values(std::move(samples.gap), o_.quantiles);
     if (!samples.tail_span.empty()) *tail = tail_metrics(acc.out, samples);
     samples = StageSamples{};
   }
 
-  static TailMetrics tail_metrics(const ChainClass& cls, StageSamples& samples) {
+  TailMetrics tail_metrics(const ChainClass& cls, StageSamples& samples) const {
     TailMetrics m;
     m.key = cls.key;
     m.name = cls.name;
     m.stage = samples.stage;
     m.n = samples.tail_span.size();
-    m.span_us = summarize_values(std::move(samples.tail_span));
-    m.lanes = summarize_values(std::move(samples.tail_lanes));
+    m.span_us = summarize_values(std::move(samples.tail_span), o_.quantiles);
+    m.lanes = summarize_values(std::move(samples.tail_lanes), o_.quantiles);
     // The scripts printed 100 * median(fractions): scale after summarising, as they did.
     auto percent = [](double fraction) { return fraction * 100.0; };
-    m.idle_pct = map_values(summarize_values(std::move(samples.tail_idle)), percent);
-    m.tail_pct = map_values(summarize_values(std::move(samples.tail_share)), percent);
+    m.idle_pct = map_values(summarize_values(std::move(samples.tail_idle), o_.quantiles), percent);
+    m.tail_pct = map_values(summarize_values(std::move(samples.tail_share), o_.quantiles), percent);
     return m;
   }
 
@@ -479,9 +479,9 @@ class GapsBuilder {
       next_durs.push_back(durs[static_cast<std::size_t>(next - starts.begin())]);
     }
     std::vector<double>().swap(one_stage_ends_);
-    m.dur_us = summarize_values(std::move(durs));
-    m.post_cls_gap_us = summarize_values(std::move(gaps));
-    m.next_publish_dur_us = summarize_values(std::move(next_durs));
+    m.dur_us = summarize_values(std::move(durs), o_.quantiles);
+    m.post_cls_gap_us = summarize_values(std::move(gaps), o_.quantiles);
+    m.next_publish_dur_us = summarize_values(std::move(next_durs), o_.quantiles);
   }
 
   /// Publishes by start time, ties in file order. Usually already so (one caller lane).

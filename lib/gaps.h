@@ -78,6 +78,8 @@ struct GapsOptions {
   ClassBy by = ClassBy::automatic;
   int64_t fat_ns = 5000;  ///< publishes longer than this are "fat"
   unsigned threads = 1;   ///< threads for the summaries (any count: same report)
+  /// Exclusive, as the scripts gaps replaces computed them (SPEC §2 "Quantiles").
+  QuantileMethod quantiles = QuantileMethod::exclusive;
 };
 
 /// False with a reason when the trace is beyond what gaps can index (more than 4G spans).

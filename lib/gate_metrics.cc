@@ -66,6 +66,7 @@ bool read_stats_json(std::string_view text, BaselineShares* out, std::string* er
     return false;
   }
   out->by = doc["by"].GetString();
+  if (doc.HasMember("scope") && doc["scope"].IsString()) out->scope = doc["scope"].GetString();
   for (const auto& g : doc["groups"].GetArray()) {
     if (!g.IsObject() || !g.HasMember("name") || !g["name"].IsString() || !g.HasMember("share_pct") ||
         !g["share_pct"].IsNumber()) {

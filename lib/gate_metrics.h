@@ -27,6 +27,7 @@ struct GroupShare {
 /// The shares a baseline gives, and the grouping they were computed with.
 struct BaselineShares {
   std::string by;  ///< "category", "cat", "name", "lane" or "kind"
+  std::string scope;  ///< Scope::label; empty in a saved JSON from before scopes were recorded
   std::vector<GroupShare> groups;
 };
 

@@ -13,14 +13,16 @@ namespace jqtrace {
 
 struct KindSummary {
   std::string kind;
+  UnitRule rule;            ///< how this kind's units were cut
   uint64_t count = 0;       ///< markers (= units)
   int64_t first_ns = 0;     ///< first marker ts
   int64_t last_ns = 0;      ///< last marker ts
   Distribution unit;        ///< unit durations (the last unit ends at the trace end)
 };
 
-/// One row per marker kind of the trace, in marker_kinds() order.
-std::vector<KindSummary> summarize_kinds(const Trace& trace);
+/// One row per marker kind of the trace, in marker_kinds() order; each kind's units cut
+/// by the request's rule (auto: decided per kind).
+std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_at, QuantileMethod quantiles);
 
 struct UnitRow {
   Unit unit;
@@ -29,7 +31,7 @@ struct UnitRow {
 
 /// Range stats of every unit of kind (which must exist: see marker_kinds()), the units
 /// shared among `threads` threads (the same rows at any count).
-std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind,
+std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind, UnitAt at,
                                unsigned threads = 1);
 
 }  // namespace jqtrace

@@ -207,7 +207,7 @@ bool PhaseLog::add_line(std::string_view line, std::size_t line_number, PhaseLog
   return true;
 }
 
-std::vector<TagStats> PhaseLog::summarize(const std::string& only_tag) const {
+std::vector<TagStats> PhaseLog::summarize(QuantileMethod method, const std::string& only_tag) const {
   std::vector<TagStats> out;
   for (const std::string& tag : order_) {
     if (!only_tag.empty() && tag != only_tag) continue;
@@ -228,7 +228,7 @@ std::vector<TagStats> PhaseLog::summarize(const std::string& only_tag) const {
       ps.ms = p.ms;
       double whole = p.parent.empty() ? top_level_ms : t.phases.at(p.parent).ms;
       ps.share_pct = whole > 0 ? 100.0 * p.ms / whole : 0.0;
-      ps.per_round_ms = summarize_values(p.per_round);
+      ps.per_round_ms = summarize_values(p.per_round, method);
       s.phases.push_back(std::move(ps));
     }
     out.push_back(std::move(s));

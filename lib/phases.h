@@ -55,7 +55,7 @@ class PhaseLog {
   /// False with *error for a matching line with a malformed number or shape.
   bool add_line(std::string_view line, std::size_t line_number, PhaseLogError* error);
   /// Per tag, all tags or only `only_tag` (empty: all).
-  std::vector<TagStats> summarize(const std::string& only_tag = "") const;
+  std::vector<TagStats> summarize(QuantileMethod method, const std::string& only_tag = "") const;
   bool has_tag(const std::string& tag) const;
   std::vector<std::string> tags() const;
 

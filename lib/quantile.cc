@@ -35,23 +35,28 @@ class OrderStatistics {
   std::size_t short_from_ = 0, long_from_ = 0;
 };
 
-/// Python's exclusive-method position of pXX among n values: data[j-1] and data[j] with
-/// weights (100-delta) and delta, all in exact integer arithmetic.
+/// Where Python puts pXX among n sorted values: between data[j] and data[j+1] with weights
+/// (100-delta) and delta, in exact integer arithmetic (statistics.quantiles, n=100).
 struct Interpolation {
   std::size_t j;
   int64_t delta;
 };
-Interpolation exclusive_position(std::size_t n, int xx) {
+Interpolation position(std::size_t n, int xx, QuantileMethod method) {
+  if (method == QuantileMethod::inclusive) {  // j, delta = divmod(xx * (n - 1), 100)
+    int64_t m = static_cast<int64_t>(n) - 1;
+    return {static_cast<std::size_t>(xx * m / 100), xx * m % 100};
+  }
+  // exclusive: j, delta = divmod(xx * (n + 1), 100), j clamped to 1..n-1, then data[j-1]
   int64_t m = static_cast<int64_t>(n) + 1;
   int64_t j = xx * m / 100;
   j = std::clamp<int64_t>(j, 1, static_cast<int64_t>(n) - 1);
-  return {static_cast<std::size_t>(j), xx * m - j * 100};
+  return {static_cast<std::size_t>(j - 1), xx * m - j * 100};
 }
 
 template <typename Lookup>
-double exclusive(std::size_t n, int xx, Lookup&& value_at) {
-  Interpolation p = exclusive_position(n, xx);
-  double lo = static_cast<double>(value_at(p.j - 1)), hi = static_cast<double>(value_at(p.j));
+double interpolate(std::size_t n, int xx, QuantileMethod method, Lookup&& value_at) {
+  Interpolation p = position(n, xx, method);
+  double lo = static_cast<double>(value_at(p.j)), hi = static_cast<double>(value_at(p.j + 1));
   return (lo * static_cast<double>(100 - p.delta) + hi * static_cast<double>(p.delta)) / 100.0;
 }
 
@@ -68,16 +73,27 @@ double median(const std::vector<int64_t>& sorted) {
   return median_of(sorted.size(), [&](std::size_t i) { return sorted[i]; });
 }
 
-double percentile_exclusive(const std::vector<int64_t>& sorted, int xx) {
-  return exclusive(sorted.size(), xx, [&](std::size_t i) { return sorted[i]; });
+const char* quantile_method_name(QuantileMethod m) {
+  return m == QuantileMethod::inclusive ? "inclusive" : "exclusive";
 }
 
-double summary_percentile(const std::vector<int64_t>& sorted, int xx) {
+bool parse_quantile_method(std::string_view text, QuantileMethod* m) {
+  if (text == "inclusive") *m = QuantileMethod::inclusive;
+  else if (text == "exclusive") *m = QuantileMethod::exclusive;
+  else return false;
+  return true;
+}
+
+double percentile(const std::vector<int64_t>& sorted, int xx, QuantileMethod method) {
+  return interpolate(sorted.size(), xx, method, [&](std::size_t i) { return sorted[i]; });
+}
+
+double summary_percentile(const std::vector<int64_t>& sorted, int xx, QuantileMethod method) {
   if (xx == 50 || sorted.size() <= 3) return median(sorted);
-  return percentile_exclusive(sorted, xx);
+  return percentile(sorted, xx, method);
 }
 
-Distribution DurationSample::summarize() {
+Distribution DurationSample::summarize(QuantileMethod method) {
   Distribution d;
   std::size_t n = size();
   d.count = n;
@@ -87,7 +103,7 @@ Distribution DurationSample::summarize() {
   // Ranks must be asked for in ascending order: median first, then the percentiles.
   auto value_at = [&](std::size_t rank) { return order.at(rank); };
   d.p50 = median_of(n, value_at);
-  auto pct = [&](int xx) { return n <= 3 ? d.p50 : exclusive(n, xx, value_at); };
+  auto pct = [&](int xx) { return n <= 3 ? d.p50 : interpolate(n, xx, method, value_at); };
   d.p90 = pct(90);
   d.p95 = pct(95);
   d.p99 = pct(99);
@@ -95,7 +111,7 @@ Distribution DurationSample::summarize() {
   return d;
 }
 
-Distribution summarize_values(std::vector<double> values) {
+Distribution summarize_values(std::vector<double> values, QuantileMethod method) {
   Distribution d;
   std::size_t n = values.size();
   d.count = n;
@@ -114,7 +130,7 @@ Distribution summarize_values(std::vector<double> values) {
     return values[rank];
   };
   d.p50 = median_of(n, at);
-  auto pct = [&](int xx) { return n <= 3 ? d.p50 : exclusive(n, xx, at); };
+  auto pct = [&](int xx) { return n <= 3 ? d.p50 : interpolate(n, xx, method, at); };
   d.p90 = pct(90);
   d.p95 = pct(95);
   d.p99 = pct(99);

@@ -1,13 +1,21 @@
 #pragma once
-// Exact distribution summaries, matching the Python scripts jqtrace replaces: p50 is the
-// median (mean of the two middle values for an even count); any other pXX is
-// statistics.quantiles(values, n=100)[XX-1] with the default "exclusive" method — which
-// interpolates, and past the ends extrapolates — when there are more than 3 values, else
-// the median.
+// Exact distribution summaries (SPEC §2 "Quantiles"): p50 is the median (mean of the two
+// middle values for an even count); any other pXX is Python's
+// statistics.quantiles(values, n=100, method=M)[XX-1] when there are more than 3 values,
+// else the median. M is "inclusive" (never outside the data; numpy's default) everywhere
+// but gaps, which keeps "exclusive" (it extrapolates past the ends) for parity with the
+// scripts it replaces.
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace jqtrace {
+
+enum class QuantileMethod { inclusive, exclusive };
+
+const char* quantile_method_name(QuantileMethod m);
+/// "inclusive" or "exclusive"; false for anything else.
+bool parse_quantile_method(std::string_view text, QuantileMethod* m);
 
 /// A summary of durations in nanoseconds (fractional where the method interpolates).
 struct Distribution {
@@ -35,7 +43,7 @@ class DurationSample {
   }
   std::size_t size() const { return short_.size() + long_.size(); }
   /// Summarises (reorders the values: call once).
-  Distribution summarize();
+  Distribution summarize(QuantileMethod method);
   /// The values themselves, sorted (for histograms and tests).
   std::vector<int64_t> sorted();
 
@@ -55,13 +63,13 @@ Distribution map_values(Distribution d, F&& f) {
 }
 
 /// A summary of any values (ratios, counts, signed gaps): sorts a copy.
-Distribution summarize_values(std::vector<double> values);
+Distribution summarize_values(std::vector<double> values, QuantileMethod method);
 
-/// The XX-th percentile (1..99) of sorted values by the exclusive method (see above).
-double percentile_exclusive(const std::vector<int64_t>& sorted, int xx);
+/// The XX-th percentile (1..99) of sorted values (at least 2) by method (see above).
+double percentile(const std::vector<int64_t>& sorted, int xx, QuantileMethod method);
 /// The median of sorted values.
 double median(const std::vector<int64_t>& sorted);
 /// Python's definition for pXX of a summary: the median for p50 or up to 3 values.
-double summary_percentile(const std::vector<int64_t>& sorted, int xx);
+double summary_percentile(const std::vector<int64_t>& sorted, int xx, QuantileMethod method);
 
 }  // namespace jqtrace

@@ -17,7 +17,7 @@ namespace {
 
 enum class State { start, root_object, root_value, events, event_key, event_value, args, args_value,
                    skip, profile, done };
-enum class RootKey { trace_events, profile, other };
+enum class RootKey { trace_events, profile, window, other };
 enum class Field { ph, name, cat, ts, dur, pid, tid, scope, args, other };
 enum class ArgField { stage, arg, chain, name, other };
 enum class Scalar { null, boolean, number, string };
@@ -198,6 +198,13 @@ class TraceHandler {
           state_ = State::events;
           return true;
         }
+        if (root_key_ == RootKey::window && object) {  // kept as a small tree, like the profile
+          profile_ = JsonValueBuilder{};
+          profile_.start(true, here());
+          reading_window_ = true;
+          state_ = State::profile;
+          return true;
+        }
         if (root_key_ == RootKey::profile && object) {
           profile_start_ = here();
           profile_ = JsonValueBuilder{};
@@ -274,6 +281,7 @@ class TraceHandler {
       case State::root_object:
         if (n == 11 && std::memcmp(s, "traceEvents", 11) == 0) root_key_ = RootKey::trace_events;
         else if (n == 13 && std::memcmp(s, "jobqueProfile", 13) == 0) root_key_ = RootKey::profile;
+        else if (n == 13 && std::memcmp(s, "jqtraceWindow", 13) == 0) root_key_ = RootKey::window;
         else root_key_ = RootKey::other;
         state_ = State::root_value;
         return true;
@@ -381,6 +389,11 @@ class TraceHandler {
 
   void finish_profile() {
     state_ = State::root_object;
+    if (reading_window_) {
+      reading_window_ = false;
+      if (!profile_.too_big()) sink_.on_window_record(interpret_window_record(profile_.take()));
+      return;
+    }
     profile_end_ = src_.Tell() + 1;
     if (profile_.too_big()) {
       report("profile-shape", "jobqueProfile is too large (over a million values)", Diagnostic::kNoOffset);
@@ -404,7 +417,8 @@ class TraceHandler {
   Field field_ = Field::other;
   ArgField arg_field_ = ArgField::other;
   RawEvent ev_;
-  JsonValueBuilder profile_;
+  JsonValueBuilder profile_;  ///< the jobqueProfile's tree, or the jqtraceWindow's
+  bool reading_window_ = false;
   uint64_t events_ = 0;
   bool has_events_array_ = false;
   std::string refusal_;

@@ -6,6 +6,7 @@
 //   start ──{──▶ root-object ──"traceEvents"──▶ events ──{──▶ event-key ⇄ event-value
 //     │                │                                             └─"args"{─▶ args ⇄ args-value
 //     │                ├──"jobqueProfile"{──▶ profile (a small value tree, read after)
+//     │                ├──"jqtraceWindow"{──▶ profile state too (its own small tree)
 //     │                └──other key──▶ skip (any subtree, by depth)
 //     └──[──▶ events (array form; the closing ']' is optional)
 // Events are handed to the sink only when complete (their '}' was read), so a truncated
@@ -20,6 +21,7 @@
 #include "interner.h"
 #include "profile.h"
 #include "source.h"
+#include "window_record.h"
 
 namespace jqtrace {
 
@@ -30,6 +32,8 @@ class EventSink {
   virtual void on_event(const RawEvent& e, const Interner& names) = 0;
   /// The jobqueProfile, once read (before or after the events).
   virtual void on_profile(const JobqueProfile&) {}
+  /// The jqtraceWindow record of a window jqtrace wrote (when well-formed).
+  virtual void on_window_record(const WindowRecord&) {}
 };
 
 /// An EventSink that parallel loading can split: fork() makes an empty sink of the same

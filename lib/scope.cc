@@ -1,11 +1,35 @@
 #include "scope.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "numbers.h"
 #include "suggest.h"
 
 namespace jqtrace {
+
+const char* unit_at_name(UnitAt at) { return at == UnitAt::start ? "start" : "end"; }
+
+bool parse_unit_at(std::string_view text, UnitAtRequest* request) {
+  if (text == "auto") *request = UnitAtRequest::automatic;
+  else if (text == "start") *request = UnitAtRequest::start;
+  else if (text == "end") *request = UnitAtRequest::end;
+  else return false;
+  return true;
+}
+
+UnitAt detect_unit_at(const std::vector<int64_t>& marker_ts, Range whole) {
+  if (marker_ts.size() < 2) return UnitAt::start;
+  std::vector<int64_t> gaps;
+  gaps.reserve(marker_ts.size() - 1);
+  for (std::size_t i = 1; i < marker_ts.size(); ++i) gaps.push_back(marker_ts[i] - marker_ts[i - 1]);
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+  // The upper median is enough here: the rule only needs the size of a typical unit.
+  int64_t near = gaps[gaps.size() / 2] / 20;  // 5% of a median unit
+  int64_t after_last = whole.hi - marker_ts.back();
+  int64_t before_first = marker_ts.front() - whole.lo;
+  return after_last < near && before_first > near ? UnitAt::end : UnitAt::start;
+}
 
 std::vector<std::string> marker_kinds(const Trace& trace) {
   std::vector<std::string> kinds;
@@ -20,7 +44,26 @@ std::vector<std::string> marker_kinds(const Trace& trace) {
   return kinds;
 }
 
-std::vector<Unit> units_of(const Trace& trace, std::string_view kind) {
+std::vector<int64_t> marker_times(const Trace& trace, std::string_view kind) {
+  std::vector<int64_t> times;
+  uint32_t id = trace.names.find(kind);
+  if (id == Interner::kNone) return times;
+  const InstantTable& in = trace.instants;  // sorted by ts
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (in.name[i] == id) times.push_back(in.ts[i]);
+  return times;
+}
+
+UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request) {
+  switch (request) {
+    case UnitAtRequest::start: return {UnitAt::start, false};
+    case UnitAtRequest::end: return {UnitAt::end, false};
+    case UnitAtRequest::automatic: break;
+  }
+  return {detect_unit_at(marker_times(trace, kind), whole_trace(trace)), true};
+}
+
+std::vector<Unit> units_of(const Trace& trace, std::string_view kind, UnitAt at) {
   std::vector<Unit> units;
   uint32_t id = trace.names.find(kind);
   if (id == Interner::kNone) return units;
@@ -30,15 +73,22 @@ std::vector<Unit> units_of(const Trace& trace, std::string_view kind) {
     Unit u;
     u.index = static_cast<int64_t>(units.size());
     u.arg = in.arg[i];
-    u.range.lo = in.ts[i];
+    u.range = {in.ts[i], in.ts[i]};
     units.push_back(u);
   }
-  for (std::size_t i = 0; i < units.size(); ++i)
-    units[i].range.hi = i + 1 < units.size() ? units[i + 1].range.lo : std::max(trace.end_ns, units[i].range.lo);
+  Range whole = whole_trace(trace);
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    Range& r = units[i].range;
+    if (at == UnitAt::start) r.hi = i + 1 < units.size() ? units[i + 1].range.lo : std::max(whole.hi, r.lo);
+    else r.lo = i > 0 ? units[i - 1].range.hi : std::min(whole.lo, r.hi);
+  }
   return units;
 }
 
-Range whole_trace(const Trace& trace) { return {trace.start_ns, trace.end_ns}; }
+Range whole_trace(const Trace& trace) {
+  if (trace.window.present) return {trace.window.lo_ns, trace.window.hi_ns};
+  return {trace.start_ns, trace.end_ns};
+}
 
 bool check_marker_kind(const Trace& trace, std::string_view kind, std::string* error) {
   std::vector<std::string> kinds = marker_kinds(trace);
@@ -57,20 +107,47 @@ bool check_marker_kind(const Trace& trace, std::string_view kind, std::string* e
   return false;
 }
 
-bool resolve_scope(const Trace& trace, const ScopeRequest& request, Range* range, std::string* error) {
-  switch (request.kind) {
-    case ScopeRequest::Kind::whole: *range = whole_trace(trace); return true;
-    case ScopeRequest::Kind::time:
-      if (request.lo_ns > request.hi_ns) {
-        *error = "the range's start is after its end";
-        return false;
-      }
-      *range = {request.lo_ns, request.hi_ns};
-      return true;
-    case ScopeRequest::Kind::marker: break;
+namespace {
+
+std::string us_text(int64_t ns) {
+  char buf[48];
+  format_ns_as_us(ns, buf, sizeof buf);
+  return buf;
+}
+
+/// Milliseconds to the microsecond, without trailing zeros ("0", "175.867", "12.5").
+std::string ms_text(int64_t ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+bool resolve_time(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error) {
+  if (request.lo_ns > request.hi_ns) {
+    *error = "the range's start is after its end";
+    return false;
   }
+  Range whole = whole_trace(trace);
+  if (trace.has_time && (request.hi_ns < whole.lo || request.lo_ns > whole.hi)) {
+    auto text = request.milliseconds ? ms_text : us_text;
+    const char* unit = request.milliseconds ? "ms" : "us";
+    *error = "range " + text(request.lo_ns) + ".." + text(request.hi_ns) + " " + unit + " is outside the trace (" +
+             text(whole.lo) + " .. " + text(whole.hi) + " " + unit + ")";
+    return false;
+  }
+  scope->range = {request.lo_ns, request.hi_ns};
+  scope->label = "--us " + us_text(request.lo_ns) + " " + us_text(request.hi_ns);
+  return true;
+}
+
+bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error) {
   if (!check_marker_kind(trace, request.marker_kind, error)) return false;
-  std::vector<Unit> units = units_of(trace, request.marker_kind);
+  scope->rule = unit_rule(trace, request.marker_kind, request.unit_at);
+  scope->marker_kind = request.marker_kind;
+  std::vector<Unit> units = units_of(trace, request.marker_kind, scope->rule.at);
   int64_t n = static_cast<int64_t>(units.size());
   if (request.first_unit < 0 || request.last_unit >= n) {
     *error = "'" + request.marker_kind + "' has " + std::to_string(n) + " units" +
@@ -78,11 +155,30 @@ bool resolve_scope(const Trace& trace, const ScopeRequest& request, Range* range
              std::to_string(request.last_unit >= n ? request.last_unit : request.first_unit) + " does not exist";
     return false;
   }
-  *range = {units[static_cast<std::size_t>(request.first_unit)].range.lo,
-            units[static_cast<std::size_t>(request.last_unit)].range.hi};
+  scope->range = {units[static_cast<std::size_t>(request.first_unit)].range.lo,
+                  units[static_cast<std::size_t>(request.last_unit)].range.hi};
+  std::string span = std::to_string(request.first_unit);
+  if (request.last_unit != request.first_unit) span += ".." + std::to_string(request.last_unit);
+  scope->label = "--marker " + request.marker_kind + " " + span + " --unit-at " + unit_at_name(scope->rule.at);
   return true;
 }
 
+}  // namespace
+
+bool resolve_scope(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error) {
+  *scope = Scope{};
+  scope->kind = request.kind;
+  switch (request.kind) {
+    case ScopeRequest::Kind::whole:
+      scope->range = whole_trace(trace);
+      scope->label = trace.window.present ? trace.window.scope : "whole trace";
+      scope->window = trace.window.present;
+      return true;
+    case ScopeRequest::Kind::time: return resolve_time(trace, request, scope, error);
+    case ScopeRequest::Kind::marker: return resolve_units(trace, request, scope, error);
+  }
+  return false;
+}
 bool parse_unit_span(std::string_view text, int64_t* first, int64_t* last) {
   auto dots = text.find("..");
   std::string_view a = text.substr(0, dots);

@@ -1,7 +1,8 @@
 #pragma once
 // Scopes: which part of a trace an analysis looks at (SPEC §2 "Range" and "Units").
-// Times are the file's own values; a unit i of a marker kind spans [ts_i, ts_{i+1}) of
-// that kind's markers sorted by time, the last one ending at the trace end.
+// Times are the file's own values. The markers of a kind, sorted by time, either start
+// their units (unit i spans [ts_i, ts_{i+1}], the last ending at the trace end) or close
+// them (unit i spans [ts_{i-1}, ts_i], the first starting at the trace start): see UnitAt.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,13 +24,39 @@ struct Range {
   }
 };
 
+/// Where a kind's markers stand in their units: at the start (the viewer's rule; `layer`
+/// and `step` markers of real traces) or at the end (`token` markers of real decode traces
+/// are stamped after the token's work).
+enum class UnitAt { start, end };
+
+/// --unit-at: a fixed rule, or `automatic` (detect_unit_at decides per kind).
+enum class UnitAtRequest { automatic, start, end };
+
+/// The rule applied to one kind, and whether auto chose it.
+struct UnitRule {
+  UnitAt at = UnitAt::start;
+  bool automatic = false;
+};
+
+const char* unit_at_name(UnitAt at);
+/// "start", "end", "auto"; false for anything else.
+bool parse_unit_at(std::string_view text, UnitAtRequest* request);
+
+/// The auto rule, in one sentence: a kind's markers close their units when the trace ends
+/// less than 5% of the median marker-to-marker gap after the last marker and begins more
+/// than that before the first; otherwise (and with fewer than two markers) they start them.
+/// marker_ts must be sorted; whole is the trace's range.
+UnitAt detect_unit_at(const std::vector<int64_t>& marker_ts, Range whole);
+
 /// What the user asked for on the command line.
 struct ScopeRequest {
   enum class Kind { whole, marker, time } kind = Kind::whole;
+  UnitAtRequest unit_at = UnitAtRequest::automatic;  ///< kind == marker
   std::string marker_kind;        ///< kind == marker
   int64_t first_unit = 0;         ///< kind == marker: N
   int64_t last_unit = 0;          ///< kind == marker: M of N..M (N when one unit)
   int64_t lo_ns = 0, hi_ns = 0;   ///< kind == time
+  bool milliseconds = false;      ///< kind == time: given with --ms (messages say ms)
 };
 
 struct Unit {
@@ -42,19 +69,39 @@ struct Unit {
 /// instant events; in profile order, else by first appearance in time.
 std::vector<std::string> marker_kinds(const Trace& trace);
 
-/// The units of one kind, in time order (empty when the kind has no markers).
-std::vector<Unit> units_of(const Trace& trace, std::string_view kind);
+/// The sorted times of one kind's markers.
+std::vector<int64_t> marker_times(const Trace& trace, std::string_view kind);
+
+/// The rule for one kind: the request's, or detect_unit_at's for auto.
+UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request);
+
+/// The units of one kind under a rule, in time order (empty when the kind has no markers).
+std::vector<Unit> units_of(const Trace& trace, std::string_view kind, UnitAt at);
 
 /// True when kind is a marker kind of the trace; else false with a message naming the
 /// closest kind (or the kinds there are).
 bool check_marker_kind(const Trace& trace, std::string_view kind, std::string* error);
 
-/// The whole trace: [start, end].
+/// The whole trace: [start, end]; for a window jqtrace wrote, the window's own range
+/// (its jqtraceWindow record), so that analyses of a window see what its scope saw.
 Range whole_trace(const Trace& trace);
 
-/// Resolves a request to a range; false with a message (a usage error) when the kind is
-/// unknown (with the closest kind suggested), the units do not exist, or LO > HI.
-bool resolve_scope(const Trace& trace, const ScopeRequest& request, Range* range, std::string* error);
+/// A request resolved against a trace.
+struct Scope {
+  ScopeRequest::Kind kind = ScopeRequest::Kind::whole;
+  std::string marker_kind;  ///< kind == marker
+  bool window = false;      ///< kind == whole, on a window jqtrace wrote: the window's range
+  Range range;
+  UnitRule rule;           ///< marker scopes: the rule their units were cut by
+  /// How the scope reads on a command line, comparable between runs: "whole trace",
+  /// "--marker token 2..6 --unit-at end", "--us 1000 2000" (a window's: its recorded one).
+  std::string label;
+};
+
+/// Resolves a request to a scope; false with a message (a usage error) when the kind is
+/// unknown (with the closest kind suggested), the units do not exist, LO > HI, or the
+/// range lies entirely outside the trace (the message gives the trace's range).
+bool resolve_scope(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error);
 
 /// Parses "N" or "N..M" (whole numbers, N <= M).
 bool parse_unit_span(std::string_view text, int64_t* first, int64_t* last);

@@ -323,7 +323,7 @@ class StatsBuilder {
     for (GroupTally* part : g.parts) g.tally.absorb(std::move(*part));
     g.parts.clear();
     if (o_.hist) g.stats.hist = histogram(g.tally.sample.sorted());
-    if (o_.distributions) g.stats.dur = g.tally.sample.summarize();
+    if (o_.distributions) g.stats.dur = g.tally.sample.summarize(o_.quantiles);
     g.tally.sample = DurationSample{};
   }
 

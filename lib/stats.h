@@ -59,6 +59,7 @@ struct StatsOptions {
   GroupBy by = GroupBy::category;
   bool distributions = true;  ///< per-group duration summaries (markers' unit rows skip them)
   bool hist = false;          ///< log2 duration histograms per group
+  QuantileMethod quantiles = QuantileMethod::inclusive;
   unsigned threads = 1;       ///< threads for the walk and the summaries (any count: same result)
   /// Spans of a jobque lane walked as one piece: enough that a thread's share is worth its
   /// start, few enough that two threads share a lane (tests make it small).

@@ -75,6 +75,7 @@ class TraceBuilder final : public EventSink {
   }
 
   void on_profile(const JobqueProfile& p) override { t_.profile = p; }
+  void on_window_record(const WindowRecord& w) override { t_.window = w; }
 
   void on_event(const RawEvent& e, const Interner& names) override {
     record(e);
@@ -153,6 +154,7 @@ class TraceBuilder final : public EventSink {
       to.publishes = static_cast<uint8_t>(std::min(255, to.publishes + c.publishes));
     });
     if (p.profile.present) t_.profile = p.profile;
+    if (p.window.present) t_.window = p.window;
     t_.jobque = t_.jobque || p.jobque;
     if (p.has_time) extend_range(&t_.has_time, &t_.start_ns, &t_.end_ns, p.start_ns, p.end_ns);
     for (std::size_t i = 0; i < t_.phase_counts.size(); ++i) t_.phase_counts[i] += p.phase_counts[i];

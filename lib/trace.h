@@ -80,6 +80,7 @@ struct ProcessName {
 struct Trace {
   Interner names;
   JobqueProfile profile;
+  WindowRecord window;          ///< set when jqtrace window wrote this trace
   bool jobque = false;          ///< SPEC §1.3: a profile, or publish/chunk spans with args.chain
   std::vector<Lane> lanes;      ///< in order of first appearance
   InstantTable instants;

@@ -116,6 +116,7 @@ class Validator final : public EventSink, public DiagnosticSink {
     for (const auto& [name, seen] : later.global_instants_) merge_first_seen(global_instants_[names[name]], seen);
     for (const auto& [tag, seen] : later.tags_) merge_first_seen(tags_[tag], seen);
     if (later.profile_.present) profile_ = later.profile_;
+    window_ = window_ || later.window_;
     jobque_ = jobque_ || later.jobque_;
     if (later.have_time_) {
       trace_start_ = have_time_ ? std::min(trace_start_, later.trace_start_) : later.trace_start_;
@@ -127,6 +128,8 @@ class Validator final : public EventSink, public DiagnosticSink {
   }
 
   void on_profile(const JobqueProfile& p) override { profile_ = p; }
+  /// A window jqtrace cut: its lanes end at the cut on purpose.
+  void on_window_record(const WindowRecord& w) override { window_ = window_ || w.present; }
 
   void on_event(const RawEvent& e, const Interner&) override {
     field_problems(e);
@@ -424,7 +427,7 @@ class Validator final : public EventSink, public DiagnosticSink {
       // idles at the end still records its wakes and waits. The margin: 10% of the span
       // and at least 1 ms (a parked worker can sleep through a short final token).
       int64_t margin = std::max<int64_t>(span / 10, 1'000'000);
-      if (!truncated_ && lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > margin)
+      if (!truncated_ && !window_ && lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > margin)
         defer(make_diagnostic("lane-stopped-early",
                                "lane " + lane.label + " stops recording at " + us(lane.last_end) + " us, " +
                                    us(trace_end_ - lane.last_end) + " us before the trace ends (ring full?)",
@@ -441,6 +444,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   JobqueProfile profile_;
   bool jobque_ = false;
   bool truncated_ = false;
+  bool window_ = false;  ///< the file carries a jqtraceWindow record
   FlatMap<ChainCheck> chains_;
   std::vector<LaneCheck> lanes_;
   std::map<LaneKey, std::size_t> lane_index_;

@@ -55,7 +55,8 @@ void analyse_everything(const std::string& damaged) {
     o.hist = true;
     compute_stats(t, index, whole_trace(t), o);
   }
-  for (const KindSummary& k : summarize_kinds(t)) unit_rows(t, index, k.kind);
+  for (const KindSummary& k : summarize_kinds(t, UnitAtRequest::automatic, QuantileMethod::inclusive))
+    unit_rows(t, index, k.kind, k.rule.at);
   if (t.jobque) {
     GapsReport g;
     std::string error;

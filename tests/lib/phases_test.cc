@@ -36,7 +36,7 @@ PhaseLogError error_of(const std::string& line) {
 
 TEST_CASE("phases: a level-1 line, with noise around it") {
   PhaseLog log = log_of({"loading weights", kLevel1, "[info] ready", "2026-11-29T10:00 stderr: rounds=3"});
-  std::vector<TagStats> tags = log.summarize();
+  std::vector<TagStats> tags = log.summarize(QuantileMethod::inclusive);
   REQUIRE(tags.size() == 1);
   const TagStats& t = tags[0];
   CHECK(t.tag == "glm5-phase");
@@ -52,7 +52,7 @@ TEST_CASE("phases: a level-1 line, with noise around it") {
 }
 
 TEST_CASE("phases: a level-2 line: sub-phases share their parent, top level their sum") {
-  std::vector<TagStats> tags = log_of({kLevel2}).summarize();
+  std::vector<TagStats> tags = log_of({kLevel2}).summarize(QuantileMethod::inclusive);
   REQUIRE(tags.size() == 1);
   const TagStats& t = tags[0];
   CHECK(phase(t, "vkda").ms == doctest::Approx(1.210 * 12));  // per-round x rounds
@@ -67,7 +67,7 @@ TEST_CASE("phases: several tags and bursts; a prefix before the tag; totals-only
   std::vector<TagStats> tags =
       log_of({kLevel1, kLevel2, "12:00:01 engine: [glm5-phase] rounds=10 total=40ms | draft=8 verify=26",
               "[other] rounds=0 | a=1"})
-          .summarize();
+          .summarize(QuantileMethod::inclusive);
   REQUIRE(tags.size() == 3);
   const TagStats& t = tags[0];
   CHECK(t.bursts == 2);
@@ -80,7 +80,7 @@ TEST_CASE("phases: several tags and bursts; a prefix before the tag; totals-only
   CHECK(phase(t, "accept").per_round_ms.count == 1);  // only the first burst had it
   CHECK(tags[2].tag == "other");
   CHECK(phase(tags[2], "a").per_round_ms.count == 0);  // rounds=0: no per-round value
-  CHECK(log_of({kLevel1, kLevel2}).summarize("glm5-phase-v").size() == 1);
+  CHECK(log_of({kLevel1, kLevel2}).summarize(QuantileMethod::inclusive, "glm5-phase-v").size() == 1);
 }
 
 TEST_CASE("phases: malformed matching lines are errors at line:column") {
@@ -103,7 +103,7 @@ TEST_CASE("phases: malformed matching lines are errors at line:column") {
 }
 
 TEST_CASE("phases: gate metrics, bare names only where one tag has them") {
-  std::vector<TagStats> both = log_of({kLevel1, kLevel2, "[glm5-phase-v] rounds=1 | draft=1 vkda=2"}).summarize();
+  std::vector<TagStats> both = log_of({kLevel1, kLevel2, "[glm5-phase-v] rounds=1 | draft=1 vkda=2"}).summarize(QuantileMethod::inclusive);
   MetricSet m = phase_metrics(both);
   Gate g;
   GateError e;
@@ -118,7 +118,7 @@ TEST_CASE("phases: gate metrics, bare names only where one tag has them") {
   CHECK(v == doctest::Approx(9.02));
   REQUIRE(parse_gate("rounds > 1", &g, &e));
   CHECK_FALSE(m.lookup(g, &v, &e));  // only with one tag
-  MetricSet one = phase_metrics(log_of({kLevel1}).summarize());
+  MetricSet one = phase_metrics(log_of({kLevel1}).summarize(QuantileMethod::inclusive));
   REQUIRE(parse_gate("p50(verify) > 1", &g, &e));
   REQUIRE(one.lookup(g, &v, &e));
   CHECK(v == 2.617);

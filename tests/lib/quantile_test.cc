@@ -1,18 +1,23 @@
-// Expected values computed with CPython 3.11's statistics module:
-//   statistics.median(v) and statistics.quantiles(v, n=100)[XX-1] (method "exclusive").
+// Expected values computed with CPython 3.11's statistics module: statistics.median(v) and
+// statistics.quantiles(v, n=100, method=M)[XX-1], M "exclusive" (gaps) or "inclusive"
+// (everything else).
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "quantile.h"
 
 using namespace jqtrace;
 
 namespace {
-Distribution summary_of(std::vector<int64_t> values) {
+Distribution summary_of(std::vector<int64_t> values, QuantileMethod method = QuantileMethod::exclusive) {
   DurationSample s;
   for (int64_t v : values) s.add(v);
-  return s.summarize();
+  return s.summarize(method);
+}
+Distribution inclusive_summary_of(std::vector<int64_t> values) {
+  return summary_of(std::move(values), QuantileMethod::inclusive);
 }
 }  // namespace
 
@@ -84,9 +89,58 @@ TEST_CASE("durations beyond 4.29 s keep their order after the short ones") {
 
 TEST_CASE("the percentile functions on sorted vectors agree with the summary") {
   std::vector<int64_t> v = {10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
-  CHECK(percentile_exclusive(v, 25) == doctest::Approx(27.5));  // quantiles(...)[24]
-  CHECK(percentile_exclusive(v, 1) == doctest::Approx(1.1));    // below the min, as Python
-  CHECK(summary_percentile(v, 50) == 55.0);
-  CHECK(summary_percentile({1, 2, 3}, 99) == 2.0);
+  CHECK(percentile(v, 25, QuantileMethod::exclusive) == doctest::Approx(27.5));  // quantiles(...)[24]
+  CHECK(percentile(v, 1, QuantileMethod::exclusive) == doctest::Approx(1.1));    // below the min, as Python
+  CHECK(percentile(v, 25, QuantileMethod::inclusive) == doctest::Approx(32.5));
+  CHECK(percentile(v, 1, QuantileMethod::inclusive) == doctest::Approx(10.9));   // never below the min
+  CHECK(summary_percentile(v, 50, QuantileMethod::inclusive) == 55.0);
+  CHECK(summary_percentile({1, 2, 3}, 99, QuantileMethod::exclusive) == 2.0);
   CHECK(median({}) == 0.0);
+}
+
+TEST_CASE("inclusive percentiles match statistics.quantiles(method='inclusive') and never pass the max") {
+  // quantiles([10,...,100], n=100, method='inclusive'): p90 91.0, p95 95.5, p99 99.1
+  Distribution ten = inclusive_summary_of({100, 20, 30, 40, 50, 60, 70, 80, 90, 10});
+  CHECK(ten.p50 == 55.0);
+  CHECK(ten.p90 == doctest::Approx(91.0));
+  CHECK(ten.p95 == doctest::Approx(95.5));
+  CHECK(ten.p99 == doctest::Approx(99.1));
+  CHECK(ten.p99 <= ten.max);
+  // 1..100: p90 90.1, p95 95.05, p99 99.01
+  std::vector<int64_t> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  Distribution hundred = inclusive_summary_of(v);
+  CHECK(hundred.p90 == doctest::Approx(90.1));
+  CHECK(hundred.p95 == doctest::Approx(95.05));
+  CHECK(hundred.p99 == doctest::Approx(99.01));
+  // a long tail: p90 100.0, p95 505.0, p99 901.0 (exclusive gave 1783, past the max of 1000)
+  Distribution tail = inclusive_summary_of({1, 1, 1, 2, 100, 100, 1000, 5, 7, 3, 2, 8});
+  CHECK(tail.p50 == 4.0);
+  CHECK(tail.p90 == doctest::Approx(100.0));
+  CHECK(tail.p95 == doctest::Approx(505.0));
+  CHECK(tail.p99 == doctest::Approx(901.0));
+  // four and five values: p90 3.7, p95 3.85, p99 3.97; p90 4.6, p95 4.8, p99 4.96
+  Distribution four = inclusive_summary_of({4, 3, 2, 1});
+  CHECK(four.p90 == doctest::Approx(3.7));
+  CHECK(four.p95 == doctest::Approx(3.85));
+  CHECK(four.p99 == doctest::Approx(3.97));
+  Distribution five = inclusive_summary_of({5, 1, 4, 2, 3});
+  CHECK(five.p90 == doctest::Approx(4.6));
+  CHECK(five.p95 == doctest::Approx(4.8));
+  CHECK(five.p99 == doctest::Approx(4.96));
+}
+
+TEST_CASE("summarize_values takes the method too") {
+  Distribution in = summarize_values({10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, QuantileMethod::inclusive);
+  Distribution ex = summarize_values({10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, QuantileMethod::exclusive);
+  CHECK(in.p99 == doctest::Approx(99.1));
+  CHECK(ex.p99 == doctest::Approx(108.9));
+}
+
+TEST_CASE("quantile methods by name") {
+  QuantileMethod m = QuantileMethod::inclusive;
+  CHECK(parse_quantile_method("exclusive", &m));
+  CHECK(m == QuantileMethod::exclusive);
+  CHECK_FALSE(parse_quantile_method("nearest", &m));
+  CHECK(std::string(quantile_method_name(QuantileMethod::inclusive)) == "inclusive");
 }

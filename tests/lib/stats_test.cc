@@ -118,7 +118,7 @@ TEST_CASE("histograms: log2 buckets of durations") {
 
 TEST_CASE("a unit's stats equal the stats of its range") {
   SpanIndex index(tiny());
-  std::vector<UnitRow> rows = unit_rows(tiny(), index, "token");
+  std::vector<UnitRow> rows = unit_rows(tiny(), index, "token", UnitAt::start);
   REQUIRE(rows.size() == 2);
   // Unit 1 is [60, 128]: worker chunk 15, fifo 8; caller publish 6, orphan chunk 10.
   CHECK(rows[1].stats.busy_ns == 39000);
@@ -133,7 +133,7 @@ TEST_CASE("a unit's stats equal the stats of its range") {
 }
 
 TEST_CASE("marker kinds: count, first and last, unit durations") {
-  std::vector<KindSummary> kinds = summarize_kinds(tiny());
+  std::vector<KindSummary> kinds = summarize_kinds(tiny(), UnitAtRequest::automatic, QuantileMethod::inclusive);
   REQUIRE(kinds.size() == 1);
   CHECK(kinds[0].count == 2);
   CHECK(kinds[0].last_ns == 60000);
@@ -211,7 +211,7 @@ TEST_CASE("unit rows computed on several threads equal one thread's") {
   const Trace& t = load_sample("decode-small.trace.json");
   SpanIndex index(t);
   for (const std::string& kind : marker_kinds(t)) {
-    std::vector<UnitRow> one = unit_rows(t, index, kind, 1), three = unit_rows(t, index, kind, 3);
+    std::vector<UnitRow> one = unit_rows(t, index, kind, UnitAt::start, 1), three = unit_rows(t, index, kind, UnitAt::start, 3);
     REQUIRE(one.size() == three.size());
     for (std::size_t k = 0; k < one.size(); ++k) {
       CHECK(one[k].unit.range.lo == three[k].unit.range.lo);

@@ -1,0 +1,31 @@
+#pragma once
+// The "jqtraceWindow" key a trace written by `jqtrace window` carries next to traceEvents
+// (Perfetto and catapult ignore unknown keys): where the window came from and the range
+// its scope covered, so that analyses of the window default to that range (SPEC §2
+// "Windows") and validate knows its lanes end where the cut is, on purpose.
+//
+//   "jqtraceWindow":{"version":1,"source":"big.json","scope":"--marker token 3 --unit-at end",
+//                    "lo_us":9378.887,"hi_us":24619.743,"rebased_by_us":0}
+#include <cstdint>
+#include <string>
+
+#include "json_value.h"
+
+namespace jqtrace {
+
+struct WindowRecord {
+  bool present = false;
+  std::string source;         ///< the file the window was cut from
+  std::string scope;          ///< the scope as a command line (Scope::label)
+  int64_t lo_ns = 0;          ///< the scope's range in this file's clock
+  int64_t hi_ns = 0;
+  int64_t rebased_by_ns = 0;  ///< subtracted from every ts by --rebase (0: the source's clock)
+};
+
+/// Reads a jqtraceWindow value; not present (ignored) unless lo_us <= hi_us are numbers.
+WindowRecord interpret_window_record(const JsonValue& value);
+
+/// The value's JSON text, as window writes it.
+std::string window_record_json(const WindowRecord& record);
+
+}  // namespace jqtrace
