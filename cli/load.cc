@@ -46,7 +46,8 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
     return kInput;
   }
   if (r.status == ReadStatus::truncated)
-    print_warning(opts, fmt::format("{}: truncated at byte {}; analysed {} events", name, r.bytes, r.events));
+    print_warning(opts, fmt::format("{}: truncated at byte {}{}; analysed {} events", name, r.bytes,
+                                    r.stream_cut ? " (the gzip stream ends early)" : "", r.events));
   if (trace->malformed)
     print_warning(opts, fmt::format("{}: skipped {} malformed events (jqtrace validate lists them)", name,
                                     trace->malformed));

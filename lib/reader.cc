@@ -446,6 +446,7 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   r.profile_offset = handler.profile_start();
   r.profile_end = handler.profile_end();
   r.stop = handler.stop();
+  r.stream_cut = source.cut_short();
   if (r.stop != ReadResult::Stop::not_reached) return r;  // a part's planned end, or a wrong guess
   auto fail = [&](std::string message, uint64_t offset, std::string_view rule = "json-syntax") {
     r.status = ReadStatus::input_error;
@@ -473,6 +474,10 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
       r.status = ReadStatus::truncated;
       r.offset = offset;
     }
+  }
+  if (r.stream_cut && r.status == ReadStatus::ok) {  // complete JSON, but the stream's end (and check) is missing
+    r.status = ReadStatus::truncated;
+    r.offset = r.bytes;
   }
   if (r.container == Container::object && !r.has_events_array && r.status == ReadStatus::ok) {
     // A complete object with no traceEvents array is some other JSON document.

@@ -107,7 +107,10 @@ class GzipInput final : public RawInput {
         inflateReset(&z_);
         member_done_ = false;
       }
-      if (z_.avail_in == 0 && in_eof_) return fail("truncated gzip stream (unexpected end of file)");
+      if (z_.avail_in == 0 && in_eof_) {
+        cut_short_ = true;
+        return fail("truncated gzip stream (unexpected end of file)");
+      }
       int r = inflate(&z_, Z_NO_FLUSH);
       if (r == Z_STREAM_END) member_done_ = true;
       else if (r != Z_OK && r != Z_BUF_ERROR)
@@ -116,6 +119,7 @@ class GzipInput final : public RawInput {
   }
   const std::string& error() const override { return error_; }
   uint64_t consumed() const override { return inner_->consumed(); }
+  bool cut_short() const override { return cut_short_; }
 
  private:
   bool fill() {
@@ -136,6 +140,7 @@ class GzipInput final : public RawInput {
   }
 
   std::unique_ptr<RawInput> inner_;
+  bool cut_short_ = false;
   z_stream z_;
   char in_[kRawChunk];
   bool ok_ = false;
@@ -294,7 +299,8 @@ bool Source::read_more() {
   char* at = buffer_.get() + filled_;
   long n = input_->read(at, capacity_ - filled_);
   if (n < 0) {
-    read_error_ = input_->error();
+    if (input_->cut_short()) cut_short_ = true;  // a prefix of the text: the reader sees a truncated trace
+    else read_error_ = input_->error();
     n = 0;
   }
   if (n == 0) {

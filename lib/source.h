@@ -33,6 +33,9 @@ class RawInput {
   virtual const std::string& error() const = 0;
   /// Bytes taken from the underlying file so far.
   virtual uint64_t consumed() const = 0;
+  /// True when the input ended inside a compressed stream: what came before it is good
+  /// text, just not all of it (a gzip file cut short, like a trace whose writer died).
+  virtual bool cut_short() const { return false; }
 };
 
 /// The text in windows that the parser may write into: RapidJSON's in-situ mode decodes
@@ -94,6 +97,9 @@ class Source {
   uint64_t text_bytes() const { return window_offset_ + filled_; }
   /// A read or decompression error, empty when none.
   const std::string& read_error() const { return read_error_; }
+  /// True when a compressed input ended early: the text read is a prefix of the whole,
+  /// which the reader then treats as a truncated trace (not as an unreadable file).
+  bool cut_short() const { return cut_short_; }
   const std::string& name() const { return name_; }
   bool is_gzip() const { return is_gzip_; }
   uint64_t total_size() const { return total_size_; }
@@ -118,6 +124,7 @@ class Source {
   bool is_gzip_ = false;
   ProgressFn progress_;
   std::string read_error_;
+  bool cut_short_ = false;
 
   std::unique_ptr<char[]> buffer_;  // capacity_ + 1 bytes: room for a '\0' after the text
   std::size_t capacity_ = 0;

@@ -471,7 +471,8 @@ void conclude(Validator& validator, ValidateResult& result) {
     case ReadStatus::truncated:
       validator.report(make_diagnostic("truncated",
                                        "the trace is cut off at byte " + std::to_string(result.read.bytes) + " (" +
-                                           std::to_string(result.read.events) + " complete events)",
+                                           std::to_string(result.read.events) + " complete events)" +
+                                           (result.read.stream_cut ? "; the gzip stream ends early" : ""),
                                        result.read.offset));
       break;
     case ReadStatus::ok: break;

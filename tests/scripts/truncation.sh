@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A trace cut short (a writer that died) gives the same exit status for the same command
+# whether it is plain or gzipped, and no gate or baseline passes on it silently: they fail
+# (exit 1) naming the truncation and what is missing, unless --allow-truncated.
+set -u
+jqtrace=$1
+gen=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+"$gen" --tokens 4 --layers 6 --seed 5 -o "$tmp/whole.json"
+head -c 60000 "$tmp/whole.json" > "$tmp/cut.json"
+gzip -c "$tmp/whole.json" > "$tmp/whole.json.gz"
+head -c 8000 "$tmp/whole.json.gz" > "$tmp/cut.json.gz"  # the gzip stream itself ends early
+
+# expect STATUS MESSAGE ARGS...: runs jqtrace ARGS on the plain and the gzip cut.
+expect() {
+  local want=$1 message=$2; shift 2
+  for file in "$tmp/cut.json" "$tmp/cut.json.gz"; do
+    local out status
+    out=$(timeout 30 "$jqtrace" "$@" "$file" 2>&1)
+    status=$?
+    if [ $status -ne "$want" ] || ! grep -qF -- "$message" <<< "$out"; then
+      echo "FAIL: jqtrace $* $(basename "$file"): exit $status (want $want), stderr:"
+      echo "$out" | head -5
+      failures=$((failures + 1))
+    fi
+  done
+}
+
+expect 0 "truncated at byte" stats
+expect 1 "missing: the jobqueProfile" stats -q --fail-if 'idle > 99'
+expect 1 "gates and baselines are not checked on a cut-off trace" stats --fail-if 'share(attn chain) > 99'
+expect 1 "every lane written after lane" markers -q --fail-if 'units(token) < 0'
+expect 1 "not checked on a cut-off trace" stats --baseline "$tmp/whole.json" --max-share-delta 100
+expect 0 "gates checked anyway (--allow-truncated)" stats -q --allow-truncated --fail-if 'idle > 100'
+expect 1 "[truncated]" validate
+expect 0 "truncated at byte" window --us 0 100000
+# A complete trace is checked as before.
+"$jqtrace" stats -q --fail-if 'idle > 100' "$tmp/whole.json.gz" > /dev/null || {
+  echo "FAIL: a gate on the whole trace did not pass"
+  failures=$((failures + 1))
+}
+echo "truncation: $failures failed"
+[ $failures -eq 0 ]
