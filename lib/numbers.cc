@@ -121,4 +121,10 @@ void format_ns_as_us(int64_t ns, char* out, std::size_t out_size) {
   }
 }
 
+std::string us_text(int64_t ns) {
+  char buf[48];
+  format_ns_as_us(ns, buf, sizeof buf);
+  return buf;
+}
+
 }  // namespace jqtrace

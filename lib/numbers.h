@@ -3,6 +3,7 @@
 // (kParseNumbersAsStringsFlag) so that timestamps become integer nanoseconds without a
 // detour through binary floating point: "12.345" µs is exactly 12345 ns.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace jqtrace {
@@ -55,5 +56,7 @@ inline NumberStatus parse_integer(std::string_view text, int64_t* value) {
 
 /// Nanoseconds back to the file's microseconds, exact, shortest form ("12.345", "7", "0.5").
 void format_ns_as_us(int64_t ns, char* out, std::size_t out_size);
+/// The same as a string, for messages and labels.
+std::string us_text(int64_t ns);
 
 }  // namespace jqtrace

@@ -109,12 +109,6 @@ bool check_marker_kind(const Trace& trace, std::string_view kind, std::string* e
 
 namespace {
 
-std::string us_text(int64_t ns) {
-  char buf[48];
-  format_ns_as_us(ns, buf, sizeof buf);
-  return buf;
-}
-
 /// Milliseconds to the microsecond, without trailing zeros ("0", "175.867", "12.5").
 std::string ms_text(int64_t ns) {
   char buf[48];

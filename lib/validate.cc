@@ -49,11 +49,7 @@ struct FirstSeen {
   uint64_t count = 0;
 };
 
-std::string us(int64_t ns) {
-  char buf[48];
-  format_ns_as_us(ns, buf, sizeof buf);
-  return buf;
-}
+std::string us(int64_t ns) { return us_text(ns); }
 
 class Validator final : public EventSink, public DiagnosticSink {
  public:

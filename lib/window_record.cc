@@ -32,12 +32,6 @@ std::string json_quote(std::string_view text) {
   return out + "\"";
 }
 
-std::string us_text(int64_t ns) {
-  char buf[48];
-  format_ns_as_us(ns, buf, sizeof buf);
-  return buf;
-}
-
 }  // namespace
 
 WindowRecord interpret_window_record(const JsonValue& value) {
