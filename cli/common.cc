@@ -62,9 +62,10 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<st
   cmd.add_option("-j,--threads", opts.threads, "Parser threads (default 0: all cores)")
       ->check(CLI::Range(0u, 1024u))
       ->option_text("N");
-  cmd.add_option("--color", opts.color, "Colors: auto (a TTY and no NO_COLOR), always, never")
+  cmd.add_option("--color", opts.color,
+                 "Colors: auto (a terminal, no NO_COLOR, TERM not dumb; CLICOLOR_FORCE forces them), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->option_text("WHEN");
+      ->option_text("auto|always|never");
   cmd.add_flag("-q,--quiet", opts.quiet, "No progress bar and no warnings");
 }
 
@@ -87,9 +88,50 @@ std::unique_ptr<Output> Output::open(const CommonOptions& opts) {
     out->owned_ = true;
     out->path_ = opts.output;
   }
-  if (opts.color == "always") out->color_ = true;
-  else if (opts.color == "auto") out->color_ = !env_set("NO_COLOR") && isatty(fileno(out->file_));
+  out->color_ = color_wanted(opts.color, fileno(out->file_));
   return out;
+}
+
+bool color_wanted(const std::string& mode, int fd) {
+  if (mode != "auto") return mode == "always";
+  if (env_set("NO_COLOR")) return false;
+  const char* force = std::getenv("CLICOLOR_FORCE");
+  if (force && *force && std::strcmp(force, "0") != 0) return true;
+  const char* term = std::getenv("TERM");
+  if (term && std::strcmp(term, "dumb") == 0) return false;
+  return isatty(fd);
+}
+
+void add_trace_argument(CLI::App& cmd, std::string& file) {
+  cmd.add_option("FILE", file, "Trace file, plain or gzip (- or none: standard input)");
+}
+
+void add_trace_arguments(CLI::App& cmd, std::vector<std::string>& files, const std::string& help) {
+  cmd.add_option("FILE", files, help);
+}
+
+namespace {
+bool stdin_or_complain(std::string_view command) {
+  if (!isatty(STDIN_FILENO)) return true;
+  print_error(fmt::format("{}: no trace given: name a FILE (or - for standard input, which is a terminal here)",
+                          command));
+  fmt::print(stderr, "Run 'jqtrace {} --help' for usage.\n", command);
+  return false;
+}
+}  // namespace
+
+bool default_to_stdin(std::string& file, std::string_view command) {
+  if (!file.empty()) return true;
+  if (!stdin_or_complain(command)) return false;
+  file = "-";
+  return true;
+}
+
+bool default_to_stdin(std::vector<std::string>& files, std::string_view command) {
+  if (!files.empty()) return true;
+  if (!stdin_or_complain(command)) return false;
+  files.push_back("-");
+  return true;
 }
 
 Output::~Output() {

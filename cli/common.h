@@ -29,6 +29,19 @@ struct CommonOptions {
 /// Adds --format (with the formats this command supports), -o, -j, --color, -q.
 void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<std::string>& formats);
 
+/// FILE: the trace argument, optional: without it a command reads standard input when
+/// that is not a terminal (as jq does), see default_to_stdin.
+void add_trace_argument(CLI::App& cmd, std::string& file);
+void add_trace_arguments(CLI::App& cmd, std::vector<std::string>& files, const std::string& help);
+/// An empty file becomes "-" when standard input is not a terminal; with a terminal,
+/// false after saying what is missing (the caller exits 2).
+bool default_to_stdin(std::string& file, std::string_view command);
+bool default_to_stdin(std::vector<std::string>& files, std::string_view command);
+
+/// Whether to color output on fd: --color always|never, else (auto) not with NO_COLOR,
+/// yes with CLICOLOR_FORCE (not "0"), not with TERM=dumb, else when fd is a terminal.
+bool color_wanted(const std::string& mode, int fd);
+
 /// "jqtrace: message" on stderr.
 void print_error(std::string_view message);
 /// A warning on stderr unless -q.

@@ -186,7 +186,7 @@ int run_diff(const DiffCommandOptions& o) {
   if (int status = analyse(o, o.b, &a.stats.by, &b)) return status;  // B is grouped as A is
   TraceDiff d = diff_stats(a.stats, b.stats, a.kinds, b.kinds);
   auto out = Output::open(o.common);
-  if (!out) return kUsage;
+  if (!out) return kInput;  // cannot write: an input or output error
   switch (o.common.format) {
     case Format::table: render_table(a, b, d, *out); break;
     case Format::csv: render_delimited(d, ',', *out); break;
@@ -209,6 +209,7 @@ void setup_diff(CLI::App& app) {
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   cmd->add_option("A", opts->a, "The first (reference) trace")->required();
   cmd->add_option("B", opts->b, "The second trace")->required();
+  cmd->footer("Examples:\n  jqtrace diff main.trace.json branch.trace.json\n  jqtrace diff --marker token 3 --by name a.json b.json");
   cmd->callback([opts]() { throw CommandDone(run_diff(*opts)); });
 }
 

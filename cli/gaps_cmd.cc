@@ -231,7 +231,7 @@ int run_gaps(const GapsCommandOptions& o) {
     return kInput;
   }
   auto out = Output::open(o.common);
-  if (!out) return kUsage;
+  if (!out) return kInput;  // cannot write: an input or output error
   switch (o.common.format) {
     case Format::csv: render_delimited(report, ',', *out); break;
     case Format::tsv: render_delimited(report, '\t', *out); break;
@@ -253,8 +253,12 @@ void setup_gaps(CLI::App& app) {
       ->option_text("CLASSES");
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::exclusive);
   cmd->add_option("--fat-us", opts->fat_us, "Publishes longer than this are fat (default 5)")->option_text("US");
-  cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
-  cmd->callback([opts]() { throw CommandDone(run_gaps(*opts)); });
+  add_trace_argument(*cmd, opts->file);
+  cmd->footer("Examples:\n  jqtrace gaps trace.json.gz\n  jqtrace gaps --by nstages --marker token 5..9 trace.json\n  jqtrace gaps --format json trace.json | jq '.classes[].name'");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->file, "gaps")) throw CommandDone(kUsage);
+    throw CommandDone(run_gaps(*opts));
+  });
 }
 
 }  // namespace jqtrace::cli

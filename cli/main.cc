@@ -8,28 +8,118 @@
 
 #include "commands.h"
 #include "common.h"
+#include "completions.h"
 #include "suggest.h"
+#include "version.h"
 
 using namespace jqtrace::cli;
 using jqtrace::closest_match;
 
 namespace {
 
-/// "did you mean" for a mistyped command, before CLI11 turns it into a generic error.
-bool unknown_command(int argc, char** argv, const CLI::App& app) {
+std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+/// "did you mean" for a mistyped command, before CLI11 turns it into a generic error.
+/// Returns the index of the command word in argv (0 when there is none).
+int find_command(int argc, char** argv, const CLI::App& app, bool* unknown) {
+  std::vector<std::string> names = command_names(app);
+  *unknown = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (!arg.empty() && arg[0] == '-') continue;
-    if (std::find(names.begin(), names.end(), arg) != names.end()) return false;
+    if (std::find(names.begin(), names.end(), arg) != names.end()) return i;
     std::string hint = closest_match(arg, names);
     print_error(hint.empty() ? fmt::format("unknown command '{}'", arg)
                              : fmt::format("unknown command '{}'; did you mean '{}'?", arg, hint));
     fmt::print(stderr, "Run 'jqtrace --help' for the list of commands.\n");
+    *unknown = true;
+    return i;
+  }
+  return 0;
+}
+
+/// "did you mean" for a mistyped option of a command (CLI11 would call the word an
+/// unexpected argument, or name the trace file). Negative numbers are values, not options.
+bool unknown_option(int argc, char** argv, int command_at, CLI::App& app) {
+  CLI::App* cmd = app.get_subcommand(argv[command_at]);
+  std::vector<std::string> names;
+  for (const CommandSpec& c : describe_commands(app))
+    if (c.name == cmd->get_name())
+      for (const OptionSpec& o : c.options) names.insert(names.end(), o.names.begin(), o.names.end());
+  for (int i = command_at + 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") return false;
+    if (arg.size() < 2 || arg[0] != '-' || std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.') continue;
+    std::string name = arg.substr(0, arg.find('='));
+    if (name.size() > 2 && name[1] != '-') name = name.substr(0, 2);  // -j4, -ofile
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    std::string hint = closest_match(name, names);
+    print_error(hint.empty() ? fmt::format("unknown option '{}'", name)
+                             : fmt::format("unknown option '{}'; did you mean '{}'?", name, hint));
+    fmt::print(stderr, "Run 'jqtrace {} --help' for usage.\n", cmd->get_name());
     return true;
   }
   return false;
+}
+
+/// GNU style is lower-case; keep words in capitals (option and argument names) as they are.
+std::string lower_first(std::string message) {
+  if (message.size() > 1 && std::islower(static_cast<unsigned char>(message[1])))
+    message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  return message;
+}
+
+int parse_and_run(CLI::App& app, int argc, char** argv, const std::string& help_for) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CommandDone& done) {
+    return done.status;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help and --version print to stdout and succeed
+  } catch (const CLI::ParseError& e) {
+    print_error(lower_first(e.what()));
+    fmt::print(stderr, "Run 'jqtrace {}--help' for usage.\n", help_for.empty() ? "" : help_for + " ");
+    return kUsage;
+  }
+  return kOk;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"Analyse jobque and Chrome JSON traces, streaming.", "jqtrace"};
+  app.set_version_flag("-V,--version", version_text());
+  app.require_subcommand(1);
+  app.footer("Run 'jqtrace help COMMAND' (or 'jqtrace COMMAND --help') for a command's options and examples.");
+  setup_validate(app);
+  setup_stats(app);
+  setup_markers(app);
+  setup_window(app);
+  setup_gaps(app);
+  setup_diff(app);
+  setup_phases(app);
+  setup_completions(app);
+  if (argc == 1) {
+    fmt::print(stderr, "{}", app.help());
+    return kUsage;
+  }
+  std::string first = argv[1];
+  if (first == "help") {  // jqtrace help [COMMAND]: the command's --help
+    if (argc == 2) {
+      fmt::print("{}", app.help());
+      return kOk;
+    }
+    std::string help = "--help";
+    std::vector<char*> args = {argv[0], argv[2], help.data()};
+    return run(static_cast<int>(args.size()), args.data());
+  }
+  bool unknown = false;
+  int command_at = find_command(argc, argv, app, &unknown);
+  if (unknown) return kUsage;
+  if (command_at && unknown_option(argc, argv, command_at, app)) return kUsage;
+  return parse_and_run(app, argc, argv, command_at ? argv[command_at] : "");
 }
 
 }  // namespace
@@ -42,35 +132,5 @@ int main(int argc, char** argv) {
   // memory back, so keep the threshold fixed.
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
-  CLI::App app{"Analyse jobque and Chrome JSON traces, streaming.", "jqtrace"};
-  app.set_version_flag("--version", std::string("jqtrace ") + JQTRACE_VERSION);
-  app.require_subcommand(1);
-  setup_validate(app);
-  setup_stats(app);
-  setup_markers(app);
-  setup_window(app);
-  setup_gaps(app);
-  setup_diff(app);
-  setup_phases(app);
-  if (argc == 1) {
-    fmt::print(stderr, "{}", app.help());
-    return kUsage;
-  }
-  if (unknown_command(argc, argv, app)) return kUsage;
-  try {
-    app.parse(argc, argv);
-  } catch (const CommandDone& done) {
-    return done.status;
-  } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help and --version print to stdout and succeed
-  } catch (const CLI::ParseError& e) {
-    // GNU style is lower-case; keep words in capitals (option and argument names) as they are.
-    std::string message = e.what();
-    if (message.size() > 1 && std::islower(static_cast<unsigned char>(message[1])))
-      message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
-    print_error(message);
-    fmt::print(stderr, "Run 'jqtrace --help' for usage.\n");
-    return kUsage;
-  }
-  return kOk;
+  return run(argc, argv);
 }

@@ -236,7 +236,7 @@ int run_markers(const MarkersCommandOptions& o) {
   if (!gates.empty() && !cut_off && !evaluate_marker_gates(gates, trace, kinds, quantiles, &results)) return kUsage;
   const std::vector<GateResult>* gated = gates.empty() || cut_off ? nullptr : &results;
   auto out = Output::open(o.common);
-  if (!out) return kUsage;
+  if (!out) return kInput;  // cannot write: an input or output error
   std::string file = display_name(o.file);
   switch (o.common.format) {
     case Format::table:
@@ -264,8 +264,12 @@ void setup_markers(CLI::App& app) {
   add_unit_at_option(*cmd, opts->unit_at);
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   add_gate_options(*cmd, opts->gates);
-  cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
-  cmd->callback([opts]() { throw CommandDone(run_markers(*opts)); });
+  add_trace_argument(*cmd, opts->file);
+  cmd->footer("Examples:\n  jqtrace markers trace.json.gz\n  jqtrace markers --kind token --format csv trace.json > tokens.csv\n  jqtrace markers --fail-if 'unit_p50(token) > 4000' trace.json");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->file, "markers")) throw CommandDone(kUsage);
+    throw CommandDone(run_markers(*opts));
+  });
 }
 
 }  // namespace jqtrace::cli

@@ -145,7 +145,7 @@ int run_phases(const PhasesCommandOptions& o) {
   if (!gates.empty() && !evaluate_gates(gates, phase_metrics(tags), &results)) return kUsage;
   const std::vector<GateResult>* gated = gates.empty() ? nullptr : &results;
   auto out = Output::open(o.common);
-  if (!out) return kUsage;
+  if (!out) return kInput;  // cannot write: an input or output error
   switch (o.common.format) {
     case Format::table: render_table(tags, gated, *out); break;
     case Format::csv: render_delimited(tags, ',', *out); break;
@@ -168,8 +168,12 @@ void setup_phases(CLI::App& app) {
   cmd->add_option("--tag", opts->tag, "Only lines with this tag")->option_text("TAG");
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   add_gate_options(*cmd, opts->gates, false);
-  cmd->add_option("LOG", opts->logs, "Log files (- for stdin); other lines are ignored")->required();
-  cmd->callback([opts]() { throw CommandDone(run_phases(*opts)); });
+  cmd->add_option("LOG", opts->logs, "Log files (- or none: standard input); other lines are ignored");
+  cmd->footer("Examples:\n  jqtrace phases --tag glm5-phase run.log\n  jqtrace phases --fail-if 'share(verify) > 70' run.log");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->logs, "phases")) throw CommandDone(kUsage);
+    throw CommandDone(run_phases(*opts));
+  });
 }
 
 }  // namespace jqtrace::cli

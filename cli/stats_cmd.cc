@@ -231,7 +231,7 @@ int run_stats(const StatsCommandOptions& o) {
   Checks checks;
   if (int status = run_checks(o, gates, trace, scope, stats, options, &checks)) return status;
   auto out = Output::open(o.common);
-  if (!out) return kUsage;
+  if (!out) return kInput;  // cannot write: an input or output error
   std::string file = display_name(o.file);
   switch (o.common.format) {
     case Format::table: render_table(stats, file, scope, checks, *out); break;
@@ -257,8 +257,12 @@ void setup_stats(CLI::App& app) {
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   add_gate_options(*cmd, opts->gates);
   add_baseline_options(*cmd, opts->baseline);
-  cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
-  cmd->callback([opts]() { throw CommandDone(run_stats(*opts)); });
+  add_trace_argument(*cmd, opts->file);
+  cmd->footer("Examples:\n  jqtrace stats --marker token 3 trace.json.gz\n  jqtrace stats --by name --format csv trace.json > groups.csv\n  jqtrace stats -q --fail-if 'share(moe experts) > 40' trace.json");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->file, "stats")) throw CommandDone(kUsage);
+    throw CommandDone(run_stats(*opts));
+  });
 }
 
 }  // namespace jqtrace::cli

@@ -32,6 +32,11 @@ class DiagnosticPrinter final : public DiagnosticSink {
       : opts_(opts), out_(out), report_(report), palette_{out.color()} {}
 
   void report(Diagnostic d) override {
+    // -q: the table lists errors only (warnings still count in the summary), unless
+    // --strict makes warnings fail the file. Data formats stay complete.
+    bool hidden_warning = opts_.common.quiet && !opts_.strict && d.severity == Severity::warning &&
+                          opts_.common.format == Format::table;
+    if (hidden_warning) return;
     if (opts_.max_errors > 0 && shown_ >= static_cast<uint64_t>(opts_.max_errors)) {
       ++report_.omitted;
       return;
@@ -181,7 +186,7 @@ void render_json(const std::vector<FileReport>& reports, bool all_valid, Output&
 
 int run_validate(const ValidateOptions& opts) {
   auto out = Output::open(opts.common);
-  if (!out) return kUsage;
+  if (!out) return kInput;  // cannot write: an input or output error
   Format f = opts.common.format;
   if (f == Format::csv || f == Format::tsv) {
     char sep = f == Format::csv ? ',' : '\t';
@@ -204,7 +209,7 @@ int run_validate(const ValidateOptions& opts) {
 
 void setup_validate(CLI::App& app) {
   auto opts = std::make_shared<ValidateOptions>();
-  CLI::App* cmd = app.add_subcommand("validate", "Check that trace files are well-formed (SPEC rules)");
+  CLI::App* cmd = app.add_subcommand("validate", "Check that trace files are well-formed: the JSON, every event, the jobque rules");
   add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
   cmd->add_option("--max-errors", opts->max_errors, "Show at most N problems per file (0: all)")
       ->option_text("N")
@@ -213,8 +218,12 @@ void setup_validate(CLI::App& app) {
           "N>=0"))
       ->capture_default_str();
   cmd->add_flag("--strict", opts->strict, "Warnings fail validation too");
-  cmd->add_option("FILE", opts->files, "Trace files (- for stdin)")->required();
-  cmd->callback([opts]() { throw CommandDone(run_validate(*opts)); });
+  add_trace_arguments(*cmd, opts->files, "Trace files, plain or gzip (- or none: standard input)");
+  cmd->footer("Examples:\n  jqtrace validate trace.json\n  jqtrace validate --strict --max-errors 0 *.trace.json.gz\n  zcat trace.json.gz | jqtrace validate");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->files, "validate")) throw CommandDone(kUsage);
+    throw CommandDone(run_validate(*opts));
+  });
 }
 
 }  // namespace jqtrace::cli

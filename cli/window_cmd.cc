@@ -276,7 +276,7 @@ int run_window(WindowCommandOptions o) {
     return kInput;
   }
   auto out = Output::open(o.common);
-  if (!out) return kUsage;
+  if (!out) return kInput;  // cannot write: an input or output error
   Written w;
   bool ok = false;
   switch (o.common.format) {
@@ -305,8 +305,12 @@ void setup_window(CLI::App& app) {
   add_common_options(*cmd, opts->common, {"trace", "compact", "csv", "tsv"});
   add_scope_options(*cmd, opts->scope);
   cmd->add_flag("--rebase", opts->rebase, "Shift every ts so that the window starts at 0 (trace format)");
-  cmd->add_option("FILE", opts->file, "Trace file (- for stdin)")->required();
-  cmd->callback([opts]() { throw CommandDone(run_window(*opts)); });
+  add_trace_argument(*cmd, opts->file);
+  cmd->footer("Examples:\n  jqtrace window --marker token 3 big.trace.json.gz -o token3.json\n  jqtrace window --rebase --marker layer 10..12 trace.json > layers.json\n  jqtrace window --format csv --us 1000 1500 trace.json");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->file, "window")) throw CommandDone(kUsage);
+    throw CommandDone(run_window(*opts));
+  });
 }
 
 }  // namespace jqtrace::cli

@@ -6,7 +6,8 @@
 
 namespace jqtrace {
 
-/// Levenshtein distance in bytes.
+/// Edit distance in bytes: insertions, deletions, substitutions and swaps of two
+/// neighbouring bytes (optimal string alignment) cost one each.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The candidate closest to word, or empty when none is within a third of its length

@@ -11,10 +11,30 @@ status=$?
 grep -q '"schema": "jqtrace/validate/1"' "$tmp/report.json" || { echo "FAIL: no report written"; exit 1; }
 "$jqtrace" validate -o /nonexistent/dir/report.txt samples/broken.trace.json 2> "$tmp/err"
 status=$?
-[ $status -eq 2 ] || { echo "FAIL: unwritable -o gave exit $status"; exit 1; }
+# SPEC §3: a file that cannot be written is an input or output error (3).
+[ $status -eq 3 ] || { echo "FAIL: unwritable -o gave exit $status"; exit 1; }
 grep -q "jqtrace: /nonexistent/dir/report.txt: cannot write: No such file or directory" "$tmp/err" ||
   { echo "FAIL: message"; cat "$tmp/err"; exit 1; }
 # Colors only when asked for or on a TTY without NO_COLOR.
 "$jqtrace" validate --color always samples/broken.trace.json | grep -q $'\x1b\[' || { echo "FAIL: --color always"; exit 1; }
 NO_COLOR=1 "$jqtrace" validate samples/broken.trace.json | grep -q $'\x1b\[' && { echo "FAIL: color without a TTY"; exit 1; }
+# A write that fails (a full disk) names the path and the reason, exit 3.
+"$jqtrace" stats -o /dev/full samples/decode-small.trace.json 2> "$tmp/err"
+status=$?
+[ $status -eq 3 ] || { echo "FAIL: -o /dev/full gave exit $status"; exit 1; }
+grep -q "jqtrace: /dev/full: write failed: No space left on device" "$tmp/err" ||
+  { echo "FAIL: /dev/full message"; cat "$tmp/err"; exit 1; }
+# auto colors: CLICOLOR_FORCE forces them without a TTY; TERM=dumb and NO_COLOR turn them off.
+CLICOLOR_FORCE=1 "$jqtrace" validate samples/broken.trace.json | grep -q $'\x1b\[' ||
+  { echo "FAIL: no color with CLICOLOR_FORCE"; exit 1; }
+CLICOLOR_FORCE=0 "$jqtrace" validate samples/broken.trace.json | grep -q $'\x1b\[' &&
+  { echo "FAIL: color with CLICOLOR_FORCE=0 and no TTY"; exit 1; }
+NO_COLOR=1 CLICOLOR_FORCE=1 "$jqtrace" validate samples/broken.trace.json | grep -q $'\x1b\[' &&
+  { echo "FAIL: color with NO_COLOR"; exit 1; }
+if command -v script > /dev/null; then  # a real terminal for stdout
+  script -qec "TERM=dumb '$jqtrace' validate samples/broken.trace.json" /dev/null | grep -q $'\x1b\[' &&
+    { echo "FAIL: color with TERM=dumb"; exit 1; }
+  script -qec "TERM=xterm '$jqtrace' validate samples/broken.trace.json" /dev/null | grep -q $'\x1b\[' ||
+    { echo "FAIL: no color on a terminal"; exit 1; }
+fi
 echo "output file: ok"
