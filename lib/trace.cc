@@ -212,7 +212,7 @@ class TraceBuilder final : public EventSink {
         touch(e, 0);
         t_.counters.ts.push(e.ts_ns);
         t_.counters.lane.push(lane);
-        t_.counters.name.push(e.name == Interner::kNone ? -1 : e.name);
+        t_.counters.name.push(e.name == Interner::kNone ? int64_t{-1} : int64_t{e.name});  // not the unsigned kNone
         break;
       }
       default: touch(e, 0); break;

@@ -55,7 +55,8 @@ struct InstantTable {
 
 /// Counter events (ph C), in file order.
 struct CounterTable {
-  IntColumn ts, lane, name;
+  IntColumn ts, lane;
+  IntColumn name;  ///< Interner id, or -1 for a counter without a name
   std::size_t size() const { return ts.size(); }
 };
 

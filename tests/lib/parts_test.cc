@@ -69,6 +69,28 @@ TEST_CASE("the parallel loader builds the model one pass builds") {
   CHECK(parts.end_ns == one.end_ns);
 }
 
+TEST_CASE("the parallel loader joins counters without a name (they crashed the join)") {
+  std::string text = "{\"traceEvents\":[\n";
+  for (int i = 0; i < 400; ++i) {
+    text += "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(i % 2) + ",\"ts\":" + std::to_string(i * 10) +
+            ",\"dur\":5,\"name\":\"a\"},\n";
+    if (i % 50 == 7) text += "{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"ts\":" + std::to_string(i * 10) + ",\"args\":{\"v\":1}},\n";
+    if (i % 50 == 9) text += "{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"ts\":1,\"name\":\"mem\",\"args\":{\"v\":2}},\n";
+  }
+  text += "{\"ph\":\"C\",\"pid\":1,\"tid\":1,\"ts\":5,\"args\":{\"v\":3}}\n]}\n";
+  TempFile file(text);
+  Trace one, parts;
+  load_string(text, &one);
+  ReadResult r;
+  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 512));
+  REQUIRE(parts.counters.size() == one.counters.size());
+  for (std::size_t i = 0; i < one.counters.size(); ++i) {
+    CHECK(one.counters.name[i] == parts.counters.name[i]);  // -1 (no name) or the id of "mem"
+    CHECK(one.counters.ts[i] == parts.counters.ts[i]);
+  }
+  CHECK(one.counters.name[0] == -1);
+}
+
 TEST_CASE("the parallel loader declines what it cannot cut, and reports the first error") {
   TempFile small(lines_trace(10));
   Trace t;
