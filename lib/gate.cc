@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "suggest.h"
 
@@ -121,6 +122,8 @@ class GateParser {
   GateError* error_;
 };
 
+/// For |value| < 1e15 (larger ones print with shortest()): at most 16 digits, a sign, a
+/// point and 6 decimals fit.
 std::string with_decimals(double value, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
@@ -220,8 +223,19 @@ bool MetricSet::lookup(const Gate& gate, double* value, GateError* error) const 
   return false;
 }
 
+/// The shortest %g form that reads back as value (1e+300, 1.2345678901234567e+20).
+std::string shortest(double value) {
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
 std::string format_gate_value(double value, const Gate& gate) {
-  if (value == std::floor(value) && std::fabs(value) < 1e15) return with_decimals(value, 0);
+  if (!std::isfinite(value) || std::fabs(value) >= 1e15) return shortest(value);
+  if (value == std::floor(value)) return with_decimals(value, 0);
   bool truth = holds(value, gate.op, gate.threshold);
   for (int decimals = 1; decimals < 6; ++decimals) {
     std::string text = with_decimals(value, decimals);

@@ -141,6 +141,10 @@ TEST_CASE("gate values print with enough decimals to read on the tripping side")
   CHECK(format_gate_value(40.04, parsed("share(x) > 40")) == "40.04");
   CHECK(format_gate_value(39.96, parsed("share(x) < 40")) == "39.96");
   CHECK(format_gate_value(12.0, parsed("events > 4")) == "12");
+  // Any finite double, whole (a fixed buffer once cut 1e300 to a 63-digit prefix).
+  CHECK(format_gate_value(1e300, parsed("busy > 4")) == "1e+300");
+  CHECK(format_gate_value(-2.5e20, parsed("busy < 4")) == "-2.5e+20");
+  CHECK(format_gate_value(123456789012345.5, parsed("busy > 4")) == "123456789012345.5");
   GateResult r;
   r.gate = parsed("share(ffn chain) > 40%");
   r.value = 41.6954;
