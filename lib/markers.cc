@@ -6,18 +6,21 @@ namespace jqtrace {
 
 std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_at, QuantileMethod quantiles) {
   std::vector<KindSummary> out;
-  for (const std::string& kind : marker_kinds(trace)) {
+  std::vector<std::string> kinds = marker_kinds(trace);
+  std::vector<Markers> markers = markers_of_kinds(trace, kinds);  // one pass for every kind
+  Range whole = whole_trace(trace);
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    const std::string& kind = kinds[i];
     KindSummary k;
     k.kind = kind;
-    k.rule = unit_rule(trace, kind, unit_at);
-    std::vector<Unit> units = units_of(trace, kind, k.rule.at);
+    k.rule = unit_rule(markers[i], whole, unit_at);
+    std::vector<Unit> units = cut_units(markers[i], whole, k.rule.at);
     k.count = units.size();
     DurationSample durations;
     for (const Unit& u : units) durations.add(u.range.length());
-    std::vector<int64_t> times = marker_times(trace, kind);
-    if (!times.empty()) {
-      k.first_ns = times.front();
-      k.last_ns = times.back();
+    if (!units.empty()) {
+      k.first_ns = markers[i].ts.front();
+      k.last_ns = markers[i].ts.back();
     }
     k.unit = durations.summarize(quantiles);
     out.push_back(std::move(k));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "numbers.h"
 #include "suggest.h"
@@ -37,52 +39,67 @@ std::vector<std::string> marker_kinds(const Trace& trace) {
     for (const ProfileMarker& m : trace.profile.markers) kinds.push_back(m.name);
     return kinds;
   }
-  for (std::size_t i = 0; i < trace.instants.size(); ++i) {
-    std::string name(trace.names.view(static_cast<uint32_t>(trace.instants.name[i])));
-    if (std::find(kinds.begin(), kinds.end(), name) == kinds.end()) kinds.push_back(name);
-  }
+  std::unordered_set<int64_t> seen;
+  for (std::size_t i = 0; i < trace.instants.size(); ++i)
+    if (seen.insert(trace.instants.name[i]).second)
+      kinds.emplace_back(trace.names.view(static_cast<uint32_t>(trace.instants.name[i])));
   return kinds;
 }
 
-std::vector<int64_t> marker_times(const Trace& trace, std::string_view kind) {
-  std::vector<int64_t> times;
-  uint32_t id = trace.names.find(kind);
-  if (id == Interner::kNone) return times;
+std::vector<Markers> markers_of_kinds(const Trace& trace, const std::vector<std::string>& kinds) {
+  std::vector<Markers> out(kinds.size());
+  std::unordered_map<int64_t, std::size_t> slot;  // name id -> index in kinds
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    uint32_t id = trace.names.find(kinds[k]);
+    if (id != Interner::kNone) slot.emplace(id, k);
+  }
   const InstantTable& in = trace.instants;  // sorted by ts
-  for (std::size_t i = 0; i < in.size(); ++i)
-    if (in.name[i] == id) times.push_back(in.ts[i]);
-  return times;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    auto it = slot.find(in.name[i]);
+    if (it == slot.end()) continue;
+    out[it->second].ts.push_back(in.ts[i]);
+    out[it->second].arg.push_back(in.arg[i]);
+  }
+  return out;
 }
 
-UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request) {
+Markers markers_of(const Trace& trace, std::string_view kind) {
+  return std::move(markers_of_kinds(trace, {std::string(kind)}).front());
+}
+
+std::vector<int64_t> marker_times(const Trace& trace, std::string_view kind) { return markers_of(trace, kind).ts; }
+
+UnitRule unit_rule(const Markers& markers, Range whole, UnitAtRequest request) {
   switch (request) {
     case UnitAtRequest::start: return {UnitAt::start, false};
     case UnitAtRequest::end: return {UnitAt::end, false};
     case UnitAtRequest::automatic: break;
   }
-  return {detect_unit_at(marker_times(trace, kind), whole_trace(trace)), true};
+  return {detect_unit_at(markers.ts, whole), true};
 }
 
-std::vector<Unit> units_of(const Trace& trace, std::string_view kind, UnitAt at) {
-  std::vector<Unit> units;
-  uint32_t id = trace.names.find(kind);
-  if (id == Interner::kNone) return units;
-  const InstantTable& in = trace.instants;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in.name[i] != id) continue;
-    Unit u;
-    u.index = static_cast<int64_t>(units.size());
-    u.arg = in.arg[i];
-    u.range = {in.ts[i], in.ts[i]};
-    units.push_back(u);
+UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request) {
+  if (request != UnitAtRequest::automatic) return unit_rule(Markers{}, whole_trace(trace), request);
+  return unit_rule(markers_of(trace, kind), whole_trace(trace), request);
+}
+
+std::vector<Unit> cut_units(const Markers& markers, Range whole, UnitAt at) {
+  std::vector<Unit> units(markers.ts.size());
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    units[i].index = static_cast<int64_t>(i);
+    units[i].arg = markers.arg[i];
+    units[i].range = {markers.ts[i], markers.ts[i]};
   }
-  Range whole = whole_trace(trace);
   for (std::size_t i = 0; i < units.size(); ++i) {
     Range& r = units[i].range;
     if (at == UnitAt::start) r.hi = i + 1 < units.size() ? units[i + 1].range.lo : std::max(whole.hi, r.lo);
     else r.lo = i > 0 ? units[i - 1].range.hi : std::min(whole.lo, r.hi);
   }
   return units;
+}
+
+std::vector<Unit> units_of(const Trace& trace, std::string_view kind, UnitAt at) {
+  return cut_units(markers_of(trace, kind), whole_trace(trace), at);
 }
 
 Range whole_trace(const Trace& trace) {

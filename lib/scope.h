@@ -69,14 +69,29 @@ struct Unit {
 /// instant events; in profile order, else by first appearance in time.
 std::vector<std::string> marker_kinds(const Trace& trace);
 
+/// The markers of one kind, in time order: their times and args.
+struct Markers {
+  std::vector<int64_t> ts, arg;
+};
+
+/// The markers of one kind (none when the trace has no such instants).
+Markers markers_of(const Trace& trace, std::string_view kind);
+/// The markers of every kind in one pass over the instants, in the order of kinds: a
+/// trace with many kinds (every instant name is a kind without a profile) costs one pass,
+/// not one per kind.
+std::vector<Markers> markers_of_kinds(const Trace& trace, const std::vector<std::string>& kinds);
+
 /// The sorted times of one kind's markers.
 std::vector<int64_t> marker_times(const Trace& trace, std::string_view kind);
 
 /// The rule for one kind: the request's, or detect_unit_at's for auto.
 UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request);
+UnitRule unit_rule(const Markers& markers, Range whole, UnitAtRequest request);
 
 /// The units of one kind under a rule, in time order (empty when the kind has no markers).
 std::vector<Unit> units_of(const Trace& trace, std::string_view kind, UnitAt at);
+/// The units markers cut the range whole into.
+std::vector<Unit> cut_units(const Markers& markers, Range whole, UnitAt at);
 
 /// True when kind is a marker kind of the trace; else false with a message naming the
 /// closest kind (or the kinds there are).

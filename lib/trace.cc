@@ -304,12 +304,15 @@ class TraceBuilder final : public EventSink {
     }
   }
 
+  /// The last name of each process wins; an index keeps this O(log n) a metadata event
+  /// (a scan was quadratic: a million process_name events did not finish).
   void add_process_name(const ProcessId& pid, const std::string& name) {
-    for (ProcessName& p : t_.process_names)
-      if (p.pid == pid) {
-        p.name = name;
-        return;
-      }
+    auto key = std::make_tuple(pid.present, pid.is_string, pid.number, pid.text);
+    auto [it, added] = process_index_.try_emplace(key, t_.process_names.size());
+    if (!added) {
+      t_.process_names[it->second].name = name;
+      return;
+    }
     t_.process_names.push_back({pid, name});
   }
 
@@ -406,6 +409,7 @@ class TraceBuilder final : public EventSink {
   LoadOptions options_;
   uint32_t publish_, chunk_, stage_wait_, wake_, fifo_, thread_name_, process_name_, thread_sort_index_;
   std::map<LaneKey, uint32_t> lane_index_;
+  std::map<std::tuple<bool, bool, int64_t, uint32_t>, std::size_t> process_index_;  ///< into process_names
   LaneKey last_key_{};
   bool have_last_ = false;
   uint32_t current_lane_ = 0;

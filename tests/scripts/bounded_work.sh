@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Hostile shapes must cost work linear in their size (or n log n): each command below runs
+# under a CPU-time limit (ulimit -t: CPU seconds, not wall time, so a busy machine does not
+# trip it) about 20 times what the linear code needs even with sanitizers; the quadratic
+# code these shapes once hit needed minutes. See also tests/lib/scaling_test.cc, which
+# counts instructions where the kernel allows it.
+set -u
+jqtrace=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# run LIMIT NAME ARGS...: jqtrace ARGS within LIMIT CPU seconds, exit 0
+run() {
+  local limit=$1 name=$2; shift 2
+  (ulimit -t "$limit"; "$jqtrace" "$@" > /dev/null 2> "$tmp/err")
+  local status=$?
+  [ $status -eq 0 ] || { echo "FAIL: $name: exit $status (137 or 152: over $limit CPU s)"; head -3 "$tmp/err"; failures=$((failures + 1)); }
+}
+
+# 400,000 process_name events with distinct pids (a scan per event was quadratic).
+awk 'BEGIN { printf "["; for (i = 0; i < 400000; i++) printf "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"p\"}},\n", i;
+             print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }' > "$tmp/processes.json"
+run 20 "stats, 400k process names" stats -q -j 1 "$tmp/processes.json"
+# 200,000 instants with distinct names: without a profile every name is a marker kind
+# (a pass per kind was quadratic).
+awk 'BEGIN { printf "["; for (i = 0; i < 200000; i++) printf "{\"ph\":\"i\",\"name\":\"k%d\",\"pid\":0,\"tid\":0,\"ts\":%d},\n", i, i;
+             print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }' > "$tmp/kinds.json"
+run 20 "markers, 200k kinds" markers -q -j 1 "$tmp/kinds.json"
+run 20 "stats with a unit gate, 200k kinds" stats -q -j 1 --fail-if 'units(k5) > 5' "$tmp/kinds.json"
+echo "bounded work: $failures failed"
+[ $failures -eq 0 ]
