@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "flat_map.h"
 #include "jobque.h"
@@ -75,14 +76,45 @@ struct StageSamples {
   std::vector<double> tail_span, tail_lanes, tail_idle, tail_share;  ///< chains on >= 4 lanes
 };
 
+/// Where each key of a list that is nearly always short (a chain's stages, a stage's
+/// lanes, a class's stages) stands: a scan while it is short, a hash map once it grows,
+/// which hostile traces make it do (a chain with 100,000 stages made gaps quadratic).
+template <typename Key>
+class ShortListIndex {
+ public:
+  /// The position of key among the first `size` entries (key_of(i) gives entry i's), or SIZE_MAX.
+  template <typename KeyOf>
+  std::size_t find(Key key, std::size_t size, KeyOf&& key_of) {
+    if (size <= kScan) {
+      for (std::size_t i = size; i-- > 0;)  // the latest entry first: keys come in runs
+        if (key_of(i) == key) return i;
+      return SIZE_MAX;
+    }
+    for (std::size_t i = indexed_; i < size; ++i) map_.emplace(key_of(i), i);
+    indexed_ = size;
+    auto it = map_.find(key);
+    return it == map_.end() ? SIZE_MAX : it->second;
+  }
+  void clear() {
+    if (indexed_) map_.clear();
+    indexed_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kScan = 8;
+  std::unordered_map<Key, std::size_t> map_;
+  std::size_t indexed_ = 0;  ///< entries [0, indexed_) are in map_
+};
+
 struct ClassAccumulator {
   ChainClass out;
   std::vector<double> wall, publish, first_claim;
   std::vector<StageSamples> stages;  ///< in order of first appearance; sorted when summarised
+  ShortListIndex<int64_t> index;     ///< stage -> its place in stages
 
   StageSamples& stage(int64_t s) {
-    for (StageSamples& st : stages)
-      if (st.stage == s) return st;
+    std::size_t at = index.find(s, stages.size(), [&](std::size_t i) { return stages[i].stage; });
+    if (at != SIZE_MAX) return stages[at];
     stages.emplace_back();
     stages.back().stage = s;
     return stages.back();
@@ -95,6 +127,7 @@ struct StageGroup {
   double first = 0, last = 0, busy = 0;
   double last_dur = 0;  ///< the longest chunk among those ending last
   std::vector<std::pair<uint32_t, double>> lane_ends;
+  ShortListIndex<uint32_t> lane_index;  ///< lane -> its place in lane_ends
 
   void add(uint32_t lane, double t0, double d) {
     double t1 = t0 + d;
@@ -104,12 +137,15 @@ struct StageGroup {
     else if (t1 == last) last_dur = std::max(last_dur, d);
     last = empty ? t1 : std::max(last, t1);
     busy += d;  // in file order (lane after lane), the order the scripts summed in
-    for (auto& [l, e] : lane_ends)
-      if (l == lane) {
-        e = std::max(e, t1);
-        return;
-      }
-    lane_ends.push_back({lane, t1});
+    std::size_t at = lane_index.find(lane, lane_ends.size(), [&](std::size_t i) { return lane_ends[i].first; });
+    if (at != SIZE_MAX) lane_ends[at].second = std::max(lane_ends[at].second, t1);
+    else lane_ends.push_back({lane, t1});
+  }
+  void reset(int64_t s) {
+    stage = s;
+    lane_ends.clear();
+    lane_index.clear();
+    busy = 0;
   }
 };
 
@@ -326,6 +362,7 @@ class GapsBuilder {
   /// and records the first claim by a worker after the publish.
   void group_stages(const ChainRow& c, double pub_end, ClassAccumulator& acc) {
     group_count_ = 0;
+    group_index_.clear();
     bool claimed = false;
     double first_worker = 0;
     for (uint32_t k = 0; k < c.chunks; ++k) {
@@ -345,13 +382,11 @@ class GapsBuilder {
 
   /// The group of stage s among the first group_count_ (reused between chains).
   StageGroup& group_for(int64_t s) {
-    for (std::size_t g = 0; g < group_count_; ++g)
-      if (groups_[g].stage == s) return groups_[g];
+    std::size_t at = group_index_.find(s, group_count_, [&](std::size_t g) { return groups_[g].stage; });
+    if (at != SIZE_MAX) return groups_[at];
     if (group_count_ == groups_.size()) groups_.emplace_back();
     StageGroup& group = groups_[group_count_++];
-    group.stage = s;
-    group.lane_ends.clear();
-    group.busy = 0;
+    group.reset(s);
     return group;
   }
 
@@ -509,6 +544,7 @@ class GapsBuilder {
   std::vector<SpanRef> pubs_;
   std::vector<ClassAccumulator> classes_;  ///< in order of first chain
   std::vector<StageGroup> groups_;         ///< the current chain's stages (first group_count_)
+  ShortListIndex<int64_t> group_index_;    ///< stage -> its place among them
   std::size_t group_count_ = 0;
   std::vector<double> one_stage_ends_;     ///< last chunk end of each one-stage chain
   GapsReport report_;

@@ -28,5 +28,14 @@ awk 'BEGIN { printf "["; for (i = 0; i < 200000; i++) printf "{\"ph\":\"i\",\"na
              print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }' > "$tmp/kinds.json"
 run 20 "markers, 200k kinds" markers -q -j 1 "$tmp/kinds.json"
 run 20 "stats with a unit gate, 200k kinds" stats -q -j 1 --fail-if 'units(k5) > 5' "$tmp/kinds.json"
+# gaps: one chain with 200,000 chunks of distinct stages on 1,000 lanes, and 100,000
+# chains of 2 chunks (a search per chunk through the chain's stages, the stage's lanes and
+# the class's stages was quadratic).
+awk 'BEGIN { printf "{\"traceEvents\":[\n";
+             for (i = 0; i < 200000; i++) printf "{\"ph\":\"X\",\"name\":\"chunk\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":%d,\"arg\":0,\"chain\":1}},\n", i % 1000, i, i;
+             for (c = 3; c < 200003; c += 2) printf "{\"ph\":\"X\",\"name\":\"chunk\",\"pid\":0,\"tid\":0,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":%d,\"arg\":0,\"chain\":%d}},\n", c, c, c;
+             for (c = 3; c < 200003; c += 2) printf "{\"ph\":\"X\",\"name\":\"publish\",\"pid\":0,\"tid\":1000,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":1,\"arg\":1,\"chain\":%d}},\n", c, c;
+             print "{\"ph\":\"X\",\"name\":\"publish\",\"pid\":0,\"tid\":1000,\"ts\":0,\"dur\":1,\"args\":{\"stage\":1,\"arg\":1,\"chain\":1}}]}" }' > "$tmp/stages.json"
+run 15 "gaps, a chain of 200k stages and 100k chains of stages of their own" gaps -q -j 1 "$tmp/stages.json"
 echo "bounded work: $failures failed"
 [ $failures -eq 0 ]
