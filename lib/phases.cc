@@ -182,8 +182,16 @@ bool PhaseLog::add_line(std::string_view line, std::size_t line_number, PhaseLog
   auto [it, added] = tags_.try_emplace(std::string(tag));
   if (added) order_.push_back(std::string(tag));
   TagSamples& t = it->second;
+  int64_t rounds_total = 0;
+  if (__builtin_add_overflow(t.rounds, burst.rounds, &rounds_total)) {  // a sum jqtrace cannot hold
+    error->line = line_number;
+    error->column = 1;
+    error->message = "the rounds of tag '" + std::string(tag) + "' add up past " +
+                     std::to_string(INT64_MAX) + "; no total is printed";
+    return false;
+  }
   ++t.bursts;
-  t.rounds += burst.rounds;
+  t.rounds = rounds_total;
   double rounds = static_cast<double>(burst.rounds);
   double top_level_ms = 0;
   auto add_phase = [&](const Value& v) {

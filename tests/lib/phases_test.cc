@@ -126,3 +126,17 @@ TEST_CASE("phases: gate metrics, bare names only where one tag has them") {
   REQUIRE(one.lookup(g, &v, &e));
   CHECK(v == 48.31);
 }
+
+TEST_CASE("rounds that add up past what a 64-bit total holds are refused at the line, not wrapped") {
+  PhaseLog log;
+  PhaseLogError error;
+  std::size_t refused_at = 0;
+  for (std::size_t line = 1; line <= 10000 && !refused_at; ++line)
+    if (!log.add_line("[t] rounds=1e15 | draft=1", line, &error)) refused_at = line;
+  CHECK(refused_at == 9224);  // 9223 x 1e15 fits in INT64_MAX (9.22e18), the next does not
+  CHECK(error.line == 9224);
+  CHECK(error.message.find("add up past 9223372036854775807") != std::string::npos);
+  std::vector<TagStats> tags = log.summarize(QuantileMethod::inclusive);
+  REQUIRE(tags.size() == 1);
+  CHECK(tags[0].rounds == 9223 * int64_t{1000000000000000});  // never negative
+}
