@@ -110,30 +110,38 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::v
   if (profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   std::string doc = "{\"traceEvents\":[\n";
   Interner names;
-  for (std::size_t i = 0; i < chosen.size(); ++i) {
-    const EventIndex::Entry& e = chosen[i];
+  bool first = true;
+  for (const EventIndex::Entry& e : chosen) {
     std::string event;
     if (!text.read(e.offset, e.end_offset, &event)) return false;
     if (e.kind != EventIndex::kMetadata) {
+      if (o.rebase) {
+        char ts[48];
+        format_ns_as_us(e.ts_ns - shift, ts, sizeof ts);
+        // The reader took this event's ts from its last top-level "ts" key (escapes
+        // decoded): that exact value is rewritten, or the event is left out.
+        if (!replace_top_level_number(event, "ts", ts)) {
+          print_warning(o.common, fmt::format("{}: the event at byte {} has no ts that --rebase can rewrite; left "
+                                              "out of the window",
+                                              display_name(o.file_shown), e.offset));
+          continue;
+        }
+      }
       ++w->events;
       bool ok = false;
       RawEvent parsed = parse_event(event, names, &ok);
       if (ok) w->lanes.insert(lane_label(parsed, names));
-      if (o.rebase) {
-        char ts[48];
-        format_ns_as_us(e.ts_ns - shift, ts, sizeof ts);
-        replace_top_level_number(event, "ts", ts);
-      }
     }
+    if (!first) doc += ",\n";
+    first = false;
     doc += event;
-    doc += i + 1 < chosen.size() ? ",\n" : "\n";
     if (doc.size() > (1u << 20)) {  // stream out in pieces: a window can be large too
       w->bytes += doc.size();
       std::fwrite(doc.data(), 1, doc.size(), out.file());
       doc.clear();
     }
   }
-  doc += "]";
+  doc += first ? "]" : "\n]";
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   if (has_profile) doc += ",\"jobqueProfile\":" + profile;
   WindowRecord record;

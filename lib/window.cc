@@ -186,9 +186,65 @@ std::unique_ptr<TextRanges> TextRanges::open(const std::string& path, std::strin
   return std::make_unique<PlainRanges>(fd);
 }
 
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/// A JSON string's text (between its quotes) decoded as the reader decodes it, so that
+/// "\u0074s" is the key ts. Escapes that do not decode stay as they are (they match nothing).
+std::string decoded(std::string_view raw) {
+  std::string out;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\' || i + 1 >= raw.size()) {
+      out += raw[i];
+      continue;
+    }
+    char e = raw[++i];
+    switch (e) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'u': {
+        unsigned code = 0;
+        bool ok = i + 4 < raw.size();
+        for (std::size_t k = 1; ok && k <= 4; ++k) {
+          int d = hex_digit(raw[i + k]);
+          ok = d >= 0;
+          code = code * 16 + static_cast<unsigned>(d);
+        }
+        if (!ok) {
+          out += "\\u";
+          break;
+        }
+        i += 4;
+        // Keys here are ASCII ("ts"); anything else only needs to differ from them.
+        if (code < 0x80) out += static_cast<char>(code);
+        else out += "\xff";
+        break;
+      }
+      default: out += e;  // \" \\ \/
+    }
+  }
+  return out;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+}  // namespace
+
 bool replace_top_level_number(std::string& text, std::string_view key, std::string_view number) {
-  // A small scanner: depth and strings are tracked so a "ts" inside args is not taken.
+  // A small scanner: depth and strings are tracked so a "ts" inside args is not taken; the
+  // reader keeps the last of duplicate keys, and decodes escapes, so the same is done here.
   int depth = 0;
+  std::size_t value_at = std::string::npos, value_end = 0;
+  bool numeric = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '{' || c == '[') ++depth;
@@ -196,22 +252,24 @@ bool replace_top_level_number(std::string& text, std::string_view key, std::stri
     else if (c == '"') {
       std::size_t start = i + 1, j = start;
       while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
-      bool is_key = depth == 1 && std::string_view(text).substr(start, j - start) == key;
       i = j;
-      if (!is_key) continue;
+      if (depth != 1) continue;
       std::size_t k = j + 1;
-      while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) ++k;
+      while (k < text.size() && is_space(text[k])) ++k;
       if (k >= text.size() || text[k] != ':') continue;  // a string value, not a key
+      if (decoded(std::string_view(text).substr(start, j - start)) != key) continue;
       ++k;
-      while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) ++k;
+      while (k < text.size() && is_space(text[k])) ++k;
       std::size_t v = k;
       while (v < text.size() && std::strchr("+-0123456789.eE", text[v])) ++v;
-      if (v == k) return false;
-      text.replace(k, v - k, number);
-      return true;
+      value_at = k;
+      value_end = v;
+      numeric = v > k;
     }
   }
-  return false;
+  if (value_at == std::string::npos || !numeric) return false;
+  text.replace(value_at, value_end - value_at, number);
+  return true;
 }
 
 }  // namespace jqtrace

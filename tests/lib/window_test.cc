@@ -80,3 +80,17 @@ TEST_CASE("rebasing rewrites the event's own ts, not one inside args or a string
   CHECK(replace_top_level_number(escaped, "ts", "0"));
   CHECK(escaped == R"({"name":"a\"ts\"","ts":0})");
 }
+
+TEST_CASE("rebasing rewrites the ts the reader used: the last of duplicate keys, escapes decoded") {
+  std::string twice = R"({"ph":"X","ts":1,"dur":1,"ts":2000})";
+  CHECK(replace_top_level_number(twice, "ts", "7"));
+  CHECK(twice == R"({"ph":"X","ts":1,"dur":1,"ts":7})");
+  std::string escaped_key = R"({"ph":"X","\u0074s":2000,"dur":1})";
+  CHECK(replace_top_level_number(escaped_key, "ts", "7"));
+  CHECK(escaped_key == R"({"ph":"X","\u0074s":7,"dur":1})");
+  std::string both = R"({"ts":5,"ph":"X","\u0074\u0073":2000})";
+  CHECK(replace_top_level_number(both, "ts", "7"));
+  CHECK(both == R"({"ts":5,"ph":"X","\u0074\u0073":7})");
+  std::string not_a_number = R"({"ts":5,"ts":"x"})";  // the reader's ts is no number: refused
+  CHECK_FALSE(replace_top_level_number(not_a_number, "ts", "7"));
+}
