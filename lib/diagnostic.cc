@@ -21,6 +21,8 @@ const std::vector<RuleInfo>& rules() {
       {"unknown-phase", Severity::error, "ph is not a phase of the Trace Event Format"},
       {"bad-instant-scope", Severity::error, "an instant's s is not g, p or t"},
       {"bad-counter-args", Severity::error, "a counter's args are missing or not all numbers"},
+      {"duplicate-key", Severity::warning, "an event gives a field twice (the last value counts, everywhere)"},
+      {"bad-string", Severity::error, "a string is not valid UTF-8 or holds a NUL (read with U+FFFD instead)"},
       {"unknown-metadata", Severity::warning, "a metadata event with a name jqtrace does not know"},
       {"unclosed-begin", Severity::warning, "a B event never closed by an E on its lane"},
       {"unmatched-end", Severity::warning, "an E event with no open B on its lane"},

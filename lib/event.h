@@ -63,6 +63,8 @@ enum EventProblem : uint32_t {
   kStageBad = 1u << 11,     ///< args.stage present but not an integer
   kArgBad = 1u << 12,
   kChainBad = 1u << 13,
+  kDuplicateKey = 1u << 14,  ///< a field the reader knows appears twice (the last one counts)
+  kBadString = 1u << 15,     ///< a string with invalid UTF-8 or a NUL (stored with U+FFFD instead)
 };
 
 struct RawEvent {

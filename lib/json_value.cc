@@ -1,5 +1,7 @@
 #include "json_value.h"
 
+#include "utf8.h"
+
 namespace jqtrace {
 
 void JsonValueBuilder::start(bool object, uint64_t offset) {
@@ -11,10 +13,18 @@ void JsonValueBuilder::start(bool object, uint64_t offset) {
   ++nodes_;
 }
 
+std::string JsonValueBuilder::repaired(std::string_view text) {
+  if (plain_ascii(text) || clean_utf8(text)) return std::string(text);
+  bad_strings_ = true;
+  return with_replacements(text);
+}
+
+void JsonValueBuilder::key(std::string_view k) { pending_key_ = repaired(k); }
+
 void JsonValueBuilder::scalar(JsonValue::Kind kind, std::string_view text, uint64_t offset) {
   JsonValue v;
   v.kind = kind;
-  v.text.assign(text);
+  v.text = kind == JsonValue::Kind::string ? repaired(text) : std::string(text);
   v.offset = offset;
   ++nodes_;
   if (!too_big()) attach(std::move(v));

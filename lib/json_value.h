@@ -30,15 +30,20 @@ class JsonValueBuilder {
  public:
   static constexpr std::size_t kMaxNodes = 1 << 20;
   void start(bool object, uint64_t offset);
-  void key(std::string_view k) { pending_key_.assign(k); }
+  void key(std::string_view k);
   void scalar(JsonValue::Kind kind, std::string_view text, uint64_t offset);
   /// Closes a container; true when that closed the root.
   bool end();
   bool too_big() const { return nodes_ > kMaxNodes; }
+  /// True when a key or string was not valid UTF-8 (or held a NUL) and was kept with
+  /// U+FFFD instead.
+  bool had_bad_strings() const { return bad_strings_; }
   JsonValue take() { return std::move(root_); }
 
  private:
   void attach(JsonValue v);
+  std::string repaired(std::string_view text);
+  bool bad_strings_ = false;
   std::vector<std::pair<std::string, JsonValue>> stack_;  // open containers, with their key
   std::string pending_key_;
   JsonValue root_;

@@ -7,6 +7,7 @@
 
 #include "json_value.h"
 #include "numbers.h"
+#include "utf8.h"
 
 // RawNumber below relies on how 1.1.0 passes numbers in-situ; a newer RapidJSON needs a look.
 static_assert(RAPIDJSON_MAJOR_VERSION == 1 && RAPIDJSON_MINOR_VERSION == 1 && RAPIDJSON_PATCH_VERSION == 0,
@@ -287,17 +288,29 @@ class TraceHandler {
         return true;
       case State::event_key:
         field_ = classify_field(s, n);
+        note_field(static_cast<unsigned>(field_), Field::other == field_);
         state_ = State::event_value;
         return true;
       case State::args:
         arg_field_ = classify_arg(s, n);
+        note_field(16 + static_cast<unsigned>(arg_field_), ArgField::other == arg_field_);
         state_ = State::args_value;
         return true;
       default: return true;
     }
   }
 
+  /// Known fields seen in this event (bit per Field, and per ArgField from bit 16): a field
+  /// given twice is flagged, and like every JSON reader jqtrace knows, the last value counts.
+  void note_field(unsigned bit, bool unknown) {
+    if (unknown) return;
+    uint32_t mask = 1u << bit;
+    if (seen_fields_ & mask) ev_.problems |= kDuplicateKey;
+    seen_fields_ |= mask;
+  }
+
   void begin_event() {
+    seen_fields_ = 0;
     ev_.reset();
     ev_.offset = src_.Tell();  // the iterative parser calls StartObject before taking '{'
 
@@ -329,11 +342,20 @@ class TraceHandler {
     else ev_.problems |= out_of_range;
   }
 
+  /// A string the model keeps, as it may keep it: valid UTF-8 without NUL (one compare a
+  /// byte for ASCII), else with U+FFFD in place of what is not, and the event flagged.
+  std::string_view kept(std::string_view text) {
+    if (plain_ascii(text) || clean_utf8(text)) return text;
+    ev_.problems |= kBadString;
+    replaced_ = with_replacements(text);
+    return replaced_;
+  }
+
   void process_id(Scalar kind, std::string_view text, ProcessId* id, uint32_t bad) {
     if (kind == Scalar::string) {
       id->present = true;
       id->is_string = true;
-      id->text = names_.intern(text);
+      id->text = names_.intern(kept(text));
     } else if (kind == Scalar::number && parse_integer(text, &id->number) == NumberStatus::ok) {
       id->present = true;
     } else {
@@ -348,11 +370,11 @@ class TraceHandler {
         else ev_.problems |= kBadPh;
         break;
       case Field::name:
-        if (kind == Scalar::string) ev_.name = names_.intern(text);
+        if (kind == Scalar::string) ev_.name = names_.intern(kept(text));
         else ev_.problems |= kNameNotString;
         break;
       case Field::cat:
-        if (kind == Scalar::string) ev_.cat = names_.intern(text);
+        if (kind == Scalar::string) ev_.cat = names_.intern(kept(text));
         else ev_.problems |= kCatNotString;
         break;
       case Field::ts: time_field(kind, text, &ev_.has_ts, &ev_.ts_ns, kTsNotNumber, kTsOutOfRange); break;
@@ -381,7 +403,7 @@ class TraceHandler {
       case ArgField::arg: int_arg(kind, text, &ev_.has_arg, &ev_.arg, kArgBad); break;
       case ArgField::chain: int_arg(kind, text, &ev_.has_chain, &ev_.chain, kChainBad); break;
       case ArgField::name:
-        if (kind == Scalar::string) ev_.arg_name.assign(text);
+        if (kind == Scalar::string) ev_.arg_name.assign(kept(text));
         break;
       case ArgField::other: break;
     }
@@ -389,6 +411,10 @@ class TraceHandler {
 
   void finish_profile() {
     state_ = State::root_object;
+    if (profile_.had_bad_strings())
+      report("bad-string", std::string(reading_window_ ? "jqtraceWindow" : "jobqueProfile") +
+                               " holds a string that is not valid UTF-8 or has a NUL; read with U+FFFD instead",
+             reading_window_ ? Diagnostic::kNoOffset : profile_start_);
     if (reading_window_) {
       reading_window_ = false;
       if (!profile_.too_big()) sink_.on_window_record(interpret_window_record(profile_.take()));
@@ -417,6 +443,8 @@ class TraceHandler {
   Field field_ = Field::other;
   ArgField arg_field_ = ArgField::other;
   RawEvent ev_;
+  uint32_t seen_fields_ = 0;
+  std::string replaced_;  ///< kept()'s repaired copy of the last bad string
   JsonValueBuilder profile_;  ///< the jobqueProfile's tree, or the jqtraceWindow's
   bool reading_window_ = false;
   uint64_t events_ = 0;

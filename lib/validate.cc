@@ -237,6 +237,8 @@ class Validator final : public EventSink, public DiagnosticSink {
         {kTidBad, "bad-field-type", "tid is not an integer or a string"},
         {kScopeBad, "bad-instant-scope", "s is not a one-character string"},
         {kArgsNotObject, "bad-field-type", "args is not an object"},
+        {kDuplicateKey, "duplicate-key", "a field appears twice in the event; its last value counts"},
+        {kBadString, "bad-string", "a string is not valid UTF-8 or holds a NUL; it is read with U+FFFD in their place"},
     };
     for (const Bit& b : kBits)
       if (e.problems & b.bit) problem(b.rule, std::string(b.message), e);

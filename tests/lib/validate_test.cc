@@ -191,3 +191,26 @@ TEST_CASE("counts per rule / errors and warnings") {
   CHECK(run.result.warnings == 1);
   CHECK(run.result.rule_counts.at("unknown-phase") == 2);
 }
+
+TEST_CASE("rule duplicate-key: a warning at the event, the last value counting") {
+  ValidateRun v = validate_string(trace_of({R"({"ph":"X","name":"a","ts":1,"dur":2,"ts":3,"pid":0,"tid":0})"}));
+  CHECK(v.has_rule("duplicate-key"));
+  CHECK(v.result.errors == 0);
+  CHECK(v.result.warnings == 1);
+  REQUIRE(v.lines().size() == 1);
+  CHECK(v.lines()[0] == "2:1: warning: a field appears twice in the event; its last value counts [duplicate-key]");
+}
+
+TEST_CASE("rule bad-string: invalid UTF-8 or a NUL in a kept string is an error") {
+  ValidateRun bytes = validate_string(trace_of({"{\"ph\":\"X\",\"name\":\"a\xFF\",\"ts\":1,\"dur\":2,\"pid\":0,\"tid\":0}"}));
+  CHECK(bytes.has_rule("bad-string"));
+  CHECK(bytes.result.errors == 1);
+  ValidateRun nul = validate_string(trace_of({R"({"ph":"X","name":"a\u0000","ts":1,"dur":2,"pid":0,"tid":0})"}));
+  CHECK(nul.has_rule("bad-string"));
+  ValidateRun profile = validate_string(
+      trace_of({R"({"ph":"X","name":"a","ts":1,"dur":2,"pid":0,"tid":0})"},
+               "{\"version\":1,\"categories\":[{\"id\":1,\"name\":\"x\xC3\",\"color\":\"#000000\"}],\"markers\":[]}"));
+  CHECK(profile.has_rule("bad-string"));
+  ValidateRun fine = validate_string(trace_of({R"({"ph":"X","name":"caf\u00e9 \ud83d\ude00","ts":1,"dur":2,"pid":0,"tid":0})"}));
+  CHECK_FALSE(fine.has_rule("bad-string"));  // escapes that decode to valid UTF-8 are fine
+}

@@ -1,0 +1,25 @@
+#pragma once
+// Strings jqtrace keeps (names, categories, string pids and tids, thread and process
+// names, profile entries) must be valid UTF-8 without NUL bytes, so that every output
+// (JSON above all) is valid whatever the input: the reader replaces what is not with
+// U+FFFD and validate reports it (rule bad-string).
+#include <string>
+#include <string_view>
+
+namespace jqtrace {
+
+/// True when every byte is printable-range ASCII or a control other than NUL: the fast
+/// path, one compare a byte.
+inline bool plain_ascii(std::string_view s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(static_cast<unsigned char>(c) - 1u) >= 0x7Fu) return false;  // NUL or >= 0x80
+  return true;
+}
+
+/// Well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF) and no NUL.
+bool clean_utf8(std::string_view s);
+
+/// s with every NUL byte and every byte of a malformed sequence replaced by U+FFFD.
+std::string with_replacements(std::string_view s);
+
+}  // namespace jqtrace
