@@ -487,6 +487,12 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   constexpr uint64_t kNowhere = Diagnostic::kNoOffset;
 
   if (!source.read_error().empty()) return fail(source.read_error(), kNowhere, "unreadable");
+  // The parser stopped at a NUL byte, or took one for the end of the text (what follows
+  // it would be lost): either way the text is not JSON there.
+  if (source.first_nul() != UINT64_MAX && (!parsed.IsError() || source.first_nul() <= parsed.Offset())) {
+    uint64_t nul = source.first_nul();
+    return fail("NUL byte at offset " + std::to_string(nul) + " (not JSON text)", nul);
+  }
   if (parsed.IsError()) {
     uint64_t offset = parsed.Offset();
     if (parsed.Code() == rapidjson::kParseErrorTermination) return fail(handler.refusal(), offset, "not-a-trace");

@@ -309,6 +309,11 @@ bool Source::read_more() {
   }
   std::size_t got = static_cast<std::size_t>(n);
   lines_->add(at, got, window_offset_ + filled_);  // before the parser writes into it
+  // RapidJSON takes a NUL for the end of the text: note the first so that the reader can
+  // name it instead of reporting a short or empty document.
+  if (first_nul_ == UINT64_MAX)
+    if (const void* nul = std::memchr(at, '\0', got))
+      first_nul_ = window_offset_ + filled_ + static_cast<uint64_t>(static_cast<const char*>(nul) - at);
   filled_ += got;
   if (progress_) progress_(input_->consumed(), total_size_);
   return true;
@@ -334,8 +339,9 @@ std::size_t Source::find_structural_cut() const {
       else if (c == '"') in_string = false;
     } else if (c == '"') {
       in_string = true;
-    } else if (c == ',' || c == ':' || c == '[' || c == ']' || c == '{' || c == '}') {
-      cut = i + 1;
+    } else if (c == ',' || c == ':' || c == '[' || c == ']' || c == '{' || c == '}' || c == ' ' || c == '\n' ||
+               c == '\t' || c == '\r') {
+      cut = i + 1;  // whitespace too: no token spans it, and a run of it needs no buffering
     }
   }
   return cut;

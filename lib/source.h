@@ -100,6 +100,11 @@ class Source {
   /// True when a compressed input ended early: the text read is a prefix of the whole,
   /// which the reader then treats as a truncated trace (not as an unreadable file).
   bool cut_short() const { return cut_short_; }
+  /// Bytes of the window buffer: it grows only for a string (or a run of text with no safe
+  /// cut) longer than it.
+  std::size_t buffer_bytes() const { return capacity_; }
+  /// The offset of the first NUL byte read so far (UINT64_MAX: none).
+  uint64_t first_nul() const { return first_nul_; }
   const std::string& name() const { return name_; }
   bool is_gzip() const { return is_gzip_; }
   uint64_t total_size() const { return total_size_; }
@@ -125,6 +130,7 @@ class Source {
   ProgressFn progress_;
   std::string read_error_;
   bool cut_short_ = false;
+  uint64_t first_nul_ = UINT64_MAX;
 
   std::unique_ptr<char[]> buffer_;  // capacity_ + 1 bytes: room for a '\0' after the text
   std::size_t capacity_ = 0;

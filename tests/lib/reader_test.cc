@@ -339,3 +339,18 @@ TEST_CASE("strings the model keeps are valid UTF-8 without NUL: bad bytes become
   CHECK(run.got.name(run.got.events[2]) == "caf\xC3\xA9");  // valid UTF-8 is kept as it is
   CHECK_FALSE((run.got.events[2].problems & kBadString));
 }
+
+TEST_CASE("a NUL byte is an error at its offset, not an empty or a shorter document") {
+  ReadRun all_nul;
+  read_string(std::string(100, '\0'), all_nul);
+  CHECK(all_nul.result.status == ReadStatus::input_error);
+  CHECK(all_nul.result.message == "NUL byte at offset 0 (not JSON text)");
+  ReadRun after;  // the parser would take the NUL for the end and drop what follows
+  read_string(std::string("{\"traceEvents\":[]}\0{\"x\":1}", 26), after);
+  CHECK(after.result.status == ReadStatus::input_error);
+  CHECK(after.result.offset == 18);
+  ReadRun inside;
+  read_string(std::string("[{\"ph\":\"X\",\"name\":\"a\0b\",\"ts\":1,\"dur\":1}]", 40), inside);
+  CHECK(inside.result.status == ReadStatus::input_error);
+  CHECK(inside.result.message == "NUL byte at offset 20 (not JSON text)");
+}

@@ -58,6 +58,22 @@ TEST_CASE("text longer than one buffer streams through unchanged") {
   CHECK(s->text_bytes() == big.size());
 }
 
+TEST_CASE("a run of whitespace as long as you like needs no bigger buffer") {
+  std::string text = "[" + std::string(8 << 20, ' ') + "\t\r" + std::string(1 << 20, ' ') + "1]";
+  auto s = Source::from_string(gzip(text));
+  CHECK(drain(*s) == text);
+  CHECK(s->buffer_bytes() <= (1u << 20));  // it grew to 16 MiB when only newlines and brackets were cuts
+}
+
+TEST_CASE("the first NUL byte is noted with its offset") {
+  auto s = Source::from_string(std::string("[1,\0 2]", 7));
+  drain(*s);
+  CHECK(s->first_nul() == 3);
+  auto clean = Source::from_string("[1, 2]");
+  drain(*clean);
+  CHECK(clean->first_nul() == UINT64_MAX);
+}
+
 TEST_CASE("gzip is recognised by its magic bytes and inflated on the fly") {
   std::string text = "{\"traceEvents\":[]}\n";
   auto s = Source::from_string(gzip(text));
