@@ -4,6 +4,9 @@
 #   bash build.sh test   install what is missing, build (with -Werror, and sanitizers under CI),
 #                        run every test with CTest
 #   bash build.sh deb    build the Debian package; its path is the last line printed
+#   bash build.sh fuzz [SECONDS]
+#                        build the libFuzzer targets with clang (ASan, UBSan) and run each for
+#                        SECONDS (default 60) from the committed seeds; fails on any finding
 #   bash build.sh install-check
 #                        build the package, install it with apt-get, check the installed
 #                        binary, man page and completions, then remove it (CI runs this)
@@ -29,6 +32,32 @@ configure_and_build() {  # $1 = build dir, rest = cmake options
   local dir=$1; shift
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
   cmake --build "$dir" -j "$(nproc)"
+}
+
+run_fuzzers() {  # $1 = seconds per target
+  local seconds=$1 dir=build-fuzz
+  CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DJQTRACE_FUZZ=ON -DJQTRACE_TESTS=OFF > /dev/null
+  cmake --build "$dir" -j "$(nproc)" --target fuzz_trace fuzz_parallel fuzz_text
+  local work status=0
+  work=$(mktemp -d)
+  for target in fuzz_trace fuzz_parallel fuzz_text; do
+    local seeds=tests/fuzz/seeds/trace
+    [ $target = fuzz_text ] && seeds=tests/fuzz/seeds/text
+    mkdir -p "$work/$target"
+    cp "$seeds"/* "$work/$target/"  # the corpus grows in a scratch copy, never in the repo
+    echo "build.sh: fuzzing $target for $seconds s" >&2
+    if ! (cd "$work" && "$OLDPWD/$dir/$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+            -dict="$OLDPWD/tests/fuzz/trace.dict" -artifact_prefix="$work/$target-" "$work/$target" \
+            > "$work/$target.log" 2>&1); then
+      echo "build.sh: $target found a problem:" >&2
+      grep -A30 -m1 -E "ERROR|runtime error|deadly signal|Test unit written" "$work/$target.log" >&2 || tail -30 "$work/$target.log" >&2
+      ls "$work"/$target-* >&2 2> /dev/null
+      status=1
+    fi
+    grep -E "^Done|cov:" "$work/$target.log" | tail -1 >&2
+  done
+  rm -rf "$work"
+  return $status
 }
 
 build_deb() {  # prints the package's path last
@@ -66,6 +95,11 @@ case "${1:-}" in
     install_missing
     build_deb
     ;;
+  fuzz)
+    packages+=(clang libclang-rt-14-dev)
+    install_missing
+    run_fuzzers "${2:-60}"
+    ;;
   install-check)
     packages+=(dpkg-dev file man-db)
     install_missing
@@ -80,7 +114,7 @@ case "${1:-}" in
     ctest --test-dir build-test --output-on-failure -j "$(nproc)"
     ;;
   *)
-    echo "usage: bash build.sh demo|test|deb|install-check" >&2
+    echo "usage: bash build.sh demo|test|deb|install-check|fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

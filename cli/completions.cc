@@ -243,7 +243,7 @@ void setup_completions(CLI::App& app) {
                          : *shell == "zsh" ? zsh_completion(commands, global)
                                            : fish_completion(commands, global);
     fmt::print("{}", script);
-    throw CommandDone(std::fflush(stdout) == 0 && !std::ferror(stdout) ? kOk : kInput);
+    throw CommandDone{std::fflush(stdout) == 0 && !std::ferror(stdout) ? kOk : kInput};
   });
 }
 

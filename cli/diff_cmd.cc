@@ -210,7 +210,7 @@ void setup_diff(CLI::App& app) {
   cmd->add_option("A", opts->a, "The first (reference) trace")->required();
   cmd->add_option("B", opts->b, "The second trace")->required();
   cmd->footer("Examples:\n  jqtrace diff main.trace.json branch.trace.json\n  jqtrace diff --marker token 3 --by name a.json b.json");
-  cmd->callback([opts]() { throw CommandDone(run_diff(*opts)); });
+  cmd->callback([opts]() { throw CommandDone{run_diff(*opts)}; });
 }
 
 }  // namespace jqtrace::cli

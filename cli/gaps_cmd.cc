@@ -256,8 +256,8 @@ void setup_gaps(CLI::App& app) {
   add_trace_argument(*cmd, opts->file);
   cmd->footer("Examples:\n  jqtrace gaps trace.json.gz\n  jqtrace gaps --by nstages --marker token 5..9 trace.json\n  jqtrace gaps --format json trace.json | jq '.classes[].name'");
   cmd->callback([opts]() {
-    if (!default_to_stdin(opts->file, "gaps")) throw CommandDone(kUsage);
-    throw CommandDone(run_gaps(*opts));
+    if (!default_to_stdin(opts->file, "gaps")) throw CommandDone{kUsage};
+    throw CommandDone{run_gaps(*opts)};
   });
 }
 

@@ -267,8 +267,8 @@ void setup_markers(CLI::App& app) {
   add_trace_argument(*cmd, opts->file);
   cmd->footer("Examples:\n  jqtrace markers trace.json.gz\n  jqtrace markers --kind token --format csv trace.json > tokens.csv\n  jqtrace markers --fail-if 'unit_p50(token) > 4000' trace.json");
   cmd->callback([opts]() {
-    if (!default_to_stdin(opts->file, "markers")) throw CommandDone(kUsage);
-    throw CommandDone(run_markers(*opts));
+    if (!default_to_stdin(opts->file, "markers")) throw CommandDone{kUsage};
+    throw CommandDone{run_markers(*opts)};
   });
 }
 

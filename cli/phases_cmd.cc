@@ -171,8 +171,8 @@ void setup_phases(CLI::App& app) {
   cmd->add_option("LOG", opts->logs, "Log files (- or none: standard input); other lines are ignored");
   cmd->footer("Examples:\n  jqtrace phases --tag glm5-phase run.log\n  jqtrace phases --fail-if 'share(verify) > 70' run.log");
   cmd->callback([opts]() {
-    if (!default_to_stdin(opts->logs, "phases")) throw CommandDone(kUsage);
-    throw CommandDone(run_phases(*opts));
+    if (!default_to_stdin(opts->logs, "phases")) throw CommandDone{kUsage};
+    throw CommandDone{run_phases(*opts)};
   });
 }
 

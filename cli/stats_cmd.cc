@@ -260,8 +260,8 @@ void setup_stats(CLI::App& app) {
   add_trace_argument(*cmd, opts->file);
   cmd->footer("Examples:\n  jqtrace stats --marker token 3 trace.json.gz\n  jqtrace stats --by name --format csv trace.json > groups.csv\n  jqtrace stats -q --fail-if 'share(moe experts) > 40' trace.json");
   cmd->callback([opts]() {
-    if (!default_to_stdin(opts->file, "stats")) throw CommandDone(kUsage);
-    throw CommandDone(run_stats(*opts));
+    if (!default_to_stdin(opts->file, "stats")) throw CommandDone{kUsage};
+    throw CommandDone{run_stats(*opts)};
   });
 }
 

@@ -221,8 +221,8 @@ void setup_validate(CLI::App& app) {
   add_trace_arguments(*cmd, opts->files, "Trace files, plain or gzip (- or none: standard input)");
   cmd->footer("Examples:\n  jqtrace validate trace.json\n  jqtrace validate --strict --max-errors 0 *.trace.json.gz\n  zcat trace.json.gz | jqtrace validate");
   cmd->callback([opts]() {
-    if (!default_to_stdin(opts->files, "validate")) throw CommandDone(kUsage);
-    throw CommandDone(run_validate(*opts));
+    if (!default_to_stdin(opts->files, "validate")) throw CommandDone{kUsage};
+    throw CommandDone{run_validate(*opts)};
   });
 }
 

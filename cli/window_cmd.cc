@@ -316,8 +316,8 @@ void setup_window(CLI::App& app) {
   add_trace_argument(*cmd, opts->file);
   cmd->footer("Examples:\n  jqtrace window --marker token 3 big.trace.json.gz -o token3.json\n  jqtrace window --rebase --marker layer 10..12 trace.json > layers.json\n  jqtrace window --format csv --us 1000 1500 trace.json");
   cmd->callback([opts]() {
-    if (!default_to_stdin(opts->file, "window")) throw CommandDone(kUsage);
-    throw CommandDone(run_window(*opts));
+    if (!default_to_stdin(opts->file, "window")) throw CommandDone{kUsage};
+    throw CommandDone{run_window(*opts)};
   });
 }
 

@@ -50,7 +50,7 @@ bool looks_like_stats_json(std::string_view head) {
 
 bool read_stats_json(std::string_view text, BaselineShares* out, std::string* error) {
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());  // deep nesting must not overflow the stack
   if (doc.HasParseError()) {
     *error = std::string("not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
              std::to_string(doc.GetErrorOffset());

@@ -4,6 +4,13 @@
 
 namespace jqtrace {
 
+JsonValue::JsonValue() = default;
+JsonValue::JsonValue(const JsonValue&) = default;
+JsonValue::JsonValue(JsonValue&&) noexcept = default;
+JsonValue& JsonValue::operator=(const JsonValue&) = default;
+JsonValue& JsonValue::operator=(JsonValue&&) noexcept = default;
+JsonValue::~JsonValue() = default;
+
 void JsonValueBuilder::start(bool object, uint64_t offset) {
   JsonValue v;
   v.kind = object ? JsonValue::Kind::object : JsonValue::Kind::array;

@@ -18,6 +18,15 @@ struct JsonValue {
   std::vector<JsonValue> items;                             ///< arrays
   uint64_t offset = 0;  ///< where the value starts (about: scalars point just past)
 
+  // Defined out of line, after the class is complete: the vectors hold JsonValue itself,
+  // and clang (libstdc++ in C++20) refuses to instantiate their members before then.
+  JsonValue();
+  JsonValue(const JsonValue&);
+  JsonValue(JsonValue&&) noexcept;
+  JsonValue& operator=(const JsonValue&);
+  JsonValue& operator=(JsonValue&&) noexcept;
+  ~JsonValue();
+
   const JsonValue* member(std::string_view key) const {
     for (const auto& [k, v] : members)
       if (k == key) return &v;

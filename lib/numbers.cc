@@ -10,8 +10,6 @@
 namespace jqtrace {
 namespace {
 
-constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
-
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /// Slow path for exponents and huge values: strtod on a bounded copy.

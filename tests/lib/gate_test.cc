@@ -276,3 +276,11 @@ TEST_CASE("stats metrics: every metric name of the grammar resolves") {
   REQUIRE(m.lookup(parsed("max(" + group + ") > 0"), &v, &e));
   CHECK(v == doctest::Approx(s.groups.front().dur.max / 1000.0));
 }
+
+TEST_CASE("a saved baseline nested a million deep is refused, not a stack overflow") {
+  std::string deep(1000000, '[');
+  BaselineShares shares;
+  std::string error;
+  CHECK_FALSE(read_stats_json(deep, &shares, &error));
+  CHECK(error.find("not valid JSON") == 0);
+}
