@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(cmake g++ make libcli11-dev rapidjson-dev libfmt-dev doctest-dev zlib1g-dev groff-base gzip)
+packages=(cmake g++ make libcli11-dev rapidjson-dev libfmt-dev doctest-dev zlib1g-dev groff-base gzip time)
 
 install_missing() {
   local missing=()

@@ -60,11 +60,15 @@ struct Slice {
 /// the order the slices first saw them, which is the order one walk over everything would.
 class SliceTally {
  public:
-  /// slots: how many there can be. Up to kDenseSlots they index an array; beyond (keyed
-  /// by the names of a trace with thousands), a hash table, so that a slice, and a unit's
-  /// stats for each of thousands of units, costs what it sees, not the names' count.
-  explicit SliceTally(std::size_t slots)
-      : local_(0, slots <= kDenseSlots ? static_cast<int64_t>(slots) - 1 : -1, kDenseSlots) {}
+  /// slots: how many there can be; rows: the spans the slice walks. An array indexed by
+  /// slot when there are few slots (up to kDenseSlots) and the slice is not much smaller
+  /// than them; else a hash table (keyed by the names of a trace with thousands, or a
+  /// slice of a lane with a handful of spans), so that a slice, and a unit's stats for each
+  /// of thousands of units, costs what it sees: a million lanes of one span each and 4,000
+  /// names once took 4,000 slots a lane (14 GB).
+  SliceTally(std::size_t slots, std::size_t rows)
+      : local_(0, slots <= kDenseSlots && slots <= 2 * rows + 64 ? static_cast<int64_t>(slots) - 1 : -1,
+               kDenseSlots) {}
   GroupTally& at(std::size_t slot) {
     uint32_t& k = local_[static_cast<int64_t>(slot)];  // index + 1; 0: not seen yet
     if (k == 0) {
@@ -121,7 +125,9 @@ class StatsBuilder {
     s_.lanes = t_.lanes.size();
     make_fixed_groups();
     std::vector<Slice> slices = make_slices();
-    std::vector<SliceTally> tallies(slices.size(), SliceTally(slot_count()));
+    std::vector<SliceTally> tallies;
+    tallies.reserve(slices.size());
+    for (const Slice& slice : slices) tallies.emplace_back(slot_count(), slice.end - slice.begin);
     run_parallel(slices.size(), o_.threads, [&](std::size_t k) {
       if (t_.jobque) walk_jobque(slices[k], tallies[k]);
       else walk_generic(slices[k], tallies[k]);
