@@ -45,6 +45,12 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
       print_error(fmt::format("{}: {}", name, r.message));
     return kInput;
   }
+  if (trace->durations_too_large()) {
+    print_error(fmt::format("{}: the spans' durations add up past 2^62 ns (about 146 years), more time than "
+                            "jqtrace adds up safely: refused rather than risk a wrong number",
+                            name));
+    return kInput;
+  }
   if (r.status == ReadStatus::truncated)
     print_warning(opts, fmt::format("{}: truncated at byte {}{}; analysed {} events", name, r.bytes,
                                     r.stream_cut ? " (the gzip stream ends early)" : "", r.events));

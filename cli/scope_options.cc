@@ -80,6 +80,11 @@ bool parse_bounds(const std::vector<std::string>& v, const char* option, bool mi
       print_error(fmt::format("{}: '{}' is not a time", option, v[static_cast<std::size_t>(i)]));
       return false;
     }
+    if (!time_in_range(*out[i])) {
+      print_error(fmt::format("{}: '{}' is beyond the times jqtrace handles (about 73 years either side of 0)",
+                              option, v[static_cast<std::size_t>(i)]));
+      return false;
+    }
   }
   req->kind = ScopeRequest::Kind::time;
   req->milliseconds = milliseconds;

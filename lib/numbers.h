@@ -38,6 +38,15 @@ inline NumberStatus parse_us_to_ns(std::string_view text, int64_t* ns) {
   return NumberStatus::ok;
 }
 
+/// The times jqtrace computes with: a ts (or a dur, or a command-line bound) beyond
+/// ±2^61 ns (about ±73 years, past any epoch-based clock) is out of range where it enters,
+/// so that every end (ts + dur) and every difference of two starts or ends fits in 64 bits.
+constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
+/// The most the durations of a trace's spans may add up to: every busy, wait, self or
+/// total time is a sum of (clipped) durations, so none can pass 64 bits either.
+constexpr int64_t kMaxDurationSumNs = int64_t{1} << 62;
+inline bool time_in_range(int64_t ns) { return ns >= -kMaxTimeNs && ns <= kMaxTimeNs; }
+
 /// Milliseconds (command-line ranges) to nanoseconds, exact: the decimal point moves three
 /// places, then parse_us_to_ns.
 NumberStatus parse_ms_to_ns(std::string_view text, int64_t* ns);

@@ -338,7 +338,7 @@ class TraceHandler {
       ev_.problems |= not_number;
       return;
     }
-    if (parse_us_to_ns(text, ns) == NumberStatus::ok) *has = true;
+    if (parse_us_to_ns(text, ns) == NumberStatus::ok && time_in_range(*ns)) *has = true;
     else ev_.problems |= out_of_range;
   }
 

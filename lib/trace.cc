@@ -160,6 +160,7 @@ class TraceBuilder final : public EventSink {
     for (std::size_t i = 0; i < t_.phase_counts.size(); ++i) t_.phase_counts[i] += p.phase_counts[i];
     t_.events += p.events;
     t_.malformed += p.malformed;
+    add_duration(p.duration_sum_ns);
     have_last_ = false;
     return names;
   }
@@ -266,6 +267,7 @@ class TraceBuilder final : public EventSink {
     SpanTable& s = t_.lanes[current_lane_].spans;
     s.ts.push(e.ts_ns);
     s.dur.push(e.dur_ns);
+    add_duration(e.dur_ns);
     s.name.push(e.name);
     s.cat.push(e.cat == Interner::kNone ? 0 : int64_t{e.cat} + 1);
     s.stage.push(e.stage);
@@ -306,6 +308,12 @@ class TraceBuilder final : public EventSink {
 
   /// The last name of each process wins; an index keeps this O(log n) a metadata event
   /// (a scan was quadratic: a million process_name events did not finish).
+  /// Keeps the sum of span durations, which bounds every sum an analysis makes.
+  void add_duration(int64_t ns) {
+    if (__builtin_add_overflow(t_.duration_sum_ns, ns, &t_.duration_sum_ns) || t_.duration_sum_ns > kMaxDurationSumNs)
+      t_.duration_sum_ns = kMaxDurationSumNs + 1;  // saturated: too large (see Trace::durations_too_large)
+  }
+
   void add_process_name(const ProcessId& pid, const std::string& name) {
     auto key = std::make_tuple(pid.present, pid.is_string, pid.number, pid.text);
     auto [it, added] = process_index_.try_emplace(key, t_.process_names.size());
@@ -325,6 +333,7 @@ class TraceBuilder final : public EventSink {
       auto emit = [&](const BeginEnd& b, int64_t end) {
         s.ts.push(b.ts);
         s.dur.push(std::max<int64_t>(0, end - b.ts));
+        add_duration(std::max<int64_t>(0, end - b.ts));
         s.name.push(b.name);
         s.cat.push(b.cat == Interner::kNone ? 0 : int64_t{b.cat} + 1);
         s.stage.push(0);

@@ -14,6 +14,7 @@
 #include "flat_map.h"
 #include "int_column.h"
 #include "interner.h"
+#include "numbers.h"
 #include "profile.h"
 #include "reader.h"
 #include "source.h"
@@ -97,6 +98,11 @@ struct Trace {
   uint64_t malformed = 0;       ///< events skipped for missing or bad fields (see validate)
   uint64_t unclosed_begins = 0; ///< B events run to end_ns
   uint64_t unmatched_ends = 0;  ///< E events dropped
+  /// The durations of every span added up (saturating past kMaxDurationSumNs). Every busy,
+  /// wait, self and total time of an analysis is at most this, so when it is in range
+  /// none of them can overflow.
+  int64_t duration_sum_ns = 0;
+  bool durations_too_large() const { return duration_sum_ns > kMaxDurationSumNs; }
   ReadResult read;
 
   /// Bytes held by the model's tables (the analyses' working set).

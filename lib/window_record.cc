@@ -9,7 +9,8 @@ namespace {
 
 bool time_member(const JsonValue& v, std::string_view key, int64_t* ns) {
   const JsonValue* m = v.member(key);
-  return m && m->kind == JsonValue::Kind::number && parse_us_to_ns(m->text, ns) == NumberStatus::ok;
+  return m && m->kind == JsonValue::Kind::number && parse_us_to_ns(m->text, ns) == NumberStatus::ok &&
+         time_in_range(*ns);
 }
 
 std::string string_member(const JsonValue& v, std::string_view key) {

@@ -135,3 +135,24 @@ TEST_CASE("the model of a generated jobque trace stays small") {
   // Columns: about 15 bytes a span against ~110 bytes of JSON per event.
   CHECK(t.memory_bytes() < r.bytes / 4);
 }
+
+TEST_CASE("times beyond +-2^61 ns are out of range where they enter, so no difference overflows") {
+  Trace t;
+  load_string(R"([{"ph":"X","name":"a","ts":-4500000000000000,"dur":1,"pid":0,"tid":0},)"
+              R"({"ph":"X","name":"b","ts":0,"dur":9000000000000000,"pid":0,"tid":0},)"
+              R"({"ph":"X","name":"c","ts":2305843009213693,"dur":1,"pid":0,"tid":0}])",
+              &t);
+  CHECK(t.malformed == 2);  // -4.5e18 ns and a dur of 9e18 ns; 2^61 ns = 2305843009213693.952 us is the edge
+  CHECK(t.end_ns - t.start_ns >= 0);
+  CHECK_FALSE(t.durations_too_large());
+}
+
+TEST_CASE("span durations that add up past 2^62 ns make the trace refused, not summed into a wrong number") {
+  Trace t;
+  std::string span = R"({"ph":"X","name":"a","ts":0,"dur":2000000000000000,"pid":0,"tid":0})";
+  load_string("[" + span + "," + span + "]", &t);
+  CHECK_FALSE(t.durations_too_large());  // 4e18 ns: still below 2^62
+  Trace more;
+  load_string("[" + span + "," + span + "," + span + "]", &more);
+  CHECK(more.durations_too_large());
+}

@@ -77,5 +77,18 @@ for args in "stats --by name" "stats --by cat" "stats --by lane" "markers" "mark
   done
 done
 "$jqtrace" validate "$tmp/bytes.json" | grep -q "bad-string" || { echo "FAIL: validate does not flag bad strings"; failures=$((failures + 1)); }
+# Times at the edges of 64 bits: out-of-range ts and dur are flagged where they enter, and
+# durations adding up past 2^62 ns are refused (exit 3); never a negative span.
+printf '{"traceEvents":[{"ph":"X","name":"a","ts":-4500000000000000,"dur":1,"pid":0,"tid":0},{"ph":"X","name":"b","ts":4500000000000000,"dur":4500000000000000,"pid":0,"tid":0},{"ph":"X","name":"c","ts":5,"dur":1,"pid":0,"tid":0}]}' > "$tmp/edges.json"
+out=$("$jqtrace" stats --format json "$tmp/edges.json" 2> /dev/null)
+grep -qE -- '": -[0-9]' <<< "$out" && { echo "FAIL: a negative number from times at the edges"; failures=$((failures + 1)); }
+"$jqtrace" validate "$tmp/edges.json" | grep -q "ts is out of range \[bad-ts\]" || { echo "FAIL: ts beyond 2^61 ns not flagged"; failures=$((failures + 1)); }
+span='{"ph":"X","name":"a","ts":0,"dur":2000000000000000,"pid":0,"tid":0}'
+printf '{"traceEvents":[%s,%s,%s]}' "$span" "$span" "$span" > "$tmp/sum.json"
+"$jqtrace" stats "$tmp/sum.json" > /dev/null 2> "$tmp/err"
+status=$?
+[ $status -eq 3 ] && grep -q "durations add up past 2^62 ns" "$tmp/err" || { echo "FAIL: huge duration sums: exit $status"; failures=$((failures + 1)); }
+"$jqtrace" stats --us 0 9000000000000000 "$tmp/edges.json" > /dev/null 2>&1; status=$?
+[ $status -eq 2 ] || { echo "FAIL: a --us bound beyond 2^61 ns gave exit $status"; failures=$((failures + 1)); }
 echo "robustness: $failures failed"
 [ $failures -eq 0 ]
