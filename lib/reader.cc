@@ -79,8 +79,9 @@ const char* describe(rapidjson::ParseErrorCode code) {
 
 class TraceHandler {
  public:
-  TraceHandler(Source& src, EventSink& sink, Interner& names, DiagnosticSink* diags, uint64_t stop_at)
-      : src_(src), sink_(sink), names_(names), diags_(diags), stop_at_(stop_at) {}
+  TraceHandler(Source& src, EventSink& sink, Interner& names, DiagnosticSink* diags, const ReadOptions& options)
+      : src_(src), sink_(sink), names_(names), diags_(diags), stop_at_(options.stop_at),
+        max_string_bytes_(options.max_string_bytes) {}
 
   // RapidJSON handler interface (numbers arrive as text: kParseNumbersAsStringsFlag).
   bool Null() { return scalar(Scalar::null, {}); }
@@ -96,12 +97,12 @@ class TraceHandler {
   // when it ends (ParseNumber's PutBegin on a stream it does not copy): its n bytes are
   // the ones just before. reader_test pins this.
   bool RawNumber(const char* end, rapidjson::SizeType n, bool) { return value(Scalar::number, {end - n, n}); }
-  bool String(const char* s, rapidjson::SizeType n, bool) { return value(Scalar::string, {s, n}); }
+  bool String(const char* s, rapidjson::SizeType n, bool) { return fits(s) && value(Scalar::string, {s, n}); }
   bool StartObject() { return start(true); }
   bool EndObject(rapidjson::SizeType) { return end(); }
   bool StartArray() { return start(false); }
   bool EndArray(rapidjson::SizeType) { return end(); }
-  bool Key(const char* s, rapidjson::SizeType n, bool) { return key(s, n); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) { return fits(s) && key(s, n); }
 
   State state() const { return state_; }
   Container container() const { return container_; }
@@ -111,6 +112,8 @@ class TraceHandler {
   uint64_t profile_start() const { return profile_start_; }
   uint64_t profile_end() const { return profile_end_; }
   ReadResult::Stop stop() const { return stop_; }
+  /// Where the string refused for its length starts (kNoOffset: none was).
+  uint64_t long_string_at() const { return long_string_at_; }
 
  private:
   /// Where the current container starts (StartObject/StartArray run before its bracket is taken).
@@ -123,6 +126,18 @@ class TraceHandler {
     if (kind == Scalar::boolean) length = text.size();
     uint64_t t = src_.Tell();
     return t >= length ? t - length : 0;
+  }
+
+  /// RapidJSON hands string lengths over as 32 bits: a string that is longer in the text
+  /// (its decoded length is at most that) would arrive with its length wrapped, so it is
+  /// refused (read_trace reports where). One subtraction a string.
+  bool fits(const char* decoded_start) {
+    uint64_t start = src_.offset_of(decoded_start);  // just after the opening quote
+    if (src_.Tell() - start - 1 <= max_string_bytes_) return true;
+    long_string_at_ = start - 1;
+    refusal_ = "a string of " + std::to_string(src_.Tell() - start - 1) + " bytes is longer than jqtrace reads (" +
+               std::to_string(max_string_bytes_) + " bytes)";
+    return false;
   }
 
   void report(std::string_view rule, std::string message, uint64_t offset) {
@@ -433,6 +448,8 @@ class TraceHandler {
   Interner& names_;
   DiagnosticSink* diags_;
   uint64_t stop_at_;
+  uint64_t max_string_bytes_;
+  uint64_t long_string_at_ = Diagnostic::kNoOffset;
   ReadResult::Stop stop_ = ReadResult::Stop::not_reached;
 
   State state_ = State::start;
@@ -460,7 +477,7 @@ bool between_events(State s) { return s == State::events; }
 
 ReadResult read_trace(Source& source, EventSink& sink, Interner& names, DiagnosticSink* diags,
                       const ReadOptions& options) {
-  TraceHandler handler(source, sink, names, diags, options.stop_at);
+  TraceHandler handler(source, sink, names, diags, options);
   rapidjson::Reader reader;
   constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag |
                               rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseTrailingCommasFlag;
@@ -495,6 +512,8 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   }
   if (parsed.IsError()) {
     uint64_t offset = parsed.Offset();
+    if (parsed.Code() == rapidjson::kParseErrorTermination && handler.long_string_at() != kNowhere)
+      return fail(handler.refusal(), handler.long_string_at(), "json-syntax");
     if (parsed.Code() == rapidjson::kParseErrorTermination) return fail(handler.refusal(), offset, "not-a-trace");
     if (handler.state() == State::start) {
       if (parsed.Code() == rapidjson::kParseErrorDocumentEmpty) return fail("empty input: no JSON value", kNowhere, "not-a-trace");

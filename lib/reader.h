@@ -78,6 +78,9 @@ struct ReadResult {
 /// tells the caller its guess was wrong.
 struct ReadOptions {
   uint64_t stop_at = UINT64_MAX;
+  /// The longest string (in the text, escapes included) read: RapidJSON 1.1.0 gives string
+  /// lengths in 32 bits, so a longer one is an input error at its offset (tests lower it).
+  uint64_t max_string_bytes = UINT32_MAX;
 };
 
 /// Reads the whole source, handing events and the profile to sink, container-level problems

@@ -82,6 +82,8 @@ class Source {
     else next_window();
     return c;
   }
+  /// The file offset of a pointer into the current window.
+  uint64_t offset_of(const char* p) const { return window_offset_ + static_cast<uint64_t>(p - buffer_.get()); }
   std::size_t Tell() const { return static_cast<std::size_t>(window_offset_ + static_cast<uint64_t>(current_ - buffer_.get())); }
   Ch* PutBegin() { return put_ = current_; }
   void Put(Ch c) { *put_++ = c; }
