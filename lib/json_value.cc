@@ -12,6 +12,11 @@ JsonValue& JsonValue::operator=(JsonValue&&) noexcept = default;
 JsonValue::~JsonValue() = default;
 
 void JsonValueBuilder::start(bool object, uint64_t offset) {
+  if (ignored_depth_ || stack_.size() >= kMaxDepth) {  // deeper than any profile: not kept
+    ++ignored_depth_;
+    too_deep_ = true;
+    return;
+  }
   JsonValue v;
   v.kind = object ? JsonValue::Kind::object : JsonValue::Kind::array;
   v.offset = offset;
@@ -26,9 +31,12 @@ std::string JsonValueBuilder::repaired(std::string_view text) {
   return with_replacements(text);
 }
 
-void JsonValueBuilder::key(std::string_view k) { pending_key_ = repaired(k); }
+void JsonValueBuilder::key(std::string_view k) {
+  if (!ignored_depth_) pending_key_ = repaired(k);
+}
 
 void JsonValueBuilder::scalar(JsonValue::Kind kind, std::string_view text, uint64_t offset) {
+  if (ignored_depth_) return;
   JsonValue v;
   v.kind = kind;
   v.text = kind == JsonValue::Kind::string ? repaired(text) : std::string(text);
@@ -38,6 +46,10 @@ void JsonValueBuilder::scalar(JsonValue::Kind kind, std::string_view text, uint6
 }
 
 bool JsonValueBuilder::end() {
+  if (ignored_depth_) {
+    --ignored_depth_;
+    return false;
+  }
   auto [key, v] = std::move(stack_.back());
   stack_.pop_back();
   if (stack_.empty()) {

@@ -38,12 +38,15 @@ struct JsonValue {
 class JsonValueBuilder {
  public:
   static constexpr std::size_t kMaxNodes = 1 << 20;
+  /// Containers nested deeper are not kept (the tree would be freed recursively).
+  static constexpr std::size_t kMaxDepth = 64;
   void start(bool object, uint64_t offset);
   void key(std::string_view k);
   void scalar(JsonValue::Kind kind, std::string_view text, uint64_t offset);
   /// Closes a container; true when that closed the root.
   bool end();
-  bool too_big() const { return nodes_ > kMaxNodes; }
+  bool too_big() const { return nodes_ > kMaxNodes || too_deep_; }
+  bool too_deep() const { return too_deep_; }
   /// True when a key or string was not valid UTF-8 (or held a NUL) and was kept with
   /// U+FFFD instead.
   bool had_bad_strings() const { return bad_strings_; }
@@ -53,6 +56,8 @@ class JsonValueBuilder {
   void attach(JsonValue v);
   std::string repaired(std::string_view text);
   bool bad_strings_ = false;
+  bool too_deep_ = false;
+  std::size_t ignored_depth_ = 0;  ///< open containers below kMaxDepth, skipped
   std::vector<std::pair<std::string, JsonValue>> stack_;  // open containers, with their key
   std::string pending_key_;
   JsonValue root_;

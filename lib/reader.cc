@@ -437,7 +437,10 @@ class TraceHandler {
     }
     profile_end_ = src_.Tell() + 1;
     if (profile_.too_big()) {
-      report("profile-shape", "jobqueProfile is too large (over a million values)", Diagnostic::kNoOffset);
+      report("profile-shape",
+             profile_.too_deep() ? "jobqueProfile is nested too deeply (over 64 levels)"
+                                 : "jobqueProfile is too large (over a million values)",
+             Diagnostic::kNoOffset);
       return;
     }
     sink_.on_profile(interpret_profile(profile_.take(), diags_));

@@ -74,3 +74,12 @@ TEST_CASE("hex colors") {
   CHECK_FALSE(is_hex_color("5E96DE0"));
   CHECK_FALSE(is_hex_color("#GGGGGG"));
 }
+
+TEST_CASE("a jobqueProfile or jqtraceWindow nested half a million deep is refused, not a stack overflow") {
+  std::string deep = std::string(500000, '[') + std::string(500000, ']');
+  ValidateRun v = validate_string(R"({"traceEvents":[],"jobqueProfile":{"a":)" + deep + "}}");
+  CHECK(v.has_rule("profile-shape"));
+  Trace t;
+  load_string(R"({"traceEvents":[],"jqtraceWindow":{"lo_us":1,"hi_us":2,"a":)" + deep + "}}", &t);
+  CHECK_FALSE(t.window.present);
+}
