@@ -1,6 +1,7 @@
 #include "reader.h"
 
 #include <cstring>
+#include <unordered_map>
 
 #include <rapidjson/error/error.h>
 #include <rapidjson/reader.h>
@@ -80,8 +81,7 @@ const char* describe(rapidjson::ParseErrorCode code) {
 class TraceHandler {
  public:
   TraceHandler(Source& src, EventSink& sink, Interner& names, DiagnosticSink* diags, const ReadOptions& options)
-      : src_(src), sink_(sink), names_(names), diags_(diags), stop_at_(options.stop_at),
-        max_string_bytes_(options.max_string_bytes) {}
+      : src_(src), sink_(sink), names_(names), diags_(diags), stop_at_(options.stop_at) {}
 
   // RapidJSON handler interface (numbers arrive as text: kParseNumbersAsStringsFlag).
   bool Null() { return scalar(Scalar::null, {}); }
@@ -97,12 +97,12 @@ class TraceHandler {
   // when it ends (ParseNumber's PutBegin on a stream it does not copy): its n bytes are
   // the ones just before. reader_test pins this.
   bool RawNumber(const char* end, rapidjson::SizeType n, bool) { return value(Scalar::number, {end - n, n}); }
-  bool String(const char* s, rapidjson::SizeType n, bool) { return fits(s) && value(Scalar::string, {s, n}); }
+  bool String(const char* s, rapidjson::SizeType n, bool) { return value(Scalar::string, {s, n}); }
   bool StartObject() { return start(true); }
   bool EndObject(rapidjson::SizeType) { return end(); }
   bool StartArray() { return start(false); }
   bool EndArray(rapidjson::SizeType) { return end(); }
-  bool Key(const char* s, rapidjson::SizeType n, bool) { return fits(s) && key(s, n); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) { return key(s, n); }
 
   State state() const { return state_; }
   Container container() const { return container_; }
@@ -112,8 +112,6 @@ class TraceHandler {
   uint64_t profile_start() const { return profile_start_; }
   uint64_t profile_end() const { return profile_end_; }
   ReadResult::Stop stop() const { return stop_; }
-  /// Where the string refused for its length starts (kNoOffset: none was).
-  uint64_t long_string_at() const { return long_string_at_; }
 
  private:
   /// Where the current container starts (StartObject/StartArray run before its bracket is taken).
@@ -126,18 +124,6 @@ class TraceHandler {
     if (kind == Scalar::boolean) length = text.size();
     uint64_t t = src_.Tell();
     return t >= length ? t - length : 0;
-  }
-
-  /// RapidJSON hands string lengths over as 32 bits: a string that is longer in the text
-  /// (its decoded length is at most that) would arrive with its length wrapped, so it is
-  /// refused (read_trace reports where). One subtraction a string.
-  bool fits(const char* decoded_start) {
-    uint64_t start = src_.offset_of(decoded_start);  // just after the opening quote
-    if (src_.Tell() - start - 1 <= max_string_bytes_) return true;
-    long_string_at_ = start - 1;
-    refusal_ = "a string of " + std::to_string(src_.Tell() - start - 1) + " bytes is longer than jqtrace reads (" +
-               std::to_string(max_string_bytes_) + " bytes)";
-    return false;
   }
 
   void report(std::string_view rule, std::string message, uint64_t offset) {
@@ -249,6 +235,7 @@ class TraceHandler {
         return true;
       case State::event_value:
         if (object && field_ == Field::args) {
+          again_if(ev_.has_args);
           ev_.has_args = true;
           state_ = State::args;
           return true;
@@ -303,29 +290,22 @@ class TraceHandler {
         return true;
       case State::event_key:
         field_ = classify_field(s, n);
-        note_field(static_cast<unsigned>(field_), Field::other == field_);
         state_ = State::event_value;
         return true;
       case State::args:
         arg_field_ = classify_arg(s, n);
-        note_field(16 + static_cast<unsigned>(arg_field_), ArgField::other == arg_field_);
         state_ = State::args_value;
         return true;
       default: return true;
     }
   }
 
-  /// Known fields seen in this event (bit per Field, and per ArgField from bit 16): a field
-  /// given twice is flagged, and like every JSON reader jqtrace knows, the last value counts.
-  void note_field(unsigned bit, bool unknown) {
-    if (unknown) return;
-    uint32_t mask = 1u << bit;
-    if (seen_fields_ & mask) ev_.problems |= kDuplicateKey;
-    seen_fields_ |= mask;
-  }
+  /// A field the reader knows, given a second time in the event (its first value set
+  /// what `already` tests): flagged, and like every JSON reader jqtrace knows, the last
+  /// value counts. Tested on state the setter touches anyway: no work per key.
+  void again_if(bool already) { ev_.problems |= already ? kDuplicateKey : 0u; }
 
   void begin_event() {
-    seen_fields_ = 0;
     ev_.reset();
     ev_.offset = src_.Tell();  // the iterative parser calls StartObject before taking '{'
 
@@ -357,8 +337,33 @@ class TraceHandler {
     else ev_.problems |= out_of_range;
   }
 
-  /// A string the model keeps, as it may keep it: valid UTF-8 without NUL (one compare a
-  /// byte for ASCII), else with U+FFFD in place of what is not, and the event flagged.
+  /// The id of a name the model keeps, valid UTF-8 without NUL. Each distinct name is
+  /// checked once, when the interner first sees it; one that is not clean is interned
+  /// again with U+FFFD in place of its bad bytes, and events naming it get that id and
+  /// are flagged. The usual cost: a compare and an empty-map test.
+  __attribute__((always_inline)) uint32_t intern_kept(std::string_view text) {
+    uint32_t id = names_.intern(text);
+    if (id >= validated_names_) validate_new_names();
+    if (__builtin_expect(!repaired_ids_.empty(), 0)) {
+      auto it = repaired_ids_.find(id);
+      if (it != repaired_ids_.end()) {
+        ev_.problems |= kBadString;
+        return it->second;
+      }
+    }
+    return id;
+  }
+
+  __attribute__((noinline)) void validate_new_names() {
+    for (; validated_names_ < names_.size(); ++validated_names_) {
+      std::string_view name = names_.view(validated_names_);
+      if (plain_ascii(name) || clean_utf8(name)) continue;
+      uint32_t raw = validated_names_;
+      repaired_ids_[raw] = names_.intern(with_replacements(name));  // a later id, clean: checked in turn
+    }
+  }
+
+  /// A string the model keeps outside the interner (args.name): as intern_kept does.
   std::string_view kept(std::string_view text) {
     if (plain_ascii(text) || clean_utf8(text)) return text;
     ev_.problems |= kBadString;
@@ -370,7 +375,7 @@ class TraceHandler {
     if (kind == Scalar::string) {
       id->present = true;
       id->is_string = true;
-      id->text = names_.intern(kept(text));
+      id->text = intern_kept(text);
     } else if (kind == Scalar::number && parse_integer(text, &id->number) == NumberStatus::ok) {
       id->present = true;
     } else {
@@ -381,22 +386,34 @@ class TraceHandler {
   void event_field(Scalar kind, std::string_view text) {
     switch (field_) {
       case Field::ph:
+        again_if(ev_.ph != 0);
         if (kind == Scalar::string && text.size() == 1) ev_.ph = text[0];
         else ev_.problems |= kBadPh;
         break;
       case Field::name:
-        if (kind == Scalar::string) ev_.name = names_.intern(kept(text));
+        again_if(ev_.name != Interner::kNone);
+        if (kind == Scalar::string) ev_.name = intern_kept(text);
         else ev_.problems |= kNameNotString;
         break;
       case Field::cat:
-        if (kind == Scalar::string) ev_.cat = names_.intern(kept(text));
+        again_if(ev_.cat != Interner::kNone);
+        if (kind == Scalar::string) ev_.cat = intern_kept(text);
         else ev_.problems |= kCatNotString;
         break;
-      case Field::ts: time_field(kind, text, &ev_.has_ts, &ev_.ts_ns, kTsNotNumber, kTsOutOfRange); break;
-      case Field::dur: time_field(kind, text, &ev_.has_dur, &ev_.dur_ns, kDurNotNumber, kDurOutOfRange); break;
-      case Field::pid: process_id(kind, text, &ev_.pid, kPidBad); break;
-      case Field::tid: process_id(kind, text, &ev_.tid, kTidBad); break;
+      case Field::ts:
+        again_if(ev_.has_ts);
+        time_field(kind, text, &ev_.has_ts, &ev_.ts_ns, kTsNotNumber, kTsOutOfRange); break;
+      case Field::dur:
+        again_if(ev_.has_dur);
+        time_field(kind, text, &ev_.has_dur, &ev_.dur_ns, kDurNotNumber, kDurOutOfRange); break;
+      case Field::pid:
+        again_if(ev_.pid.present);
+        process_id(kind, text, &ev_.pid, kPidBad); break;
+      case Field::tid:
+        again_if(ev_.tid.present);
+        process_id(kind, text, &ev_.tid, kTidBad); break;
       case Field::scope:
+        again_if(ev_.scope != 0);
         if (kind == Scalar::string && text.size() == 1) ev_.scope = text[0];
         else ev_.problems |= kScopeBad;
         break;
@@ -414,9 +431,15 @@ class TraceHandler {
     if (kind == Scalar::number) ++ev_.args_numbers;
     else ++ev_.args_non_numbers;
     switch (arg_field_) {
-      case ArgField::stage: int_arg(kind, text, &ev_.has_stage, &ev_.stage, kStageBad); break;
-      case ArgField::arg: int_arg(kind, text, &ev_.has_arg, &ev_.arg, kArgBad); break;
-      case ArgField::chain: int_arg(kind, text, &ev_.has_chain, &ev_.chain, kChainBad); break;
+      case ArgField::stage:
+        again_if(ev_.has_stage);
+        int_arg(kind, text, &ev_.has_stage, &ev_.stage, kStageBad); break;
+      case ArgField::arg:
+        again_if(ev_.has_arg);
+        int_arg(kind, text, &ev_.has_arg, &ev_.arg, kArgBad); break;
+      case ArgField::chain:
+        again_if(ev_.has_chain);
+        int_arg(kind, text, &ev_.has_chain, &ev_.chain, kChainBad); break;
       case ArgField::name:
         if (kind == Scalar::string) ev_.arg_name.assign(kept(text));
         break;
@@ -451,8 +474,6 @@ class TraceHandler {
   Interner& names_;
   DiagnosticSink* diags_;
   uint64_t stop_at_;
-  uint64_t max_string_bytes_;
-  uint64_t long_string_at_ = Diagnostic::kNoOffset;
   ReadResult::Stop stop_ = ReadResult::Stop::not_reached;
 
   State state_ = State::start;
@@ -463,8 +484,9 @@ class TraceHandler {
   Field field_ = Field::other;
   ArgField arg_field_ = ArgField::other;
   RawEvent ev_;
-  uint32_t seen_fields_ = 0;
   std::string replaced_;  ///< kept()'s repaired copy of the last bad string
+  uint32_t validated_names_ = 0;  ///< names_ ids below this were checked by intern_kept
+  std::unordered_map<uint32_t, uint32_t> repaired_ids_;  ///< a name not clean -> its repaired id
   JsonValueBuilder profile_;  ///< the jobqueProfile's tree, or the jqtraceWindow's
   bool reading_window_ = false;
   uint64_t events_ = 0;
@@ -480,6 +502,7 @@ bool between_events(State s) { return s == State::events; }
 
 ReadResult read_trace(Source& source, EventSink& sink, Interner& names, DiagnosticSink* diags,
                       const ReadOptions& options) {
+  source.set_max_token_bytes(options.max_string_bytes);
   TraceHandler handler(source, sink, names, diags, options);
   rapidjson::Reader reader;
   constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag |
@@ -506,6 +529,7 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   };
   constexpr uint64_t kNowhere = Diagnostic::kNoOffset;
 
+  if (source.token_too_long_at() != UINT64_MAX) return fail(source.read_error(), source.token_too_long_at());
   if (!source.read_error().empty()) return fail(source.read_error(), kNowhere, "unreadable");
   // The parser stopped at a NUL byte, or took one for the end of the text (what follows
   // it would be lost): either way the text is not JSON there.
@@ -515,8 +539,6 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   }
   if (parsed.IsError()) {
     uint64_t offset = parsed.Offset();
-    if (parsed.Code() == rapidjson::kParseErrorTermination && handler.long_string_at() != kNowhere)
-      return fail(handler.refusal(), handler.long_string_at(), "json-syntax");
     if (parsed.Code() == rapidjson::kParseErrorTermination) return fail(handler.refusal(), offset, "not-a-trace");
     if (handler.state() == State::start) {
       if (parsed.Code() == rapidjson::kParseErrorDocumentEmpty) return fail("empty input: no JSON value", kNowhere, "not-a-trace");

@@ -78,9 +78,10 @@ struct ReadResult {
 /// tells the caller its guess was wrong.
 struct ReadOptions {
   uint64_t stop_at = UINT64_MAX;
-  /// The longest string (in the text, escapes included) read: RapidJSON 1.1.0 gives string
-  /// lengths in 32 bits, so a longer one is an input error at its offset (tests lower it).
-  uint64_t max_string_bytes = UINT32_MAX;
+  /// How far the read window may grow to hold one string (escapes included): RapidJSON
+  /// 1.1.0 gives string lengths in 32 bits, so a string that needs a window past 4 GiB is an
+  /// input error where its window starts (tests lower the limit).
+  uint64_t max_string_bytes = uint64_t{1} << 32;
 };
 
 /// Reads the whole source, handing events and the profile to sink, container-level problems

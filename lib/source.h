@@ -105,6 +105,12 @@ class Source {
   /// Bytes of the window buffer: it grows only for a string (or a run of text with no safe
   /// cut) longer than it.
   std::size_t buffer_bytes() const { return capacity_; }
+  /// The longest run of text without a safe cut the window may grow to hold, i.e. the
+  /// longest string: RapidJSON 1.1.0 passes string lengths in 32 bits, so past 4 GiB they
+  /// would wrap. Beyond it the read stops with read_error() and token_too_long_at().
+  void set_max_token_bytes(uint64_t bytes) { max_token_bytes_ = bytes; }
+  /// Where the window held the text too long to take (UINT64_MAX: nothing was).
+  uint64_t token_too_long_at() const { return token_too_long_at_; }
   /// The offset of the first NUL byte read so far (UINT64_MAX: none).
   uint64_t first_nul() const { return first_nul_; }
   const std::string& name() const { return name_; }
@@ -133,6 +139,8 @@ class Source {
   std::string read_error_;
   bool cut_short_ = false;
   uint64_t first_nul_ = UINT64_MAX;
+  uint64_t max_token_bytes_ = uint64_t{1} << 32;
+  uint64_t token_too_long_at_ = UINT64_MAX;
 
   std::unique_ptr<char[]> buffer_;  // capacity_ + 1 bytes: room for a '\0' after the text
   std::size_t capacity_ = 0;
