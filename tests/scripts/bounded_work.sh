@@ -4,11 +4,7 @@
 # trip it) about 20 times what the linear code needs even with sanitizers; the quadratic
 # code these shapes once hit needed minutes. See also tests/lib/scaling_test.cc, which
 # counts instructions where the kernel allows it.
-set -u
-jqtrace=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+source "$(dirname "$0")/lib/prelude.bash"
 
 # run LIMIT NAME ARGS...: jqtrace ARGS within LIMIT CPU seconds, exit 0
 run() {

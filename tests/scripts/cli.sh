@@ -3,12 +3,7 @@
 # `help CMD` and -V work, every command's help ends with examples and speaks no internal
 # words, a missing trace argument reads a piped stdin (and says what is missing on a
 # terminal), and -q hides warnings.
-set -u
-jqtrace=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/lib/prelude.bash"
 
 # expect STATUS STDERR-SUBSTRING ARGS...
 expect() {

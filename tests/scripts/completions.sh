@@ -2,12 +2,7 @@
 # The completion scripts are generated from the parser's own definition: every command and
 # every option that --help lists appears in each; bash (and zsh and fish, when installed)
 # accept them; and bash completes what a user types as they would expect.
-set -u
-jqtrace=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/lib/prelude.bash"
 
 for shell in bash zsh fish; do
   "$jqtrace" completions $shell > "$tmp/$shell" || fail "jqtrace completions $shell exited $?"

@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install BUILD --prefix P` puts the binary, every man page (gzipped) and the
 # three completion scripts where tools are found, and nothing else (no tests, no bench).
-set -u
-jqtrace=$1
+source "$(dirname "$0")/lib/prelude.bash"
 build=$(dirname "$jqtrace")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 cmake --install "$build" --prefix "$tmp/p" > /dev/null || { echo "FAIL: cmake --install exited $?"; exit 1; }
 expected="bin/jqtrace

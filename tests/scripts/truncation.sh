@@ -2,12 +2,8 @@
 # A trace cut short (a writer that died) gives the same exit status for the same command
 # whether it is plain or gzipped, and no gate or baseline passes on it silently: they fail
 # (exit 1) naming the truncation and what is missing, unless --allow-truncated.
-set -u
-jqtrace=$1
+source "$(dirname "$0")/lib/prelude.bash"
 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
 
 "$gen" --tokens 4 --layers 6 --seed 5 -o "$tmp/whole.json"
 head -c 60000 "$tmp/whole.json" > "$tmp/cut.json"
