@@ -35,12 +35,13 @@ awk 'BEGIN { printf "{\"traceEvents\":[\n";
 run 15 "gaps, a chain of 200k stages and 100k chains of stages of their own" gaps -q -j 1 "$tmp/stages.json"
 # stats of a generic trace with 100,000 lanes of one span and 4,000 names: each lane's
 # slice once got a tally array as long as the name table (1.7 GB here); its memory must
-# follow what the slices see. Peak RSS by GNU time (build.sh installs it).
+# follow what the slices see (250 MB here, more with sanitizers; it was 1.7 GB). Peak RSS by
+# GNU time (build.sh installs it).
 awk 'BEGIN { printf "["; for (i = 0; i < 100000; i++) printf "{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1},\n", i % 4000, i, i;
              print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }' > "$tmp/lanes.json"
 if [ -x /usr/bin/time ]; then
   peak=$(/usr/bin/time -f %M "$jqtrace" stats -q -j 1 "$tmp/lanes.json" 2>&1 > /dev/null | tail -n 1)
-  [ "$peak" -lt 800000 ] || { echo "FAIL: stats of 100k lanes x 4k names peaked at $peak KB"; failures=$((failures + 1)); }
+  [ "$peak" -lt 1200000 ] || { echo "FAIL: stats of 100k lanes x 4k names peaked at $peak KB"; failures=$((failures + 1)); }
 else
   echo "note: /usr/bin/time not installed: the memory bound of many lanes x many names is not checked"
 fi
