@@ -89,8 +89,8 @@ void render_table(const std::string& file, const std::vector<KindSummary>& kinds
   }
   const KindSummary* summary = find_kind(kinds, kind);
   UnitRule rule = summary ? summary->rule : UnitRule{};
-  fmt::print(out.file(), "{}{}{}: {} unit{} of '{}' (units {} at their markers{})\n\n", p.bold(), file, p.reset(),
-             rows.size(), rows.size() == 1 ? "" : "s", kind, unit_at_name(rule.at), rule.automatic ? ", auto" : "");
+  fmt::print(out.file(), "{}{}{}: {} unit{} of '{}' ({})\n\n", p.bold(), file, p.reset(), rows.size(),
+             rows.size() == 1 ? "" : "s", kind, unit_rule_text(rule));
   std::vector<std::string> shares = share_columns(rows, true);
   TextTable t;
   std::vector<std::string> header = kUnitHeader;

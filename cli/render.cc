@@ -77,12 +77,15 @@ void json_scope(JsonDocument& doc, const Scope& scope) {
   doc.field("unit_at_auto", scope.rule.automatic);
 }
 
+std::string unit_rule_text(UnitRule rule) {
+  return fmt::format("units {} at their markers{}", unit_at_name(rule.at), rule.automatic ? ", auto" : "");
+}
+
 std::string scope_prefix(const Scope& scope) {
   if (scope.window) return "window " + scope.label + ", ";
   if (scope.kind != ScopeRequest::Kind::marker) return "";
   std::string label = scope.label.substr(0, scope.label.find(" --unit-at"));
-  return fmt::format("{} (units {} at their markers{}), ", label, unit_at_name(scope.rule.at),
-                     scope.rule.automatic ? ", auto" : "");
+  return fmt::format("{} ({}), ", label, unit_rule_text(scope.rule));
 }
 
 void json_range_totals(JsonDocument& doc, const RangeStats& s) {

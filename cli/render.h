@@ -29,6 +29,9 @@ void json_range_totals(JsonDocument& doc, const RangeStats& s);
 /// "scope": its label, and for marker scopes "unit_at": "start"|"end" and "unit_at_auto".
 void json_scope(JsonDocument& doc, const Scope& scope);
 
+/// How a rule reads in a header line: "units end at their markers, auto".
+std::string unit_rule_text(UnitRule rule);
+
 /// What a table's header line says of the scope before its range: "" for the whole trace
 /// or a time range (the range says it all), "--marker token 3 (units end at their markers,
 /// auto), " for units, "window --marker ... , " for a window's own range.

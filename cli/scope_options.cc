@@ -56,17 +56,12 @@ QuantileMethod quantile_method(const std::string& text) {
   return m;
 }
 
-std::string describe_unit_rule(UnitRule rule) {
-  return fmt::format("{} at their markers{}", rule.at == UnitAt::start ? "start" : "end",
-                     rule.automatic ? " (auto)" : "");
-}
-
 void note_unit_rule(const std::string& kind, UnitRule rule, const CommonOptions& common) {
   static std::set<std::string> said;
   if (!rule.automatic || common.quiet || !said.insert(kind + unit_at_name(rule.at)).second) return;
   const char* other = rule.at == UnitAt::start ? "end" : "start";
-  fmt::print(stderr, "jqtrace: units of '{}' {} (--unit-at auto; --unit-at {} overrides)\n", kind,
-             describe_unit_rule({rule.at, false}), other);
+  fmt::print(stderr, "jqtrace: units of '{}' {} at their markers (--unit-at auto; --unit-at {} overrides)\n", kind,
+             unit_at_name(rule.at), other);
 }
 
 namespace {

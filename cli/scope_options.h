@@ -39,7 +39,4 @@ bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, const C
 /// and rule, when auto chose it and -q is not given.
 void note_unit_rule(const std::string& kind, UnitRule rule, const CommonOptions& common);
 
-/// How a rule reads in a header line: "end at their markers (auto)".
-std::string describe_unit_rule(UnitRule rule);
-
 }  // namespace jqtrace::cli

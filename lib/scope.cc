@@ -67,8 +67,6 @@ Markers markers_of(const Trace& trace, std::string_view kind) {
   return std::move(markers_of_kinds(trace, {std::string(kind)}).front());
 }
 
-std::vector<int64_t> marker_times(const Trace& trace, std::string_view kind) { return markers_of(trace, kind).ts; }
-
 UnitRule unit_rule(const Markers& markers, Range whole, UnitAtRequest request) {
   switch (request) {
     case UnitAtRequest::start: return {UnitAt::start, false};
@@ -79,7 +77,6 @@ UnitRule unit_rule(const Markers& markers, Range whole, UnitAtRequest request) {
 }
 
 UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request) {
-  if (request != UnitAtRequest::automatic) return unit_rule(Markers{}, whole_trace(trace), request);
   return unit_rule(markers_of(trace, kind), whole_trace(trace), request);
 }
 
@@ -156,9 +153,10 @@ bool resolve_time(const Trace& trace, const ScopeRequest& request, Scope* scope,
 
 bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error) {
   if (!check_marker_kind(trace, request.marker_kind, error)) return false;
-  scope->rule = unit_rule(trace, request.marker_kind, request.unit_at);
-  scope->marker_kind = request.marker_kind;
-  std::vector<Unit> units = units_of(trace, request.marker_kind, scope->rule.at);
+  Markers markers = markers_of(trace, request.marker_kind);  // one pass: the rule and the units
+  Range whole = whole_trace(trace);
+  scope->rule = unit_rule(markers, whole, request.unit_at);
+  std::vector<Unit> units = cut_units(markers, whole, scope->rule.at);
   int64_t n = static_cast<int64_t>(units.size());
   if (request.first_unit < 0 || request.last_unit >= n) {
     *error = "'" + request.marker_kind + "' has " + std::to_string(n) + " units" +

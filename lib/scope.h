@@ -81,9 +81,6 @@ Markers markers_of(const Trace& trace, std::string_view kind);
 /// not one per kind.
 std::vector<Markers> markers_of_kinds(const Trace& trace, const std::vector<std::string>& kinds);
 
-/// The sorted times of one kind's markers.
-std::vector<int64_t> marker_times(const Trace& trace, std::string_view kind);
-
 /// The rule for one kind: the request's, or detect_unit_at's for auto.
 UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request);
 UnitRule unit_rule(const Markers& markers, Range whole, UnitAtRequest request);
@@ -104,7 +101,6 @@ Range whole_trace(const Trace& trace);
 /// A request resolved against a trace.
 struct Scope {
   ScopeRequest::Kind kind = ScopeRequest::Kind::whole;
-  std::string marker_kind;  ///< kind == marker
   bool window = false;      ///< kind == whole, on a window jqtrace wrote: the window's range
   Range range;
   UnitRule rule;           ///< marker scopes: the rule their units were cut by
