@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "common.h"
+#include "load.h"
 
 namespace jqtrace::cli {
 
@@ -45,10 +46,8 @@ std::string what_is_missing(const Trace& trace) {
 
 bool complete_enough_to_check(const Trace& trace, const std::string& path, const GateOptions& opts) {
   if (trace.read.status != ReadStatus::truncated) return true;
-  std::string cut = fmt::format("{}: truncated at byte {}{} after {} events; missing: {}",
-                                path == "-" ? "<stdin>" : path, trace.read.bytes,
-                                trace.read.stream_cut ? " (the gzip stream ends early)" : "", trace.read.events,
-                                what_is_missing(trace));
+  std::string cut = fmt::format("{} after {} events; missing: {}", truncation_text(path, trace.read),
+                                trace.read.events, what_is_missing(trace));
   if (opts.allow_truncated) {
     fmt::print(stderr, "warning: {}; gates checked anyway (--allow-truncated)\n", cut);
     return true;

@@ -9,6 +9,11 @@ namespace jqtrace::cli {
 
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
+std::string truncation_text(const std::string& path, const ReadResult& read) {
+  return fmt::format("{}: truncated at byte {}{}", display_name(path), read.bytes,
+                     read.stream_cut ? " (the gzip stream ends early)" : "");
+}
+
 Trace& trace_for_process() {
   static auto* kept = new std::vector<std::unique_ptr<Trace>>;  // reachable, so no leak report
   kept->push_back(std::make_unique<Trace>());
@@ -52,8 +57,7 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
     return kInput;
   }
   if (r.status == ReadStatus::truncated)
-    print_warning(opts, fmt::format("{}: truncated at byte {}{}; analysed {} events", name, r.bytes,
-                                    r.stream_cut ? " (the gzip stream ends early)" : "", r.events));
+    print_warning(opts, fmt::format("{}; analysed {} events", truncation_text(path, r), r.events));
   if (trace->malformed)
     print_warning(opts, fmt::format("{}: skipped {} malformed events (jqtrace validate lists them)", name,
                                     trace->malformed));

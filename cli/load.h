@@ -21,4 +21,7 @@ Trace& trace_for_process();
 /// How the input is named in messages and outputs ("<stdin>" for "-").
 std::string display_name(const std::string& path);
 
+/// "FILE: truncated at byte N" (and that a gzip stream ended early): where a read was cut.
+std::string truncation_text(const std::string& path, const ReadResult& read);
+
 }  // namespace jqtrace::cli

@@ -116,11 +116,9 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::v
     if (!text.read(e.offset, e.end_offset, &event)) return false;
     if (e.kind != EventIndex::kMetadata) {
       if (o.rebase) {
-        char ts[48];
-        format_ns_as_us(e.ts_ns - shift, ts, sizeof ts);
         // The reader took this event's ts from its last top-level "ts" key (escapes
         // decoded): that exact value is rewritten, or the event is left out.
-        if (!replace_top_level_number(event, "ts", ts)) {
+        if (!replace_top_level_number(event, "ts", us_text(e.ts_ns - shift))) {
           print_warning(o.common, fmt::format("{}: the event at byte {} has no ts that --rebase can rewrite; left "
                                               "out of the window",
                                               display_name(o.file_shown), e.offset));

@@ -357,7 +357,7 @@ class TraceHandler {
   __attribute__((noinline)) void validate_new_names() {
     for (; validated_names_ < names_.size(); ++validated_names_) {
       std::string_view name = names_.view(validated_names_);
-      if (plain_ascii(name) || clean_utf8(name)) continue;
+      if (clean_utf8(name)) continue;
       uint32_t raw = validated_names_;
       repaired_ids_[raw] = names_.intern(with_replacements(name));  // a later id, clean: checked in turn
     }
@@ -365,7 +365,7 @@ class TraceHandler {
 
   /// A string the model keeps outside the interner (args.name): as intern_kept does.
   std::string_view kept(std::string_view text) {
-    if (plain_ascii(text) || clean_utf8(text)) return text;
+    if (clean_utf8(text)) return text;
     ev_.problems |= kBadString;
     replaced_ = with_replacements(text);
     return replaced_;

@@ -23,7 +23,7 @@ std::size_t sequence_length(std::string_view s, std::size_t i) {
 
 }  // namespace
 
-bool clean_utf8(std::string_view s) {
+bool detail::clean_utf8_slow(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     std::size_t n = sequence_length(s, i);
     if (n == 0) return false;

@@ -16,8 +16,13 @@ inline bool plain_ascii(std::string_view s) {
   return true;
 }
 
-/// Well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF) and no NUL.
-bool clean_utf8(std::string_view s);
+namespace detail {
+bool clean_utf8_slow(std::string_view s);
+}  // namespace detail
+
+/// Well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF) and no NUL;
+/// plain ASCII answers on the fast path.
+inline bool clean_utf8(std::string_view s) { return plain_ascii(s) || detail::clean_utf8_slow(s); }
 
 /// s with every NUL byte and every byte of a malformed sequence replaced by U+FFFD.
 std::string with_replacements(std::string_view s);
