@@ -5,7 +5,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 #include "flat_map.h"
 #include "jobque.h"
@@ -90,19 +89,19 @@ class ShortListIndex {
         if (key_of(i) == key) return i;
       return SIZE_MAX;
     }
-    for (std::size_t i = indexed_; i < size; ++i) map_.emplace(key_of(i), i);
+    for (std::size_t i = indexed_; i < size; ++i) map_[key_of(i)] = i;  // keys are unique
     indexed_ = size;
-    auto it = map_.find(key);
-    return it == map_.end() ? SIZE_MAX : it->second;
+    const std::size_t* at = map_.find(key);
+    return at ? *at : SIZE_MAX;
   }
   void clear() {
-    if (indexed_) map_.clear();
+    if (indexed_) map_ = FlatMap<std::size_t>{};
     indexed_ = 0;
   }
 
  private:
   static constexpr std::size_t kScan = 8;
-  std::unordered_map<Key, std::size_t> map_;
+  FlatMap<std::size_t> map_;
   std::size_t indexed_ = 0;  ///< entries [0, indexed_) are in map_
 };
 

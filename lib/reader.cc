@@ -1,11 +1,11 @@
 #include "reader.h"
 
 #include <cstring>
-#include <unordered_map>
 
 #include <rapidjson/error/error.h>
 #include <rapidjson/reader.h>
 
+#include "flat_map.h"
 #include "json_value.h"
 #include "numbers.h"
 #include "utf8.h"
@@ -344,11 +344,10 @@ class TraceHandler {
   __attribute__((always_inline)) uint32_t intern_kept(std::string_view text) {
     uint32_t id = names_.intern(text);
     if (id >= validated_names_) validate_new_names();
-    if (__builtin_expect(!repaired_ids_.empty(), 0)) {
-      auto it = repaired_ids_.find(id);
-      if (it != repaired_ids_.end()) {
+    if (__builtin_expect(repaired_ids_.size() != 0, 0)) {
+      if (const uint32_t* repaired = repaired_ids_.find(id)) {
         ev_.problems |= kBadString;
-        return it->second;
+        return *repaired;
       }
     }
     return id;
@@ -486,7 +485,7 @@ class TraceHandler {
   RawEvent ev_;
   std::string replaced_;  ///< kept()'s repaired copy of the last bad string
   uint32_t validated_names_ = 0;  ///< names_ ids below this were checked by intern_kept
-  std::unordered_map<uint32_t, uint32_t> repaired_ids_;  ///< a name not clean -> its repaired id
+  FlatMap<uint32_t> repaired_ids_;  ///< a name not clean -> its repaired id
   JsonValueBuilder profile_;  ///< the jobqueProfile's tree, or the jqtraceWindow's
   bool reading_window_ = false;
   uint64_t events_ = 0;

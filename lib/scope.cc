@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <unordered_map>
 #include <unordered_set>
 
+#include "flat_map.h"
 #include "numbers.h"
 #include "suggest.h"
 
@@ -48,17 +48,17 @@ std::vector<std::string> marker_kinds(const Trace& trace) {
 
 std::vector<Markers> markers_of_kinds(const Trace& trace, const std::vector<std::string>& kinds) {
   std::vector<Markers> out(kinds.size());
-  std::unordered_map<int64_t, std::size_t> slot;  // name id -> index in kinds
+  FlatMap<std::size_t> slot;  // name id -> index in kinds (kinds are distinct names)
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     uint32_t id = trace.names.find(kinds[k]);
-    if (id != Interner::kNone) slot.emplace(id, k);
+    if (id != Interner::kNone) slot[id] = k;
   }
   const InstantTable& in = trace.instants;  // sorted by ts
   for (std::size_t i = 0; i < in.size(); ++i) {
-    auto it = slot.find(in.name[i]);
-    if (it == slot.end()) continue;
-    out[it->second].ts.push_back(in.ts[i]);
-    out[it->second].arg.push_back(in.arg[i]);
+    const std::size_t* k = slot.find(in.name[i]);
+    if (!k) continue;
+    out[*k].ts.push_back(in.ts[i]);
+    out[*k].arg.push_back(in.arg[i]);
   }
   return out;
 }
