@@ -106,10 +106,6 @@ void add_trace_argument(CLI::App& cmd, std::string& file) {
   cmd.add_option("FILE", file, "Trace file, plain or gzip (- or none: standard input)");
 }
 
-void add_trace_arguments(CLI::App& cmd, std::vector<std::string>& files, const std::string& help) {
-  cmd.add_option("FILE", files, help);
-}
-
 namespace {
 bool stdin_or_complain(std::string_view command) {
   if (!isatty(STDIN_FILENO)) return true;

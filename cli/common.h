@@ -32,7 +32,6 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<st
 /// FILE: the trace argument, optional: without it a command reads standard input when
 /// that is not a terminal (as jq does), see default_to_stdin.
 void add_trace_argument(CLI::App& cmd, std::string& file);
-void add_trace_arguments(CLI::App& cmd, std::vector<std::string>& files, const std::string& help);
 /// An empty file becomes "-" when standard input is not a terminal; with a terminal,
 /// false after saying what is missing (the caller exits 2).
 bool default_to_stdin(std::string& file, std::string_view command);

@@ -218,7 +218,7 @@ void setup_validate(CLI::App& app) {
           "N>=0"))
       ->capture_default_str();
   cmd->add_flag("--strict", opts->strict, "Warnings fail validation too");
-  add_trace_arguments(*cmd, opts->files, "Trace files, plain or gzip (- or none: standard input)");
+  cmd->add_option("FILE", opts->files, "Trace files, plain or gzip (- or none: standard input)");
   cmd->footer("Examples:\n  jqtrace validate trace.json\n  jqtrace validate --strict --max-errors 0 *.trace.json.gz\n  zcat trace.json.gz | jqtrace validate");
   cmd->callback([opts]() {
     if (!default_to_stdin(opts->files, "validate")) throw CommandDone{kUsage};
