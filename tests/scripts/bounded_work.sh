@@ -2,8 +2,7 @@
 # Hostile shapes must cost work linear in their size (or n log n): each command below runs
 # under a CPU-time limit (ulimit -t: CPU seconds, not wall time, so a busy machine does not
 # trip it) about 20 times what the linear code needs even with sanitizers; the quadratic
-# code these shapes once hit needed minutes. See also tests/lib/scaling_test.cc, which
-# counts instructions where the kernel allows it.
+# code these shapes once hit needed minutes.
 source "$(dirname "$0")/lib/prelude.bash"
 
 # run LIMIT NAME ARGS...: jqtrace ARGS within LIMIT CPU seconds, exit 0
