@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "load.h"
+#include "stats_schema.h"
 
 namespace jqtrace::cli {
 namespace {
@@ -31,7 +32,7 @@ int load_saved_stats(const BaselineOptions& opts, const CommonOptions& common, c
   std::stringstream text;
   text << in.rdbuf();
   std::string error;
-  if (!read_stats_json(text.str(), out, &error)) {
+  if (!result::read_stats_json(text.str(), out, &error)) {
     print_error(fmt::format("{}: {}", opts.file, error));
     return kInput;
   }
@@ -75,7 +76,7 @@ void add_baseline_options(CLI::App& cmd, BaselineOptions& opts) {
 
 int load_baseline(const BaselineOptions& opts, const CommonOptions& common, const ScopeOptions& scope_options, const Scope& scope,
                   const StatsOptions& stats_options, const GateOptions& gates, BaselineShares* out) {
-  if (looks_like_stats_json(head_of(opts.file))) return load_saved_stats(opts, common, stats_options, scope, out);
+  if (result::looks_like_stats_json(head_of(opts.file))) return load_saved_stats(opts, common, stats_options, scope, out);
   Trace trace;
   if (int status = load_for_analysis(opts.file, common, &trace)) return status;
   if (!complete_enough_to_check(trace, opts.file, gates)) return kCheckFailed;

@@ -2,11 +2,13 @@
 
 #include "trace.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,19 +48,21 @@ void draw_progress(uint64_t consumed, uint64_t total) {
 
 }  // namespace
 
-void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<std::string>& formats) {
+void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Format>& formats) {
+  opts.offered = formats;
+  std::vector<std::string> names;
+  for (Format f : formats) names.push_back(result::format_name(f));
   cmd.add_option_function<std::string>(
-         "--format",
-         [&opts](const std::string& name) {
-           static const std::map<std::string, Format> kFormats = {
-               {"table", Format::table}, {"csv", Format::csv},     {"tsv", Format::tsv},
-               {"json", Format::json},   {"trace", Format::trace}, {"compact", Format::compact}};
-           opts.format = kFormats.at(name);
-         },
-         fmt::format("Output format (default: {})", formats.front()))
-      ->check(CLI::IsMember(formats))
-      ->option_text(fmt::format("{}", fmt::join(formats, "|")));
+         "--format", [&opts](const std::string& name) { opts.given = result::parse_format(name); },
+         fmt::format("Output format (default: {}, or the one -o's extension names: .{})", names.front(),
+                     fmt::join(names.begin() + 1, names.end(), " .")))
+      ->check(CLI::IsMember(names))
+      ->option_text(result::format_list(formats));
   cmd.add_option("-o,--output", opts.output, "Write the data to PATH instead of stdout")->option_text("PATH");
+  if (std::find(formats.begin(), formats.end(), Format::table) != formats.end())
+    cmd.add_option("--columns", opts.columns,
+                   "Only these columns of the main table, in this order (keys as in the JSON and the CSV header)")
+        ->option_text("KEY,...");
   cmd.add_option("-j,--threads", opts.threads, "Parser threads (default 0: all cores)")
       ->check(CLI::Range(0u, 1024u))
       ->option_text("N");
@@ -67,6 +71,105 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<st
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->option_text("auto|always|never");
   cmd.add_flag("-q,--quiet", opts.quiet, "No progress bar and no warnings");
+}
+
+namespace {
+
+bool offers(const std::vector<Format>& offered, Format f) {
+  return std::find(offered.begin(), offered.end(), f) != offered.end();
+}
+
+/// The format -o's extension names; ".json" is a trace for a command that writes traces.
+std::optional<Format> format_of_output(const CommonOptions& opts) {
+  auto by_name = result::format_of_path(opts.output);
+  if (by_name == Format::json && !offers(opts.offered, Format::json) && offers(opts.offered, Format::trace))
+    return Format::trace;
+  return by_name;
+}
+
+}  // namespace
+
+Format CommonOptions::format() const {
+  if (given) return *given;
+  if (auto by_name = format_of_output(*this); by_name && offers(offered, *by_name)) return *by_name;
+  return offered.empty() ? Format::table : offered.front();
+}
+
+bool check_output_format(const CommonOptions& opts, std::string_view command) {
+  if (opts.given) return true;
+  auto by_name = format_of_output(opts);
+  if (!by_name || offers(opts.offered, *by_name)) return true;
+  print_error(fmt::format("-o {}: {} does not write {} (its formats: {}); give --format to write another into it",
+                          opts.output, command, result::format_name(*by_name), result::format_list(opts.offered)));
+  return false;
+}
+
+namespace {
+
+std::vector<std::string> split_keys(const std::string& list) {
+  std::vector<std::string> keys;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) keys.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return keys;
+}
+
+/// The terminal's width when fd is one (COLUMNS first, as a resize-aware shell sets it,
+/// then the tty's own size, then 80); 0 for files and pipes: never cut what a program reads.
+std::size_t terminal_width(int fd) {
+  if (!isatty(fd)) return 0;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    long n = std::strtol(columns, nullptr, 10);
+    if (n > 0) return static_cast<std::size_t>(n);
+  }
+  struct winsize size {};
+  if (ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 80;
+}
+
+}  // namespace
+
+int write_document(const result::Document& doc, const CommonOptions& opts, std::string_view command) {
+  if (!check_output_format(opts, command)) return kUsage;
+  Format format = opts.format();
+  result::RenderOptions render;
+  render.columns = split_keys(opts.columns);
+  if (!render.columns.empty()) {
+    if (format == Format::json) {
+      print_error("--columns: JSON always has every key (select with jq); use it with table, csv, tsv or md");
+      return kUsage;
+    }
+    const result::Table* main = doc.delimited();
+    std::vector<result::Leaf> leaves;
+    std::string error;
+    if (!main || !result::select_leaves(*main, render.columns, &leaves, &error)) {
+      print_error(fmt::format("--columns: {}", main ? error : "this result has no table"));
+      return kUsage;
+    }
+  }
+  auto out = Output::open(opts);
+  if (!out) return kInput;  // cannot write: an input or output error
+  render.color = out->color();
+  render.utf8 = utf8_locale();
+  render.width = terminal_width(fileno(out->file()));
+  std::string text = result::render(doc, format, render);
+  std::fwrite(text.data(), 1, text.size(), out->file());
+  return out->close() ? kOk : kInput;
+}
+
+bool utf8_locale() {
+  for (const char* var : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (!v || !*v) continue;
+    std::string s(v);
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s.find("utf-8") != std::string::npos || s.find("utf8") != std::string::npos;
+  }
+  return false;
 }
 
 void print_error(std::string_view message) { fmt::print(stderr, "jqtrace: {}\n", message); }

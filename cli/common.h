@@ -3,12 +3,15 @@
 // goes, error printing, colors and the progress bar. Library code never prints; this does.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "formats.h"
+#include "model.h"
 #include "source.h"
 
 namespace jqtrace::cli {
@@ -16,18 +19,34 @@ namespace jqtrace::cli {
 /// SPEC §3 exit status.
 enum Exit : int { kOk = 0, kCheckFailed = 1, kUsage = 2, kInput = 3 };
 
-enum class Format { table, csv, tsv, json, trace, compact };
+using result::Format;
 
 struct CommonOptions {
-  Format format = Format::table;
+  std::vector<Format> offered;   ///< the command's formats, the default first
+  std::optional<Format> given;   ///< --format
+  std::string columns;           ///< --columns KEY,...
   std::string output;        ///< -o PATH; empty: stdout
   unsigned threads = 0;      ///< -j N; 0: all cores
   std::string color = "auto";
   bool quiet = false;
+
+  /// --format, else the format -o's extension names (when the command offers it), else
+  /// the command's default.
+  Format format() const;
 };
 
-/// Adds --format (with the formats this command supports), -o, -j, --color, -q.
-void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<std::string>& formats);
+/// Adds --format (with the formats this command offers, the default first), -o, -j,
+/// --color, -q, and --columns when it offers tables.
+void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Format>& formats);
+
+/// False (after saying why) when -o's extension names a format the command does not
+/// write and no --format overrides it: "-o x.svg" on stats is a mistake, not a table.
+bool check_output_format(const CommonOptions& opts, std::string_view command);
+
+/// Renders doc in the chosen format to stdout or -o, with --columns, colors and the
+/// terminal's width when writing to one. kOk, kUsage (bad --columns) or kInput (cannot
+/// write).
+int write_document(const result::Document& doc, const CommonOptions& opts, std::string_view command);
 
 /// FILE: the trace argument, optional: without it a command reads standard input when
 /// that is not a terminal (as jq does), see default_to_stdin.
@@ -87,6 +106,9 @@ struct ParallelRead {
   uint64_t min_part_bytes = 0;
 };
 ParallelRead parallel_read(const std::string& path, const CommonOptions& opts);
+
+/// True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG in that order).
+bool utf8_locale();
 
 /// Clears the progress bar line if one was drawn.
 void end_progress();

@@ -11,7 +11,7 @@
 #include "gates.h"
 #include "load.h"
 #include "phases.h"
-#include "render.h"
+#include "phases_schema.h"
 #include "scope_options.h"
 #include "suggest.h"
 
@@ -51,83 +51,6 @@ int read_log(const std::string& path, PhaseLog* log) {
   return kOk;
 }
 
-std::string ms3(double v) { return fmt::format("{:.3f}", v); }
-
-void render_table(const std::vector<TagStats>& tags, const std::vector<GateResult>* gates, Output& out) {
-  Palette p{out.color()};
-  for (std::size_t k = 0; k < tags.size(); ++k) {
-    const TagStats& t = tags[k];
-    fmt::print(out.file(), "{}{}[{}]{}  bursts {}  rounds {}  total {} ms\n\n", k ? "\n" : "", p.bold(), t.tag,
-               p.reset(), t.bursts, t.rounds, ms3(t.total_ms));
-    TextTable table;
-    table.row({"phase", "ms", "share", "per-round n", "mean", "p50", "p90", "max"});
-    for (const PhaseStats& ph : t.phases) {
-      const Distribution& d = ph.per_round_ms;
-      // A sub-phase is indented under its parent; its share is of the parent.
-      table.row({ph.parent.empty() ? ph.name : "  " + ph.name + " (of " + ph.parent + ")", ms3(ph.ms),
-                 fmt::format("{:.1f}%", ph.share_pct), std::to_string(d.count), ms3(d.mean), ms3(d.p50),
-                 ms3(d.p90), ms3(d.max)});
-    }
-    fmt::print(out.file(), "{}", table.str());
-  }
-  if (gates) fmt::print(out.file(), "\n{}", gates_table(*gates));
-}
-
-void render_delimited(const std::vector<TagStats>& tags, char sep, Output& out) {
-  fmt::print(out.file(), "{}",
-             delimited_row({"tag", "phase", "parent", "ms", "share_pct", "per_round_count", "per_round_mean_ms",
-                            "per_round_p50_ms", "per_round_p90_ms", "per_round_p95_ms", "per_round_p99_ms",
-                            "per_round_max_ms"},
-                           sep));
-  for (const TagStats& t : tags)
-    for (const PhaseStats& ph : t.phases) {
-      const Distribution& d = ph.per_round_ms;
-      fmt::print(out.file(), "{}",
-                 delimited_row({t.tag, ph.name, ph.parent, fixed3(ph.ms), fixed3(ph.share_pct),
-                                std::to_string(d.count), fixed3(d.mean), fixed3(d.p50), fixed3(d.p90),
-                                fixed3(d.p95), fixed3(d.p99), fixed3(d.max)},
-                               sep));
-    }
-}
-
-void render_json(const std::vector<TagStats>& tags, QuantileMethod quantiles, const std::vector<GateResult>* gates,
-                 Output& out) {
-  JsonDocument doc;
-  auto& w = doc.w();
-  w.StartObject();
-  doc.field("schema", "jqtrace/phases/1");
-  doc.field("quantiles", quantile_method_name(quantiles));
-  doc.key("tags");
-  w.StartArray();
-  for (const TagStats& t : tags) {
-    w.StartObject();
-    doc.field("tag", t.tag);
-    doc.field("bursts", t.bursts);
-    doc.key("rounds");
-    w.Int64(t.rounds);
-    doc.number("total_ms", t.total_ms);
-    doc.key("phases");
-    w.StartArray();
-    for (const PhaseStats& ph : t.phases) {
-      w.StartObject();
-      doc.field("name", ph.name);
-      doc.key("parent");
-      if (ph.parent.empty()) w.Null();
-      else doc.string(ph.parent);
-      doc.number("ms", ph.ms);
-      doc.number("share_pct", ph.share_pct);
-      json_distribution(doc, "per_round_ms", ph.per_round_ms, Units::plain);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-  }
-  w.EndArray();
-  if (gates) json_gates(doc, *gates);
-  w.EndObject();
-  fmt::print(out.file(), "{}", doc.str());
-}
-
 int run_phases(const PhasesCommandOptions& o) {
   std::vector<GateSource> gates;
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
@@ -144,17 +67,9 @@ int run_phases(const PhasesCommandOptions& o) {
   std::vector<GateResult> results;
   if (!gates.empty() && !evaluate_gates(gates, phase_metrics(tags), &results)) return kUsage;
   const std::vector<GateResult>* gated = gates.empty() ? nullptr : &results;
-  auto out = Output::open(o.common);
-  if (!out) return kInput;  // cannot write: an input or output error
-  switch (o.common.format) {
-    case Format::table: render_table(tags, gated, *out); break;
-    case Format::csv: render_delimited(tags, ',', *out); break;
-    case Format::tsv: render_delimited(tags, '\t', *out); break;
-    case Format::trace:
-    case Format::compact: break;  // not offered by this command
-    case Format::json: render_json(tags, quantile_method(o.quantiles), gated, *out); break;
-  }
-  if (!out->close()) return kInput;
+  if (int status = write_document(result::phases_document(tags, quantile_method(o.quantiles), gated), o.common,
+                                  "phases"))
+    return status;
   return any_tripped(results) ? kCheckFailed : kOk;
 }
 
@@ -164,7 +79,7 @@ void setup_phases(CLI::App& app) {
   auto opts = std::make_shared<PhasesCommandOptions>();
   CLI::App* cmd =
       app.add_subcommand("phases", "Per-phase totals, shares and per-round times from '[TAG] rounds=...' log lines");
-  add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
+  add_common_options(*cmd, opts->common, result::kDocumentFormats);
   cmd->add_option("--tag", opts->tag, "Only lines with this tag")->option_text("TAG");
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   add_gate_options(*cmd, opts->gates, false);

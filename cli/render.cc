@@ -41,17 +41,6 @@ void json_distribution(JsonDocument& doc, std::string_view key, const Distributi
   doc.w().EndObject();
 }
 
-bool utf8_locale() {
-  for (const char* var : {"LC_ALL", "LC_CTYPE", "LANG"}) {
-    const char* v = std::getenv(var);
-    if (!v || !*v) continue;
-    std::string s(v);
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s.find("utf-8") != std::string::npos || s.find("utf8") != std::string::npos;
-  }
-  return false;
-}
-
 std::string share_bar(double pct, int width, bool utf8) {
   double cells = std::clamp(pct, 0.0, 100.0) / 100.0 * width;
   int full = static_cast<int>(cells);

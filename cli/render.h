@@ -37,9 +37,6 @@ std::string unit_rule_text(UnitRule rule);
 /// auto), " for units, "window --marker ... , " for a window's own range.
 std::string scope_prefix(const Scope& scope);
 
-/// True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG in that order).
-bool utf8_locale();
-
 /// A bar of `width` cells for pct in [0, 100]: block characters, or '#' without UTF-8.
 std::string share_bar(double pct, int width, bool utf8);
 

@@ -3,7 +3,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "text_format.h"
+#include "validate_schema.h"
 #include "validate.h"
 
 namespace jqtrace::cli {
@@ -16,40 +16,29 @@ struct ValidateOptions {
   bool strict = false;
 };
 
-struct FileReport {
-  std::string file;
-  ValidateResult result;
-  std::vector<Diagnostic> kept;  ///< for JSON: what --max-errors lets through
-  uint64_t omitted = 0;
-  bool valid = false;
-};
+using FileReport = result::ValidatedFile;
 
-/// Prints each diagnostic as it is found (table/csv/tsv) or keeps it (json), up to
-/// --max-errors per file.
+/// Prints each diagnostic as it is found (table) or keeps it for the result document
+/// (the other formats), up to --max-errors per file.
 class DiagnosticPrinter final : public DiagnosticSink {
  public:
-  DiagnosticPrinter(const ValidateOptions& opts, Output& out, FileReport& report)
-      : opts_(opts), out_(out), report_(report), palette_{out.color()} {}
+  /// out: where the table goes (nullptr for the other formats).
+  DiagnosticPrinter(const ValidateOptions& opts, Output* out, FileReport& report)
+      : opts_(opts), out_(out), report_(report), palette_{out && out->color()} {}
 
   void report(Diagnostic d) override {
     // -q: the table lists errors only (warnings still count in the summary), unless
     // --strict makes warnings fail the file. Data formats stay complete.
     bool hidden_warning = opts_.common.quiet && !opts_.strict && d.severity == Severity::warning &&
-                          opts_.common.format == Format::table;
+                          opts_.common.format() == Format::table;
     if (hidden_warning) return;
     if (opts_.max_errors > 0 && shown_ >= static_cast<uint64_t>(opts_.max_errors)) {
       ++report_.omitted;
       return;
     }
     ++shown_;
-    switch (opts_.common.format) {
-      case Format::json: report_.kept.push_back(std::move(d)); break;
-      case Format::csv: row(d, ','); break;
-      case Format::tsv: row(d, '\t'); break;
-      case Format::table: line(d); break;
-      case Format::trace:
-      case Format::compact: break;  // not offered by this command
-    }
+    if (opts_.common.format() == Format::table) line(d);
+    else report_.kept.push_back(std::move(d));
   }
 
  private:
@@ -57,18 +46,13 @@ class DiagnosticPrinter final : public DiagnosticSink {
     bool error = d.severity == Severity::error;
     std::string where = d.position.line ? fmt::format("{}:{}:{}", report_.file, d.position.line, d.position.column)
                                         : report_.file;
-    fmt::print(out_.file(), "{}{}:{} {}{}:{} {} [{}]\n", palette_.bold(), where, palette_.reset(),
+    fmt::print(out_->file(), "{}{}:{} {}{}:{} {} [{}]\n", palette_.bold(), where, palette_.reset(),
                error ? palette_.red() : palette_.yellow(), error ? "error" : "warning", palette_.reset(), d.message,
                d.rule);
   }
-  void row(const Diagnostic& d, char sep) {
-    fmt::print(out_.file(), "{}{}{}{}{}{}{}{}{}{}{}\n", delimited_field(report_.file, sep), sep, d.position.line, sep,
-               d.position.column, sep, d.severity == Severity::error ? "error" : "warning", sep, d.rule, sep,
-               delimited_field(d.message, sep));
-  }
 
   const ValidateOptions& opts_;
-  Output& out_;
+  Output* out_;
   FileReport& report_;
   Palette palette_;
   uint64_t shown_ = 0;
@@ -80,7 +64,7 @@ FileReport finish_report(FileReport report, const ValidateOptions& opts, bool* u
   return report;
 }
 
-FileReport validate_file(const std::string& path, const ValidateOptions& opts, Output& out, bool* unreadable) {
+FileReport validate_file(const std::string& path, const ValidateOptions& opts, Output* out, bool* unreadable) {
   FileReport report;
   report.file = path == "-" ? "<stdin>" : path;
   DiagnosticPrinter printer(opts, out, report);
@@ -96,7 +80,7 @@ FileReport validate_file(const std::string& path, const ValidateOptions& opts, O
     *unreadable = true;
     report.result.readable = false;
     // Said on stderr already; data formats also carry it as a diagnostic of the file.
-    if (opts.common.format != Format::table) {
+    if (opts.common.format() != Format::table) {
       report.result.errors = 1;
       report.result.rule_counts["unreadable"] = 1;
       printer.report(make_diagnostic("unreadable", "cannot open: " + why));
@@ -130,77 +114,28 @@ void render_table_summary(const FileReport& r, Output& out) {
   }
 }
 
-void render_json(const std::vector<FileReport>& reports, bool all_valid, Output& out) {
-  JsonDocument doc;
-  auto& w = doc.w();
-  uint64_t events = 0, errors = 0, warnings = 0;
-  std::map<std::string_view, uint64_t> rule_counts;
-  for (const FileReport& r : reports) {
-    events += r.result.events;
-    errors += r.result.errors;
-    warnings += r.result.warnings;
-    for (const auto& [id, n] : r.result.rule_counts) rule_counts[id] += n;
-  }
-  w.StartObject();
-  doc.field("schema", "jqtrace/validate/1");
-  doc.field("valid", all_valid);
-  doc.field("events", events);
-  doc.field("errors", errors);
-  doc.field("warnings", warnings);
-  doc.key("rules");
-  w.StartObject();
-  for (const auto& [id, n] : rule_counts) doc.field(id, n);
-  w.EndObject();
-  doc.key("files");
-  w.StartArray();
-  for (const FileReport& r : reports) {
-    w.StartObject();
-    doc.field("file", r.file);
-    doc.field("valid", r.valid);
-    doc.field("readable", r.result.readable);
-    doc.field("jobque", r.result.jobque);
-    doc.field("events", r.result.events);
-    doc.field("errors", r.result.errors);
-    doc.field("warnings", r.result.warnings);
-    doc.field("omitted", r.omitted);
-    w.EndObject();
-  }
-  w.EndArray();
-  doc.key("diagnostics");
-  w.StartArray();
-  for (const FileReport& r : reports)
-    for (const Diagnostic& d : r.kept) {
-      w.StartObject();
-      doc.field("file", r.file);
-      doc.field("line", d.position.line);
-      doc.field("column", d.position.column);
-      doc.field("severity", d.severity == Severity::error ? "error" : "warning");
-      doc.field("rule", d.rule);
-      doc.field("message", d.message);
-      w.EndObject();
-    }
-  w.EndArray();
-  w.EndObject();
-  fmt::print(out.file(), "{}", doc.str());
-}
-
+/// The table streams each problem as it is found (a broken file's first errors show at
+/// once); the other formats render the result document at the end.
 int run_validate(const ValidateOptions& opts) {
-  auto out = Output::open(opts.common);
-  if (!out) return kInput;  // cannot write: an input or output error
-  Format f = opts.common.format;
-  if (f == Format::csv || f == Format::tsv) {
-    char sep = f == Format::csv ? ',' : '\t';
-    fmt::print(out->file(), "file{0}line{0}column{0}severity{0}rule{0}message\n", sep);
+  Format f = opts.common.format();
+  if (f == Format::table && !opts.common.columns.empty()) {
+    print_error("--columns: validate's table is a list of problems; use it with csv, tsv or md");
+    return kUsage;
   }
+  if (!check_output_format(opts.common, "validate")) return kUsage;
+  std::unique_ptr<Output> out;
+  if (f == Format::table && !(out = Output::open(opts.common))) return kInput;  // cannot write
   std::vector<FileReport> reports;
   bool unreadable = false, all_valid = true;
   for (const std::string& path : opts.files) {
-    reports.push_back(validate_file(path, opts, *out, &unreadable));
+    reports.push_back(validate_file(path, opts, out.get(), &unreadable));
     all_valid = all_valid && reports.back().valid;
-    if (f == Format::table) render_table_summary(reports.back(), *out);
+    if (out) render_table_summary(reports.back(), *out);
   }
-  if (f == Format::json) render_json(reports, all_valid, *out);
-  if (!out->close()) return kInput;
+  if (out && !out->close()) return kInput;
+  if (!out)
+    if (int status = write_document(result::validate_document(reports, all_valid), opts.common, "validate"))
+      return status;
   if (unreadable) return kInput;
   return all_valid ? kOk : kCheckFailed;
 }
@@ -210,7 +145,7 @@ int run_validate(const ValidateOptions& opts) {
 void setup_validate(CLI::App& app) {
   auto opts = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand("validate", "Check that trace files are well-formed: the JSON, every event, the jobque rules");
-  add_common_options(*cmd, opts->common, {"table", "csv", "tsv", "json"});
+  add_common_options(*cmd, opts->common, result::kDocumentFormats);
   cmd->add_option("--max-errors", opts->max_errors, "Show at most N problems per file (0: all)")
       ->option_text("N")
       ->check(CLI::Validator(

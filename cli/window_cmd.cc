@@ -285,7 +285,7 @@ int run_window(WindowCommandOptions o) {
   if (!out) return kInput;  // cannot write: an input or output error
   Written w;
   bool ok = false;
-  switch (o.common.format) {
+  switch (o.common.format()) {
     case Format::compact: ok = write_compact(o, trace, chosen, range, *text, *out, &w); break;
     case Format::csv: ok = write_rows(trace, chosen, range, *text, ',', *out, &w); break;
     case Format::tsv: ok = write_rows(trace, chosen, range, *text, '\t', *out, &w); break;
@@ -306,9 +306,8 @@ int run_window(WindowCommandOptions o) {
 
 void setup_window(CLI::App& app) {
   auto opts = std::make_shared<WindowCommandOptions>();
-  opts->common.format = Format::trace;
   CLI::App* cmd = app.add_subcommand("window", "Cut the events of a scope out of a trace (a trace Perfetto opens)");
-  add_common_options(*cmd, opts->common, {"trace", "compact", "csv", "tsv"});
+  add_common_options(*cmd, opts->common, {Format::trace, Format::compact, Format::csv, Format::tsv});
   add_scope_options(*cmd, opts->scope);
   cmd->add_flag("--rebase", opts->rebase, "Shift every ts so that the window starts at 0 (trace format)");
   add_trace_argument(*cmd, opts->file);

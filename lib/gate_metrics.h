@@ -3,9 +3,9 @@
 // baseline (a trace, or a saved `stats --format json`).
 //
 // Metrics (µs for times, percent for shares and idle):
-//   share(G) busy(G) events(G) p50(G) p90(G) p99(G) max(G)   G: a group of the --by grouping
+//   share(G) busy(G) events(G) p50(G) p90(G) p95(G) p99(G) max(G)   G: a group of the --by grouping
 //   idle parallelism publishes events busy wait
-//   unit_p50(K) unit_p90(K) unit_max(K) units(K)              K: a marker kind
+//   unit_p50(K) unit_p90(K) unit_p95(K) unit_max(K) units(K)              K: a marker kind
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,10 +31,6 @@ struct BaselineShares {
   std::vector<GroupShare> groups;
 };
 
-/// True when text starts like a saved `stats --format json` (its schema is the first key).
-bool looks_like_stats_json(std::string_view head);
-/// Reads a saved `stats --format json`; false with a reason when it is not one.
-bool read_stats_json(std::string_view text, BaselineShares* out, std::string* error);
 BaselineShares baseline_shares(const RangeStats& stats);
 
 struct ShareDelta {

@@ -31,6 +31,8 @@ struct GroupStats {
   int64_t total_ns = 0;      ///< generic: clipped time including children
   int64_t self_ns = 0;       ///< generic: total minus direct children on the same lane
   std::vector<HistBucket> hist;  ///< with StatsOptions::hist
+  std::string pid, tid;      ///< by lane: the lane's ids (numbers or strings, as in the trace)
+  std::string thread;        ///< by lane: its thread_name
 };
 
 struct LaneStats {

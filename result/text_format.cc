@@ -6,7 +6,7 @@
 
 #include "numbers.h"
 
-namespace jqtrace::cli {
+namespace jqtrace::result {
 
 std::string delimited_field(std::string_view text, char separator) {
   if (text.find_first_of(std::string{separator, '"', '\n', '\r'}) == std::string_view::npos) return std::string(text);
@@ -57,20 +57,6 @@ std::string delimited_row(const std::vector<std::string>& cells, char separator)
   return line + "\n";
 }
 
-std::size_t display_width(std::string_view text) {
-  std::size_t width = 0;
-  bool escape = false;
-  for (unsigned char c : text) {
-    if (escape) {
-      if (c == 'm') escape = false;
-      continue;
-    }
-    if (c == 0x1b) escape = true;
-    else if ((c & 0xC0) != 0x80) ++width;  // count UTF-8 lead bytes, not continuations
-  }
-  return width;
-}
-
 void JsonDocument::us(std::string_view k, int64_t ns) {
   char buf[48];
   format_ns_as_us(ns, buf, sizeof buf);
@@ -90,4 +76,4 @@ void JsonDocument::number(std::string_view k, double v) {
   raw(text);
 }
 
-}  // namespace jqtrace::cli
+}  // namespace jqtrace::result

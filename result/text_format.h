@@ -8,7 +8,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
-namespace jqtrace::cli {
+namespace jqtrace::result {
 
 /// One CSV/TSV field, quoted per RFC 4180 when it holds the separator, a quote or a line end.
 std::string delimited_field(std::string_view text, char separator);
@@ -19,7 +19,7 @@ std::string us_fixed(double ns);
 /// A number with three decimals (percentages, ratios).
 std::string fixed3(double v);
 
-/// Columns a text takes on a terminal: UTF-8 characters, ANSI color codes take none.
+/// Columns a text takes on a terminal (render.cc).
 std::size_t display_width(std::string_view text);
 
 /// Rows of cells printed as aligned columns (first column left, the rest right-aligned).
@@ -63,4 +63,9 @@ class JsonDocument {
   rapidjson::PrettyWriter<rapidjson::StringBuffer> writer_;
 };
 
+}  // namespace jqtrace::result
+
+// The commands format through these while they move to the result model.
+namespace jqtrace::cli {
+using namespace jqtrace::result;
 }  // namespace jqtrace::cli

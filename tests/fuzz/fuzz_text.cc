@@ -8,6 +8,7 @@
 #include "gate.h"
 #include "gate_metrics.h"
 #include "phases.h"
+#include "stats_schema.h"
 
 using namespace jqtrace;
 
@@ -33,6 +34,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   log.summarize(QuantileMethod::inclusive);
   log.summarize(QuantileMethod::exclusive);
   BaselineShares shares;
-  read_stats_json(text, &shares, &why);
+  result::read_stats_json(text, &shares, &why);
   return 0;
 }

@@ -39,7 +39,7 @@ expect() {
 }
 expect "jqtrace st" "stats"
 expect "jqtrace stats --for" "--format"
-expect "jqtrace stats --format ''" "csv json table tsv"
+expect "jqtrace stats --format ''" "csv json md table tsv"
 expect "jqtrace window --format ''" "compact csv trace tsv"
 expect "jqtrace stats --unit-at ''" "auto end start"
 expect "jqtrace gaps --by ''" "category nstages"

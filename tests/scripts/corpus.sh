@@ -73,9 +73,11 @@ TABLE
 )
 while IFS='|' read -r file name total count events; do
   path="$corpus/chrome/$file"
-  row=$("$jqtrace" stats -q --by name --format csv "$path" | grep -F "$name," | head -n 1)
+  # --columns: the checks name the columns they read, so a new column moves nothing.
+  row=$("$jqtrace" stats -q --by name --format csv --columns name,total_us,dur_us.count "$path" |
+    grep -F "$name," | head -n 1)
   got_total=$(cut -d, -f2 <<< "$row")
-  got_count=$(cut -d, -f5 <<< "$row")
+  got_count=$(cut -d, -f3 <<< "$row")
   got_events=$("$jqtrace" stats -q --format json "$path" | grep -m1 '"events"' | tr -dc '0-9')
   if [ "$got_total" != "$total" ] || [ "$got_count" != "$count" ] || [ "$got_events" != "$events" ]; then
     echo "FAIL: stats $file $name: total $got_total/$total, count $got_count/$count, events $got_events/$events"
@@ -100,8 +102,8 @@ TABLE
 )
 while IFS='|' read -r file kind rule count first last; do
   path="$corpus/jobque/$file"
-  rows=$("$jqtrace" markers -q --kind "$kind" --format csv "$path")
-  got_rule=$("$jqtrace" markers -q --format csv "$path" | grep "^$kind," | cut -d, -f12)
+  rows=$("$jqtrace" markers -q --kind "$kind" --format csv --columns index,arg,start_us,end_us "$path")
+  got_rule=$("$jqtrace" markers -q --format csv --columns kind,unit_at "$path" | grep "^$kind," | cut -d, -f2)
   got_count=$(($(wc -l <<< "$rows") - 1))
   got_first=$(sed -n 2p <<< "$rows" | cut -d, -f1-4)
   got_last=$(tail -n 1 <<< "$rows" | cut -d, -f1-4)

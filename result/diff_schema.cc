@@ -1,0 +1,102 @@
+#include "diff_schema.h"
+
+#include "common_fields.h"
+
+namespace jqtrace::result {
+namespace {
+
+std::string side_heading(const char* letter, const DiffSide& s) {
+  std::string prefix = scope_prefix(s.scope);
+  std::string text = std::string(letter) + " " + s.file;
+  return prefix.empty() ? text : text + " (" + prefix.substr(0, prefix.size() - 2) + ")";
+}
+
+void add_side_fields(Document& doc, const char* group, const DiffSide& side) {
+  const RangeStats& s = *side.stats;
+  doc.add(Field("file", Kind::text, side.file).in(group));
+  add_scope_fields(doc, side.scope, group);
+  doc.add(Field("span_us", Kind::us, ns(s.range.length())).in(group));
+  doc.add(Field("busy_us", Kind::us, ns(s.busy_ns)).in(group));
+  doc.add(Field("idle_pct", Kind::percent, s.idle_pct).in(group));
+  doc.add(Field("parallelism", Kind::ratio, s.parallelism).in(group));
+  doc.add(Field("events", Kind::integer, count(s.events)).in(group));
+  doc.add(Field("publishes", Kind::integer, count(s.publishes)).in(group));
+}
+
+Value ratio_of(double b, double a) { return a > 0 ? Value{Typed{Kind::ratio, b / a, 3}} : Value{}; }
+
+/// The totals as people read them: one row a metric, A, B, B-A and B/A (the same numbers
+/// are in the JSON's "a" and "b" objects).
+Table totals_table(const RangeStats& a, const RangeStats& b) {
+  Table t;
+  t.key = "totals";
+  t.in_json = false;
+  t.add_column(Column("metric", Kind::text).titled(""));
+  for (const char* side : {"A", "B", "B-A", "B/A"}) t.add_column(Column(side, Kind::ratio));
+  auto row = [&](const char* name, Kind kind, int decimals, double va, double vb, bool ratio) {
+    // Percentages differ in points: B-A of idle_pct is "+5.1" (pp), not a percent.
+    Kind delta = kind == Kind::percent ? Kind::ratio : kind;
+    t.rows.push_back({std::string(name), Typed{kind, va, decimals}, Typed{kind, vb, decimals},
+                      Typed{delta, vb - va, decimals, true}, ratio ? ratio_of(vb, va) : Value{}});
+  };
+  auto d = [](int64_t v) { return static_cast<double>(v); };
+  row("span_us", Kind::us, 3, d(a.range.length()), d(b.range.length()), true);
+  row("busy_us", Kind::us, 3, d(a.busy_ns), d(b.busy_ns), true);
+  row("idle_pct", Kind::percent, 1, a.idle_pct, b.idle_pct, false);
+  row("parallelism", Kind::ratio, 2, a.parallelism, b.parallelism, true);
+  row("events", Kind::ratio, 0, d(static_cast<int64_t>(a.events)), d(static_cast<int64_t>(b.events)), true);
+  return t;
+}
+
+Table groups_table(const TraceDiff& d, GroupBy by) {
+  Table t;
+  t.key = "groups";
+  t.add_column(Column("name", Kind::text).titled(group_by_name(by)));
+  t.add_column(Column("busy_us", Kind::us).in("a").titled("busy_a_us"));
+  t.add_column(Column("busy_us", Kind::us).in("b").titled("busy_b_us"));
+  t.add_column(Column("share_pct", Kind::percent).in("a").titled("share_a"));
+  t.add_column(Column("share_pct", Kind::percent).in("b").titled("share_b"));
+  t.add_column(Column("share_delta_pp", Kind::ratio).titled("delta_pp").places(1).signed_());
+  t.add_column(Column("busy_ratio", Kind::ratio));
+  t.add_column(Column("events", Kind::integer).in("a").titled("events_a").rank(2));
+  t.add_column(Column("events", Kind::integer).in("b").titled("events_b").rank(2));
+  for (const GroupDiff& g : d.groups)
+    t.rows.push_back({g.name, ns(g.a.busy_ns), ns(g.b.busy_ns), g.a.share_pct, g.b.share_pct, g.share_delta_pp,
+                      g.has_ratio ? Value{g.busy_ratio} : Value{}, count(g.a.events), count(g.b.events)});
+  return t;
+}
+
+Table kinds_table(const TraceDiff& d) {
+  Table t;
+  t.key = "markers";
+  t.add_column(Column("kind", Kind::text).titled("marker kind"));
+  t.add_column(Column("units", Kind::integer).in("a").titled("units_a"));
+  t.add_column(Column("units", Kind::integer).in("b").titled("units_b"));
+  t.add_column(Column("unit_p50_us", Kind::us).in("a").titled("unit_p50_a_us"));
+  t.add_column(Column("unit_p50_us", Kind::us).in("b").titled("unit_p50_b_us"));
+  t.add_column(Column("p50_ratio", Kind::ratio).people_only());
+  auto p50 = [](const KindSide& k) { return k.present ? Value{k.unit_p50_ns} : Value{}; };
+  for (const KindDiff& k : d.kinds)
+    t.rows.push_back({k.kind, count(k.a.units), count(k.b.units), p50(k.a), p50(k.b),
+                      k.a.present && k.b.present ? ratio_of(k.b.unit_p50_ns, k.a.unit_p50_ns) : Value{}});
+  return t;
+}
+
+}  // namespace
+
+Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d, QuantileMethod quantiles) {
+  Document doc;
+  doc.schema = "jqtrace/diff/1";
+  doc.heading = side_heading("A", a) + "\n" + side_heading("B", b);
+  doc.add(Field("by", Kind::text, std::string(group_by_name(a.stats->by))));
+  doc.add(Field("quantiles", Kind::text, std::string(quantile_method_name(quantiles))));
+  add_side_fields(doc, "a", a);
+  add_side_fields(doc, "b", b);
+  doc.add(totals_table(*a.stats, *b.stats));
+  doc.add(groups_table(d, a.stats->by));
+  Table& kinds = doc.add(kinds_table(d));
+  kinds.in_text = !d.kinds.empty();
+  return doc;
+}
+
+}  // namespace jqtrace::result

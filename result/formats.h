@@ -1,0 +1,31 @@
+#pragma once
+// The output formats, declared once: their names (--format), the file extensions that
+// choose them for -o, and the renderer each uses for a result document.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model.h"
+#include "render.h"
+
+namespace jqtrace::result {
+
+enum class Format { table, csv, tsv, json, md, trace, compact, svg, html };
+
+/// Every format a result document renders to (the analysis commands offer these).
+extern const std::vector<Format> kDocumentFormats;
+
+const char* format_name(Format f);
+/// "table", "csv", ...; nullopt for anything else.
+std::optional<Format> parse_format(std::string_view name);
+/// The format a path's extension names (".json", ".csv", ".tsv", ".md", ".svg", ".html"),
+/// nullopt for any other extension.
+std::optional<Format> format_of_path(std::string_view path);
+/// "table|csv|tsv|json|md".
+std::string format_list(const std::vector<Format>& formats);
+
+/// doc in a document format (table, csv, tsv, json, md).
+std::string render(const Document& doc, Format format, const RenderOptions& options);
+
+}  // namespace jqtrace::result

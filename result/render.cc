@@ -1,0 +1,624 @@
+#include "render.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include "numbers.h"
+#include "suggest.h"
+#include "text_format.h"
+
+namespace jqtrace::result {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Cells: one function per format family decides how a value reads.
+
+enum class Style { people, delimited };
+
+/// Control characters would move the cursor or end a row: tables show U+FFFD instead.
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) out += "\uFFFD";
+    else out += c;
+  }
+  return out;
+}
+
+int decimals_for(const Column& c) {
+  if (c.decimals >= 0) return c.decimals;
+  return c.kind == Kind::percent ? 1 : 3;
+}
+
+std::string number_text(double v, const Column& c, Style style) {
+  if (!std::isfinite(v)) return style == Style::people ? "-" : "";
+  if (c.kind == Kind::us) return us_fixed(v);
+  if (style == Style::delimited) return fixed3(v);
+  int decimals = decimals_for(c);
+  if (c.sign && std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0;  // +0.0, not -0.0
+  std::string text = c.sign ? fmt::format("{:+.{}f}", v, decimals) : fmt::format("{:.{}f}", v, decimals);
+  return c.kind == Kind::percent ? text + "%" : text;
+}
+
+double part_value(const Distribution& d, int part) {
+  const double values[] = {static_cast<double>(d.count), d.mean, d.p50, d.p90, d.p95, d.p99, d.max};
+  return values[part];
+}
+
+std::string cell_text(const Value& v, const Column& c, int part, Style style) {
+  const std::string missing = style == Style::people ? "-" : "";
+  if (const auto* typed = std::get_if<Typed>(&v)) {
+    Column own = c;
+    own.kind = typed->kind;
+    own.decimals = typed->decimals;
+    own.sign = typed->sign;
+    return number_text(typed->value, own, style);
+  }
+  if (const auto* d = std::get_if<Distribution>(&v)) {
+    if (part <= 0) return std::to_string(d->count);
+    if (d->count == 0) return missing;
+    Column part_column = c;
+    part_column.kind = c.plain ? Kind::ratio : Kind::us;
+    return number_text(part_value(*d, part), part_column, style);
+  }
+  if (std::holds_alternative<std::monostate>(v)) return missing;
+  if (const auto* i = std::get_if<int64_t>(&v)) return c.kind == Kind::us ? us_fixed(*i) : std::to_string(*i);
+  if (const auto* x = std::get_if<double>(&v)) return number_text(*x, c, style);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  const std::string& s = std::get<std::string>(v);
+  return style == Style::people ? printable(s) : s;
+}
+
+std::string field_text(const Field& f) {
+  Column c;
+  c.kind = f.kind;
+  c.decimals = f.decimals;
+  std::string text = cell_text(f.value, c, -1, Style::people);
+  if (f.kind == Kind::us && text != "-") text += " us";
+  return text;
+}
+
+/// The stats line: "events 13  busy 95.000 us  idle 62.9%".
+std::vector<std::pair<std::string, std::string>> summary(const Document& doc) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& item : doc.items)
+    if (const Field* f = std::get_if<Field>(&item); f && !f->label.empty() && f->list.empty())
+      out.emplace_back(f->label, field_text(*f));
+  return out;
+}
+
+std::string leaf_header(const Table& t, const Leaf& leaf) {
+  const Column& c = t.columns[leaf.column];
+  std::string name = c.header.empty() ? c.key : c.header;
+  if (leaf.part < 0) return name;
+  // "count mean_us p50_us ...", or with a header "unit n  mean_us ...": the header names
+  // the distribution once, so that the parts stay narrow.
+  if (leaf.part == 0) return c.header.empty() ? "count" : name + " n";
+  return std::string(kDistributionParts[leaf.part]) + (c.plain ? "" : "_us");
+}
+
+/// The leaves a format shows: the --columns selection for the main table, else every leaf
+/// the format carries.
+std::vector<Leaf> shown_leaves(const Document& doc, const Table& t, const RenderOptions& options, bool people) {
+  if (!options.columns.empty() && &t == doc.delimited()) {
+    std::vector<Leaf> leaves;
+    std::string ignored;
+    if (select_leaves(t, options.columns, &leaves, &ignored)) return leaves;
+  }
+  std::vector<Leaf> out;
+  for (const Leaf& l : all_leaves(t)) {
+    const Column& c = t.columns[l.column];
+    if (people ? c.in_text : c.in_json) out.push_back(l);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Aligned tables.
+
+constexpr std::size_t kBarWidth = 20;
+
+/// A table as rows of text cells, before alignment.
+struct Grid {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> left;       ///< text columns align left
+  std::vector<int> drop_rank;
+  std::vector<bool> bar;        ///< a share bar column (shrinks when fitting)
+  std::size_t hidden = 0;       ///< columns dropped to fit the terminal
+};
+
+std::string share_bar_text(double pct, std::size_t width, bool utf8) {
+  double cells = std::clamp(std::isfinite(pct) ? pct : 0.0, 0.0, 100.0) / 100.0 * static_cast<double>(width);
+  auto full = static_cast<std::size_t>(cells);
+  if (!utf8) return std::string(full, '#');
+  static const char* const kEighths[] = {"", "\u258F", "\u258E", "\u258D", "\u258C", "\u258B", "\u258A", "\u2589"};
+  std::string bar;
+  for (std::size_t i = 0; i < full; ++i) bar += "\u2588";
+  if (full < width) bar += kEighths[static_cast<int>((cells - static_cast<double>(full)) * 8)];
+  return bar;
+}
+
+std::string ansi_for(std::string_view hex) {
+  if (hex.size() != 7 || hex[0] != '#') return "";
+  char* end = nullptr;
+  std::string digits(hex.substr(1));
+  unsigned long rgb = std::strtoul(digits.c_str(), &end, 16);
+  if (!end || *end) return "";
+  return fmt::format("\x1b[38;2;{};{};{}m", (rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF);
+}
+
+Grid make_grid(const Document& doc, const Table& t, const RenderOptions& options, std::size_t bar_width) {
+  Grid g;
+  std::vector<Leaf> leaves = shown_leaves(doc, t, options, true);
+  for (const Leaf& l : leaves) {
+    const Column& c = t.columns[l.column];
+    g.header.push_back(leaf_header(t, l));
+    g.left.push_back(c.kind == Kind::text && !c.right && l.part < 0);
+    g.drop_rank.push_back(c.drop_rank);
+    g.bar.push_back(false);
+    if (c.bar && l.part < 0) {
+      g.header.emplace_back();
+      g.left.push_back(true);
+      g.drop_rank.push_back(std::max(c.drop_rank, 1));  // the bar goes before its number
+      g.bar.push_back(true);
+    }
+  }
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    std::vector<std::string> cells;
+    for (const Leaf& l : leaves) {
+      const Column& c = t.columns[l.column];
+      const Value& v = t.rows[r][l.column];
+      cells.push_back(cell_text(v, c, l.part, Style::people));
+      if (!(c.bar && l.part < 0)) continue;
+      const double* pct = std::get_if<double>(&v);
+      std::string bar = share_bar_text(pct ? *pct : 0, bar_width, options.utf8);
+      std::string color = options.color && r < t.colors.size() ? ansi_for(t.colors[r]) : "";
+      cells.push_back(color.empty() ? bar : color + bar + "\x1b[0m");
+    }
+    g.rows.push_back(std::move(cells));
+  }
+  return g;
+}
+
+std::vector<std::size_t> widths(const Grid& g) {
+  std::vector<std::size_t> w(g.header.size(), 0);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    w[i] = display_width(g.header[i]);
+    for (const auto& row : g.rows) w[i] = std::max(w[i], display_width(row[i]));
+    if (g.bar[i]) w[i] = std::max(w[i], kBarWidth);  // bars keep their scale whatever the data
+  }
+  return w;
+}
+
+std::size_t total_width(const std::vector<std::size_t>& w) {
+  std::size_t sum = 0;
+  for (std::size_t x : w) sum += x;
+  return w.empty() ? 0 : sum + 2 * (w.size() - 1);
+}
+
+void drop_column(Grid& g, std::size_t i) {
+  g.header.erase(g.header.begin() + static_cast<std::ptrdiff_t>(i));
+  for (auto& row : g.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+  g.left.erase(g.left.begin() + static_cast<std::ptrdiff_t>(i));
+  g.drop_rank.erase(g.drop_rank.begin() + static_cast<std::ptrdiff_t>(i));
+  if (!g.bar[i]) ++g.hidden;
+  g.bar.erase(g.bar.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
+/// Fits a terminal of `width` columns: drops the most droppable columns (highest rank,
+/// rightmost first), then cuts the widest text column with "…" (never below 8 columns).
+void fit(Grid& g, std::size_t width) {
+  if (width == 0) return;
+  while (total_width(widths(g)) > width) {
+    std::size_t victim = g.drop_rank.size();
+    for (std::size_t i = 0; i < g.drop_rank.size(); ++i)
+      if (g.drop_rank[i] > 0 && (victim == g.drop_rank.size() || g.drop_rank[i] >= g.drop_rank[victim])) victim = i;
+    if (victim == g.drop_rank.size()) break;
+    drop_column(g, victim);
+  }
+  std::vector<std::size_t> w = widths(g);
+  std::size_t total = total_width(w);
+  if (total <= width) return;
+  std::size_t widest = w.size();
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (g.left[i] && !g.bar[i] && (widest == w.size() || w[i] > w[widest])) widest = i;
+  if (widest == w.size() || w[widest] <= 8) return;
+  std::size_t keep = std::max<std::size_t>(8, w[widest] - std::min(w[widest], total - width));
+  g.header[widest] = truncate_to_width(g.header[widest], keep);
+  for (auto& row : g.rows) row[widest] = truncate_to_width(row[widest], keep);
+}
+
+std::string aligned(const Grid& g) {
+  std::vector<std::size_t> w = widths(g);
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      std::string pad(w[i] - std::min(w[i], display_width(cells[i])), ' ');
+      if (i) text += "  ";
+      text += g.left[i] ? cells[i] + pad : pad + cells[i];
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  };
+  line(g.header);
+  for (const auto& row : g.rows) line(row);
+  return out;
+}
+
+bool selected_only(const Document& doc, const RenderOptions& options) {
+  return !options.columns.empty() && doc.delimited() != nullptr;
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON.
+
+void json_value(JsonDocument& json, const Value& v, const Column& c) {
+  auto& w = json.w();
+  if (std::holds_alternative<std::monostate>(v)) {
+    w.Null();
+  } else if (const auto* i = std::get_if<int64_t>(&v)) {
+    if (c.kind == Kind::us) {
+      char buf[48];
+      format_ns_as_us(*i, buf, sizeof buf);
+      json.raw(buf);
+    } else {
+      w.Int64(*i);
+    }
+  } else if (const auto* x = std::get_if<double>(&v)) {
+    double shown = c.kind == Kind::us ? *x / 1000.0 : *x;
+    if (!std::isfinite(shown)) w.Null();
+    else json.raw(fmt::format("{}", shown));
+  } else if (const auto* b = std::get_if<bool>(&v)) {
+    w.Bool(*b);
+  } else if (const auto* typed = std::get_if<Typed>(&v)) {
+    Column own;
+    own.kind = typed->kind;
+    json_value(json, typed->value, own);
+  } else if (const auto* s = std::get_if<std::string>(&v)) {
+    json.string(*s);
+  } else {
+    const auto& d = std::get<Distribution>(v);
+    w.StartObject();
+    json.field("count", d.count);
+    for (int part = 1; d.count && part < 7; ++part) {
+      json.key(kDistributionParts[part]);
+      Column inner;
+      inner.kind = c.plain ? Kind::ratio : Kind::us;
+      json_value(json, part_value(d, part), inner);
+    }
+    w.EndObject();
+  }
+}
+
+/// Writes keyed things in order, gathering those with the same group into one object at
+/// the place of the group's first member.
+template <typename Item, typename Write>
+void json_grouped(JsonDocument& json, const std::vector<Item>& items, Write write) {
+  std::vector<std::string> done;
+  for (const Item& item : items) {
+    const std::string& group = item.group;
+    if (group.empty()) {
+      write(item);
+      continue;
+    }
+    if (std::find(done.begin(), done.end(), group) != done.end()) continue;
+    done.push_back(group);
+    json.key(group);
+    json.w().StartObject();
+    for (const Item& member : items)
+      if (member.group == group) write(member);
+    json.w().EndObject();
+  }
+}
+
+void json_row(JsonDocument& json, const Document& doc, std::size_t table_index, std::size_t row) {
+  const auto& table = std::get<Table>(doc.items[table_index]);
+  struct Cell {
+    std::size_t index;
+    std::string group;
+  };
+  std::vector<Cell> cells;
+  for (std::size_t i = 0; i < table.columns.size(); ++i)
+    if (table.columns[i].in_json) cells.push_back({i, table.columns[i].group});
+  json.w().StartObject();
+  json_grouped(json, cells, [&](const Cell& cell) {
+    const Column& c = table.columns[cell.index];
+    json.key(c.key);
+    json_value(json, table.rows[row][cell.index], c);
+  });
+  // Nested tables directly after this one: their rows of this parent.
+  for (std::size_t j = table_index + 1; j < doc.items.size(); ++j) {
+    const Table* child = std::get_if<Table>(&doc.items[j]);
+    if (!child || !child->nested) break;
+    if (!child->in_json) continue;
+    json.key(child->key);
+    json.w().StartArray();
+    for (std::size_t r = 0; r < child->rows.size(); ++r)
+      if (r < child->parent.size() && child->parent[r] == row) json_row(json, doc, j, r);
+    json.w().EndArray();
+  }
+  json.w().EndObject();
+}
+
+void json_rows(JsonDocument& json, const Document& doc, std::size_t table_index) {
+  const auto& table = std::get<Table>(doc.items[table_index]);
+  json.key(table.key);
+  json.w().StartArray();
+  for (std::size_t r = 0; r < table.rows.size(); ++r) json_row(json, doc, table_index, r);
+  json.w().EndArray();
+}
+
+void json_field(JsonDocument& json, const Field& f) {
+  Column c;
+  c.kind = f.kind;
+  c.plain = f.plain;
+  json.key(f.key);
+  if (f.list.empty()) {
+    json_value(json, f.value, c);
+    return;
+  }
+  json.w().StartArray();
+  for (const Value& v : f.list) json_value(json, v, c);
+  json.w().EndArray();
+}
+
+// ---------------------------------------------------------------------------------------
+// Markdown.
+
+/// A cell's text with Markdown's inline syntax made literal: a table cell must not end at
+/// a '|', start emphasis or code, or become HTML.
+std::string md_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '|': case '\\': case '*': case '_': case '`': case '[': case ']': case '~': case '#':
+        out += '\\';
+        out += c;
+        break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '\n': case '\r': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string md_table(const Document& doc, const Table& t, const RenderOptions& options) {
+  std::vector<Leaf> leaves = shown_leaves(doc, t, options, true);
+  std::string out;
+  if (!t.title.empty()) out += "**" + md_escape(t.title) + "**\n\n";
+  std::string head = "|", rule = "|";
+  for (const Leaf& l : leaves) {
+    const Column& c = t.columns[l.column];
+    head += fmt::format(" {} |", md_escape(leaf_header(t, l)));
+    rule += c.kind == Kind::text && !c.right && l.part < 0 ? " :--- |" : " ---: |";
+  }
+  out += head + "\n" + rule + "\n";
+  for (const Row& row : t.rows) {
+    std::string line = "|";
+    for (const Leaf& l : leaves)
+      line += fmt::format(" {} |", md_escape(cell_text(row[l.column], t.columns[l.column], l.part, Style::people)));
+    out += line + "\n";
+  }
+  return out;
+}
+
+/// Gates: "- [x] `share(x) > 40` — ok, 41.8" (held) or "- [ ] ..." (tripped).
+std::string md_checklist(const Table& t) {
+  std::string out;
+  if (!t.title.empty()) out += "**" + md_escape(t.title) + "**\n\n";
+  std::size_t flag = t.columns.size();
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].kind == Kind::flag) flag = i;
+  for (const Row& row : t.rows) {
+    bool held = flag < t.columns.size() && std::get_if<bool>(&row[flag]) && std::get<bool>(row[flag]);
+    std::string line = held ? "- [x] " : "- [ ] ";
+    std::size_t shown = 0;
+    for (const Leaf& l : all_leaves(t)) {
+      const Column& c = t.columns[l.column];
+      if (!c.in_text) continue;
+      std::string text = md_escape(cell_text(row[l.column], c, l.part, Style::people));
+      line += shown == 0 ? text : shown == 1 ? " — " + text : ", " + text;
+      ++shown;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Leaf> all_leaves(const Table& t) {
+  std::vector<Leaf> leaves;
+  for (std::size_t i = 0; i < t.columns.size(); ++i) {
+    if (t.columns[i].kind != Kind::distribution) {
+      leaves.push_back({i, -1});
+      continue;
+    }
+    for (int part = 0; part < 7; ++part) leaves.push_back({i, part});
+  }
+  return leaves;
+}
+
+std::string leaf_path(const Table& t, const Leaf& leaf) {
+  std::string path = t.columns[leaf.column].path();
+  return leaf.part < 0 ? path : path + "." + kDistributionParts[leaf.part];
+}
+
+bool select_leaves(const Table& t, const std::vector<std::string>& keys, std::vector<Leaf>* leaves,
+                   std::string* error) {
+  std::vector<Leaf> all;
+  for (const Leaf& l : all_leaves(t))
+    if (t.columns[l.column].in_json) all.push_back(l);
+  leaves->clear();
+  for (const std::string& key : keys) {
+    std::size_t before = leaves->size();
+    for (const Leaf& l : all)
+      if (leaf_path(t, l) == key || (l.part >= 0 && t.columns[l.column].path() == key)) leaves->push_back(l);
+    if (leaves->size() > before) continue;
+    std::vector<std::string> names;
+    for (const Leaf& l : all) {
+      names.push_back(leaf_path(t, l));
+      if (l.part == 0) names.push_back(t.columns[l.column].path());
+    }
+    std::string near = closest_match(key, names);
+    std::vector<std::string> paths;
+    for (const Leaf& l : all) paths.push_back(leaf_path(t, l));
+    std::string list = fmt::format("{}", fmt::join(paths, ","));
+    *error = fmt::format("unknown column '{}'{}; the columns are {}", key,
+                         near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near), list);
+    return false;
+  }
+  return true;
+}
+
+std::string render_table(const Document& doc, const RenderOptions& options) {
+  std::string out;
+  std::string_view bold = options.color ? "\x1b[1m" : "", reset = options.color ? "\x1b[0m" : "";
+  for (std::size_t start = 0; start < doc.heading.size();) {  // a heading may have several lines
+    std::size_t end = std::min(doc.heading.find('\n', start), doc.heading.size());
+    out += fmt::format("{}{}{}\n", bold, printable(doc.heading.substr(start, end - start)), reset);
+    start = end + 1;
+  }
+  std::string line;
+  for (const auto& [label, value] : summary(doc)) line += (line.empty() ? "" : "  ") + label + " " + value;
+  if (!line.empty()) out += line + "\n";
+  bool only_main = selected_only(doc, options);
+  std::size_t hidden = 0;
+  for (const Table* t : doc.tables()) {
+    if (!t->in_text || (only_main && t != doc.delimited())) continue;
+    Grid g = make_grid(doc, *t, options, kBarWidth);
+    fit(g, options.width);
+    hidden += g.hidden;
+    if (!out.empty()) out += "\n";
+    if (!t->title.empty()) out += t->title + "\n";
+    out += aligned(g);
+  }
+  if (hidden)
+    out += fmt::format("\n({} column{} hidden to fit {} terminal columns: --columns picks them, -o FILE or a pipe shows all)\n",
+                       hidden, hidden == 1 ? "" : "s", options.width);
+  return out;
+}
+
+std::string render_delimited(const Document& doc, char separator, const RenderOptions& options) {
+  const Table* t = doc.delimited();
+  if (!t) return "";
+  std::vector<Leaf> leaves = shown_leaves(doc, *t, options, false);
+  std::vector<std::string> header;
+  for (const Leaf& l : leaves) header.push_back(leaf_path(*t, l));
+  std::string out = delimited_row(header, separator);
+  for (const Row& row : t->rows) {
+    std::vector<std::string> cells;
+    for (const Leaf& l : leaves) cells.push_back(cell_text(row[l.column], t->columns[l.column], l.part, Style::delimited));
+    out += delimited_row(cells, separator);
+  }
+  return out;
+}
+
+std::string render_json(const Document& doc) {
+  JsonDocument json;
+  json.w().StartObject();
+  json.field("schema", doc.schema);
+  struct Item {
+    std::size_t index;
+    std::string group;
+  };
+  std::vector<Item> items;
+  for (std::size_t i = 0; i < doc.items.size(); ++i) {
+    if (const Table* t = std::get_if<Table>(&doc.items[i])) {
+      if (t->in_json && !t->nested) items.push_back({i, t->group});
+    } else {
+      items.push_back({i, std::get<Field>(doc.items[i]).group});
+    }
+  }
+  json_grouped(json, items, [&](const Item& item) {
+    if (std::holds_alternative<Table>(doc.items[item.index])) json_rows(json, doc, item.index);
+    else json_field(json, std::get<Field>(doc.items[item.index]));
+  });
+  json.w().EndObject();
+  return json.str();
+}
+
+std::string render_markdown(const Document& doc, const RenderOptions& options) {
+  std::string out;
+  if (!doc.heading.empty()) {
+    std::string heading = doc.heading;
+    std::replace(heading.begin(), heading.end(), '\n', ';');
+    out += "### " + md_escape(heading) + "\n\n";
+  }
+  auto line = summary(doc);
+  for (const auto& [label, value] : line) out += "- **" + md_escape(label) + "** " + md_escape(value) + "\n";
+  if (!line.empty()) out += "\n";
+  bool only_main = selected_only(doc, options);
+  bool first = true;
+  for (const Table* t : doc.tables()) {
+    if (!t->in_text || (only_main && t != doc.delimited())) continue;
+    if (!first) out += "\n";
+    first = false;
+    out += t->checklist ? md_checklist(*t) : md_table(doc, *t, options);
+  }
+  return out;
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  bool escape = false;
+  for (std::size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (escape) {
+      escape = c != 'm';
+      ++i;
+      continue;
+    }
+    if (c == 0x1b) {
+      escape = true;
+      ++i;
+      continue;
+    }
+    std::size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    char32_t cp = c < 0x80 ? c : c < 0xE0 ? c & 0x1F : c < 0xF0 ? c & 0x0F : c & 0x07;
+    for (std::size_t k = 1; k < len && i + k < text.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    i += len;
+    bool zero = (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x20D0 && cp <= 0x20FF) ||
+                (cp >= 0xFE00 && cp <= 0xFE0F);
+    bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) || (cp >= 0x3041 && cp <= 0x33FF) ||
+                (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
+                (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+                (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+                (cp >= 0x1F680 && cp <= 0x1F6FF) || (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    width += zero ? 0 : wide ? 2 : 1;
+  }
+  return width;
+}
+
+std::string truncate_to_width(std::string_view text, std::size_t width) {
+  if (display_width(text) <= width) return std::string(text);
+  if (width == 0) return "";
+  std::string out;
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    std::size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    std::string_view ch = text.substr(i, len);
+    std::size_t w = display_width(ch);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+    i += len;
+  }
+  return out + "\u2026";
+}
+
+}  // namespace jqtrace::result

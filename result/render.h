@@ -1,0 +1,52 @@
+#pragma once
+// The renderers: the only code that turns a Document's numbers into text. Each writes the
+// whole document as one string (results are summaries, bounded in size).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model.h"
+
+namespace jqtrace::result {
+
+/// One printable column of a table: a column, or one part of a distribution column.
+struct Leaf {
+  std::size_t column = 0;
+  int part = -1;  ///< index into kDistributionParts, -1 for a plain column
+};
+
+struct RenderOptions {
+  bool color = false;       ///< ANSI colors (bold heading, colored share bars)
+  bool utf8 = false;        ///< block-character bars instead of '#'
+  std::size_t width = 0;    ///< fit tables into this many terminal columns; 0: never cut
+  /// --columns: only these leaves of the main table (Document::delimited), in this order;
+  /// table and Markdown then show the heading, the stats line and that table alone.
+  std::vector<std::string> columns;
+};
+
+/// The leaves a table prints in every format, in declared order.
+std::vector<Leaf> all_leaves(const Table& t);
+/// A leaf's key: the column's path, and for a distribution part "path.p50".
+std::string leaf_path(const Table& t, const Leaf& leaf);
+
+/// The leaves named by keys (a distribution's path selects all its parts). False with the
+/// message "unknown column 'x' (did you mean 'y'?); columns: ..." for a key it lacks.
+bool select_leaves(const Table& t, const std::vector<std::string>& keys, std::vector<Leaf>* leaves,
+                   std::string* error);
+
+/// Aligned text for people: heading, the stats line, each table under its title.
+std::string render_table(const Document& doc, const RenderOptions& options);
+/// The main table as CSV (separator ',') or TSV ('\t'): one header row of leaf paths.
+std::string render_delimited(const Document& doc, char separator, const RenderOptions& options);
+/// The whole document as one JSON object with its "schema" key first.
+std::string render_json(const Document& doc);
+/// GitHub-flavoured Markdown: a heading, the stats line as a list, tables, gates as a checklist.
+std::string render_markdown(const Document& doc, const RenderOptions& options);
+
+/// Terminal columns a UTF-8 text takes: wide (CJK, emoji) characters two, combining marks
+/// and ANSI color sequences none.
+std::size_t display_width(std::string_view text);
+/// text cut to at most width display columns, ending in "…" when it was cut.
+std::string truncate_to_width(std::string_view text, std::size_t width);
+
+}  // namespace jqtrace::result

@@ -1,0 +1,165 @@
+#include "stats_schema.h"
+
+#include <charconv>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include "common_fields.h"
+#include "text_format.h"
+
+namespace jqtrace::result {
+namespace {
+
+std::string heading(const RangeStats& s, const StatsContext& c) {
+  return fmt::format("{}: {}, {} lane{}, {}{} .. {} us ({} us)", c.file, s.jobque ? "jobque trace" : "trace", s.lanes,
+                     s.lanes == 1 ? "" : "s", scope_prefix(c.scope), us_fixed(s.range.lo), us_fixed(s.range.hi),
+                     us_fixed(s.range.length()));
+}
+
+void add_totals(Document& doc, const RangeStats& s) {
+  doc.add(Field("events", Kind::integer, count(s.events)).labelled("events"));
+  doc.add(Field("busy_us", Kind::us, ns(s.busy_ns)).labelled("busy"));
+  doc.add(Field("wait_us", Kind::us, ns(s.wait_ns)).labelled(s.jobque ? "wait" : ""));
+  doc.add(Field("idle_pct", Kind::percent, s.idle_pct).labelled("idle"));
+  doc.add(Field("parallelism", Kind::ratio, s.parallelism).labelled("parallelism").places(2));
+  doc.add(Field("publishes", Kind::integer, count(s.publishes)).labelled(s.jobque ? "publishes" : ""));
+}
+
+/// A lane id as a number when it is one (most are), else as the trace's string.
+Value lane_id(const std::string& id) {
+  int64_t n = 0;
+  auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), n);
+  if (error == std::errc() && end == id.data() + id.size()) return n;
+  return id;
+}
+
+/// One row a group; by lane, the lane's pid, tid and thread name as columns of their own
+/// (a "0:2" cell reads as a time of day in a spreadsheet).
+Table groups_table(const RangeStats& s) {
+  bool by_lane = s.by == GroupBy::lane;
+  Table t;
+  t.key = "groups";
+  t.add_column(Column("name", Kind::text).titled(group_by_name(s.by)));
+  if (by_lane) {
+    t.add_column(Column("pid", Kind::integer).rank(5));  // a string id is written as text
+    t.add_column(Column("tid", Kind::integer).rank(5));
+    t.add_column(Column("thread", Kind::text).rank(4));
+  }
+  t.add_column(Column("color", Kind::text).data_only());
+  Column busy("busy_us", Kind::us);
+  t.add_column(s.jobque ? busy : busy.data_only());  // generic groups show total and self
+  if (!s.jobque) {
+    t.add_column(Column("total_us", Kind::us));
+    t.add_column(Column("self_us", Kind::us));
+  }
+  t.add_column(Column("share_pct", Kind::percent).titled("share").with_bar());
+  t.add_column(Column("events", Kind::integer));
+  t.add_column(Column("dur_us", Kind::distribution).rank(1));
+  for (const GroupStats& g : s.groups) {
+    Row row = {g.name};
+    if (by_lane) row.insert(row.end(), {lane_id(g.pid), lane_id(g.tid), g.thread});
+    row.push_back(g.color.empty() ? Value{} : Value{g.color});
+    row.push_back(ns(g.busy_ns));
+    if (!s.jobque) row.insert(row.end(), {ns(g.total_ns), ns(g.self_ns)});
+    row.insert(row.end(), {g.share_pct, count(g.events), g.dur});
+    t.rows.push_back(std::move(row));
+    t.colors.push_back(g.color);
+  }
+  return t;
+}
+
+/// --hist: each group's log2 buckets, nested under the group in JSON.
+Table hist_table(const RangeStats& s) {
+  Table t;
+  t.key = "hist";
+  t.title = "histograms";
+  t.nested = true;
+  t.add_column(Column("group", Kind::text));
+  t.add_column(Column("lo_us", Kind::us));
+  t.add_column(Column("hi_us", Kind::us));
+  t.add_column(Column("count", Kind::integer));
+  for (std::size_t g = 0; g < s.groups.size(); ++g)
+    for (const HistBucket& b : s.groups[g].hist) {
+      t.rows.push_back({s.groups[g].name, ns(b.lo_ns), ns(b.hi_ns), count(b.count)});
+      t.parent.push_back(g);
+    }
+  return t;
+}
+
+Table lanes_table(const RangeStats& s) {
+  Table t;
+  t.key = "lanes_detail";
+  t.add_column(Column("lane", Kind::text));
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("busy_us", Kind::us));
+  t.add_column(Column("idle_pct", Kind::percent).titled("idle"));
+  for (const LaneStats& l : s.lanes_detail) t.rows.push_back({l.lane, l.name, ns(l.busy_ns), l.idle_pct});
+  return t;
+}
+
+}  // namespace
+
+Document stats_document(const RangeStats& s, const StatsContext& c) {
+  Document doc;
+  doc.schema = std::string(kStatsSchema);
+  doc.heading = heading(s, c);
+  doc.add(Field("file", Kind::text, c.file));
+  add_scope_fields(doc, c.scope);
+  doc.add(Field("quantiles", Kind::text, std::string(quantile_method_name(c.quantiles))));
+  doc.add(Field("jobque", Kind::flag, s.jobque));
+  Field range("range_us", Kind::us, {});
+  range.list = {ns(s.range.lo), ns(s.range.hi)};
+  doc.add(std::move(range));
+  doc.add(Field("span_us", Kind::us, ns(s.range.length())));
+  doc.add(Field("lanes", Kind::integer, count(s.lanes)));
+  add_totals(doc, s);
+  doc.add(Field("by", Kind::text, std::string(group_by_name(s.by))));
+  doc.add(groups_table(s));
+  if (c.hist) doc.add(hist_table(s));
+  doc.add(lanes_table(s));
+  if (c.hist) doc.delimited_table = 1;  // CSV/TSV with --hist: the buckets
+  if (c.gates) doc.add(gates_table(*c.gates));
+  if (c.baseline) add_baseline(doc, *c.baseline, c.baseline_file, c.max_share_delta_pp);
+  return doc;
+}
+
+bool looks_like_stats_json(std::string_view head) {
+  std::size_t schema = head.find("\"schema\"");
+  if (schema == std::string_view::npos) return false;
+  std::size_t value = head.find('"', head.find(':', schema));
+  return value != std::string_view::npos && head.substr(value + 1, kStatsSchema.size()) == kStatsSchema;
+}
+
+bool read_stats_json(std::string_view text, BaselineShares* out, std::string* error) {
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());  // deep nesting must not overflow the stack
+  if (doc.HasParseError()) {
+    *error = std::string("not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
+             std::to_string(doc.GetErrorOffset());
+    return false;
+  }
+  if (!doc.IsObject() || !doc.HasMember("schema") || !doc["schema"].IsString() ||
+      std::string_view(doc["schema"].GetString()) != kStatsSchema) {
+    *error = "not a saved 'jqtrace stats --format json' (no \"schema\": \"jqtrace/stats/1\")";
+    return false;
+  }
+  if (!doc.HasMember("by") || !doc["by"].IsString() || !doc.HasMember("groups") || !doc["groups"].IsArray()) {
+    *error = "a stats JSON without \"by\" or \"groups\"";
+    return false;
+  }
+  out->by = doc["by"].GetString();
+  if (doc.HasMember("scope") && doc["scope"].IsString()) out->scope = doc["scope"].GetString();
+  for (const auto& g : doc["groups"].GetArray()) {
+    if (!g.IsObject() || !g.HasMember("name") || !g["name"].IsString() || !g.HasMember("share_pct") ||
+        !g["share_pct"].IsNumber()) {
+      *error = "a group without a \"name\" string and a \"share_pct\" number";
+      return false;
+    }
+    out->groups.push_back({g["name"].GetString(), g["share_pct"].GetDouble()});
+  }
+  return true;
+}
+
+}  // namespace jqtrace::result
