@@ -101,33 +101,4 @@ void report_share_moves(const std::vector<ShareDelta>& deltas, const BaselineOpt
                               opts.max_share_delta_pp));
 }
 
-void json_baseline(JsonDocument& doc, const std::vector<ShareDelta>& deltas, const BaselineOptions& opts) {
-  doc.key("baseline");
-  doc.w().StartObject();
-  doc.field("file", opts.file);
-  doc.number("max_share_delta_pp", opts.max_share_delta_pp);
-  doc.key("groups");
-  doc.w().StartArray();
-  for (const ShareDelta& d : deltas) {
-    doc.w().StartObject();
-    doc.field("name", d.name);
-    doc.number("share_pct", d.share_pct);
-    doc.number("baseline_share_pct", d.baseline_share_pct);
-    doc.number("delta_pp", d.delta_pp);
-    doc.field("ok", !d.tripped);
-    doc.w().EndObject();
-  }
-  doc.w().EndArray();
-  doc.w().EndObject();
-}
-
-std::string baseline_table(const std::vector<ShareDelta>& deltas) {
-  TextTable t;
-  t.row({"baseline group", "baseline", "now", "delta", "status"});
-  for (const ShareDelta& d : deltas)
-    t.row({d.name, fmt::format("{:.1f}%", d.baseline_share_pct), fmt::format("{:.1f}%", d.share_pct),
-           signed_pp(d.delta_pp), d.tripped ? "FAILED" : "ok"});
-  return t.str();
-}
-
 }  // namespace jqtrace::cli

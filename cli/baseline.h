@@ -11,7 +11,6 @@
 #include "gate_metrics.h"
 #include "gates.h"
 #include "scope_options.h"
-#include "text_format.h"
 
 namespace jqtrace::cli {
 
@@ -34,10 +33,6 @@ int load_baseline(const BaselineOptions& opts, const CommonOptions& common, cons
 /// One line on stderr per group that moved too far.
 void report_share_moves(const std::vector<ShareDelta>& deltas, const BaselineOptions& opts);
 
-/// "baseline": {"file","max_share_delta_pp","groups":[{"name","share_pct","baseline_share_pct","delta_pp","ok"}]}
-void json_baseline(JsonDocument& doc, const std::vector<ShareDelta>& deltas, const BaselineOptions& opts);
 
-/// The comparison as a table: group, baseline %, now %, delta pp, ok / FAILED.
-std::string baseline_table(const std::vector<ShareDelta>& deltas);
 
 }  // namespace jqtrace::cli

@@ -110,25 +110,4 @@ bool any_tripped(const std::vector<GateResult>& results) {
   return false;
 }
 
-void json_gates(JsonDocument& doc, const std::vector<GateResult>& results) {
-  doc.key("gates");
-  doc.w().StartArray();
-  for (const GateResult& r : results) {
-    doc.w().StartObject();
-    doc.field("expr", r.gate.text);
-    doc.number("value", r.value);
-    doc.field("ok", !r.tripped);
-    doc.w().EndObject();
-  }
-  doc.w().EndArray();
-}
-
-std::string gates_table(const std::vector<GateResult>& results) {
-  TextTable t(2);
-  t.row({"gate", "status", "value"});
-  for (const GateResult& r : results)
-    t.row({r.gate.text, r.tripped ? "FAILED" : "ok", format_gate_value(r.value, r.gate)});
-  return t.str();
-}
-
 }  // namespace jqtrace::cli

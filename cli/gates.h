@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 
 #include "gate.h"
-#include "text_format.h"
 #include "trace.h"
 
 namespace jqtrace::cli {
@@ -39,10 +38,6 @@ bool any_tripped(const std::vector<GateResult>& results);
 /// the truncation warning, which then shows even with -q since it qualifies the answer.
 bool complete_enough_to_check(const Trace& trace, const std::string& path, const GateOptions& opts);
 
-/// "gates": [{"expr","value","ok"}] (ok: the gate did not trip).
-void json_gates(JsonDocument& doc, const std::vector<GateResult>& results);
 
-/// A "gates" section for tables: each gate with its value and ok / FAILED.
-std::string gates_table(const std::vector<GateResult>& results);
 
 }  // namespace jqtrace::cli

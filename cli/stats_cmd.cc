@@ -8,7 +8,6 @@
 #include "load.h"
 #include "markers.h"
 #include "numbers.h"
-#include "render.h"
 #include "scope_options.h"
 #include "grouping.h"
 #include "stats.h"
