@@ -289,11 +289,11 @@ void json_value(JsonDocument& json, const Value& v, const Column& c) {
     const auto& d = std::get<Distribution>(v);
     w.StartObject();
     json.field("count", d.count);
-    for (int part = 1; d.count && part < 7; ++part) {
+    for (int part = 1; part < 7; ++part) {  // an empty distribution's values are null: same keys
       json.key(kDistributionParts[part]);
       Column inner;
       inner.kind = c.plain ? Kind::ratio : Kind::us;
-      json_value(json, part_value(d, part), inner);
+      json_value(json, d.count ? Value{part_value(d, part)} : Value{}, inner);
     }
     w.EndObject();
   }

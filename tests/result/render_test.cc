@@ -1,0 +1,245 @@
+// The renderers: each format's escaping, alignment, empty tables, missing values, widths,
+// --columns and the JSON shape of grouped and nested columns.
+#include <cmath>
+#include <limits>
+
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include "formats.h"
+#include "render.h"
+
+namespace jqtrace::result {
+namespace {
+
+Distribution dist(uint64_t count, double v) {
+  Distribution d;
+  d.count = count;
+  d.mean = d.p50 = d.p90 = d.p95 = d.p99 = d.max = v;
+  return d;
+}
+
+/// A small document: a stats line and one table of every kind of column.
+Document sample() {
+  Document doc;
+  doc.schema = "jqtrace/test/1";
+  doc.heading = "file.json: a test";
+  doc.add(Field("events", Kind::integer, int64_t{13}).labelled("events"));
+  doc.add(Field("busy_us", Kind::us, int64_t{95000}).labelled("busy"));
+  Table t;
+  t.key = "groups";
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("busy_us", Kind::us));
+  t.add_column(Column("share_pct", Kind::percent).titled("share"));
+  t.add_column(Column("dur_us", Kind::distribution));
+  t.rows.push_back({std::string("a,b \"c\""), int64_t{56000}, 58.947, dist(3, 20000)});
+  t.rows.push_back({std::string("x|y"), int64_t{0}, 0.0, dist(0, 0)});
+  doc.add(std::move(t));
+  return doc;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("csv: the header is each column's JSON path, fields are quoted per RFC 4180") {
+  std::string csv = render_delimited(sample(), ',', {});
+  auto rows = lines(csv);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0] == "name,busy_us,share_pct,dur_us.count,dur_us.mean,dur_us.p50,dur_us.p90,dur_us.p95,dur_us.p99,dur_us.max");
+  CHECK(rows[1] == "\"a,b \"\"c\"\"\",56.000,58.947,3,20.000,20.000,20.000,20.000,20.000,20.000");
+  CHECK(rows[2] == "x|y,0.000,0.000,0,,,,,,");  // an empty distribution: count 0, no values
+  CHECK(lines(render_delimited(sample(), '\t', {}))[1].find("\"a,b \"\"c\"\"\"\t56.000") == 0);
+}
+
+TEST_CASE("markdown: heading, stats line as a list, escaped cells, aligned columns") {
+  std::string md = render_markdown(sample(), {});
+  auto rows = lines(md);
+  CHECK(rows[0] == "### file.json: a test");
+  CHECK(md.find("- **events** 13\n- **busy** 95.000 us\n") != std::string::npos);
+  CHECK(md.find("| name | busy\\_us | share | count | mean\\_us |") != std::string::npos);
+  CHECK(md.find("| :--- | ---: | ---: |") != std::string::npos);
+  CHECK(md.find("| x\\|y | 0.000 | 0.0% | 0 | - |") != std::string::npos);
+}
+
+TEST_CASE("markdown: gates are a checklist, held checked") {
+  Document doc;
+  Table t;
+  t.key = "gates";
+  t.checklist = true;
+  t.add_column(Column("expr", Kind::text));
+  t.add_column(Column("value", Kind::ratio));
+  t.add_column(Column("ok", Kind::flag).data_only());
+  t.rows.push_back({std::string("idle < 10"), 66.6, false});
+  t.rows.push_back({std::string("share(a|b) > 5"), 1.0, true});
+  doc.add(std::move(t));
+  std::string md = render_markdown(doc, {});
+  CHECK(md == "- [ ] idle &lt; 10 — 66.600\n- [x] share(a\\|b) &gt; 5 — 1.000\n");
+}
+
+TEST_CASE("table: text left, numbers right, every distribution part, missing values as -") {
+  auto rows = lines(render_table(sample(), {}));
+  CHECK(rows[0] == "file.json: a test");
+  CHECK(rows[1] == "events 13  busy 95.000 us");
+  CHECK(rows[3] == "name     busy_us  share  count  mean_us  p50_us  p90_us  p95_us  p99_us  max_us");
+  CHECK(rows[4] == "a,b \"c\"   56.000  58.9%      3   20.000  20.000  20.000  20.000  20.000  20.000");
+  CHECK(rows[5] == "x|y        0.000   0.0%      0        -       -       -       -       -       -");
+}
+
+TEST_CASE("empty tables: a header in every format, an empty array in JSON") {
+  Document doc = sample();
+  std::get<Table>(doc.items[2]).rows.clear();
+  CHECK(lines(render_delimited(doc, ',', {})).size() == 1);
+  CHECK(lines(render_table(doc, {})).back().find("name") == 0);
+  CHECK(render_markdown(doc, {}).find("| :--- |") != std::string::npos);
+  rapidjson::Document json;
+  json.Parse(render_json(doc).c_str());
+  REQUIRE(json.IsObject());
+  CHECK(json["groups"].IsArray());
+  CHECK(json["groups"].Empty());
+}
+
+TEST_CASE("no NaN or infinity reaches any format") {
+  Document doc;
+  Table t;
+  t.key = "rows";
+  t.add_column(Column("ratio", Kind::ratio));
+  t.add_column(Column("pct", Kind::percent));
+  t.rows.push_back({std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()});
+  doc.add(std::move(t));
+  CHECK(lines(render_delimited(doc, ',', {}))[1] == ",");
+  CHECK(lines(render_table(doc, {}))[1].find("-") != std::string::npos);
+  CHECK(render_markdown(doc, {}).find("nan") == std::string::npos);
+  std::string json = render_json(doc);
+  CHECK(json.find("nan") == std::string::npos);
+  CHECK(json.find("inf") == std::string::npos);
+  rapidjson::Document parsed;
+  parsed.Parse(json.c_str());
+  REQUIRE_FALSE(parsed.HasParseError());
+  CHECK(parsed["rows"][0]["ratio"].IsNull());
+}
+
+TEST_CASE("display width: wide characters count two, combining marks and color codes none") {
+  CHECK(display_width("abc") == 3);
+  CHECK(display_width("\xE6\x97\xA5\xE6\x9C\xAC") == 4);          // 日本
+  CHECK(display_width("\xF0\x9F\x94\xA5") == 2);                  // 🔥
+  CHECK(display_width("e\xCC\x81") == 1);                         // e + combining acute
+  CHECK(display_width("\x1b[1;31mred\x1b[0m") == 3);
+  CHECK(truncate_to_width("\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E", 5) == "\xE6\x97\xA5\xE6\x9C\xAC\xE2\x80\xA6");
+  CHECK(truncate_to_width("short", 8) == "short");
+}
+
+TEST_CASE("table: CJK names keep the columns aligned") {
+  Document doc;
+  Table t;
+  t.key = "rows";
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("n", Kind::integer));
+  t.rows.push_back({std::string("\xE6\x97\xA5\xE6\x9C\xAC"), int64_t{1}});  // 日本: 4 columns
+  t.rows.push_back({std::string("abcd"), int64_t{22}});
+  doc.add(std::move(t));
+  auto rows = lines(render_table(doc, {}));
+  CHECK(display_width(rows[1]) == display_width(rows[2]));
+}
+
+TEST_CASE("table: fitting a narrow terminal drops the most droppable columns, then cuts names") {
+  Document doc;
+  Table t;
+  t.key = "rows";
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("busy_us", Kind::us));
+  t.add_column(Column("extra_us", Kind::us).rank(2));
+  t.add_column(Column("dur_us", Kind::distribution).rank(1));
+  t.rows.push_back({std::string("a rather long category name"), int64_t{1000}, int64_t{2000}, dist(1, 5000)});
+  doc.add(std::move(t));
+  RenderOptions wide;
+  std::string full = render_table(doc, wide);
+  CHECK(full.find("extra_us") != std::string::npos);
+  CHECK(full.find("hidden") == std::string::npos);
+  RenderOptions narrow;
+  narrow.width = 30;
+  std::string fitted = render_table(doc, narrow);
+  for (const std::string& line : lines(fitted))
+    if (line.find("hidden") == std::string::npos) CHECK(display_width(line) <= 30);
+  CHECK(fitted.find("extra_us") == std::string::npos);
+  CHECK(fitted.find("p50_us") == std::string::npos);
+  CHECK(fitted.find("\xE2\x80\xA6") != std::string::npos);  // the name was cut with …
+  CHECK(fitted.find("8 columns hidden to fit 30 terminal columns") != std::string::npos);
+}
+
+TEST_CASE("--columns: those leaves in that order; a distribution key selects its parts; unknown keys suggest") {
+  Document doc = sample();
+  RenderOptions options;
+  options.columns = {"share_pct", "name", "dur_us.p50"};
+  CHECK(lines(render_delimited(doc, ',', options))[0] == "share_pct,name,dur_us.p50");
+  options.columns = {"dur_us"};
+  CHECK(lines(render_delimited(doc, ',', options))[0] ==
+        "dur_us.count,dur_us.mean,dur_us.p50,dur_us.p90,dur_us.p95,dur_us.p99,dur_us.max");
+  std::vector<Leaf> leaves;
+  std::string error;
+  CHECK_FALSE(select_leaves(*doc.delimited(), {"shar_pct"}, &leaves, &error));
+  CHECK(error.find("unknown column 'shar_pct' (did you mean 'share_pct'?)") == 0);
+  options.columns = {"name"};
+  auto table = lines(render_table(doc, options));
+  CHECK(table[3] == "name");  // heading, stats line, blank, then the one column
+}
+
+TEST_CASE("json: grouped columns become objects, nested tables arrays under their parent row") {
+  Document doc;
+  doc.schema = "jqtrace/test/1";
+  doc.add(Field("by", Kind::text, std::string("category")));
+  doc.add(Field("file", Kind::text, std::string("a.json")).in("a"));
+  doc.add(Field("file", Kind::text, std::string("b.json")).in("b"));
+  Field range("range_us", Kind::us, {});
+  range.list = {int64_t{0}, int64_t{1500}};
+  doc.add(std::move(range));
+  Table parent;
+  parent.key = "groups";
+  parent.add_column(Column("name", Kind::text));
+  parent.add_column(Column("busy_us", Kind::us).in("a"));
+  parent.add_column(Column("busy_us", Kind::us).in("b"));
+  parent.add_column(Column("shown", Kind::text).people_only());
+  parent.rows.push_back({std::string("g"), int64_t{1234}, Value{}, std::string("people")});
+  doc.add(std::move(parent));
+  Table child;
+  child.key = "hist";
+  child.nested = true;
+  child.add_column(Column("count", Kind::integer));
+  child.rows.push_back({int64_t{7}});
+  child.parent.push_back(0);
+  doc.add(std::move(child));
+  rapidjson::Document json;
+  json.Parse(render_json(doc).c_str());
+  REQUIRE(json.IsObject());
+  CHECK(std::string(json["schema"].GetString()) == "jqtrace/test/1");
+  CHECK(std::string(json["a"]["file"].GetString()) == "a.json");
+  CHECK(json["range_us"][1].GetDouble() == 1.5);
+  const auto& g = json["groups"][0];
+  CHECK(g["a"]["busy_us"].GetDouble() == 1.234);
+  CHECK(g["b"]["busy_us"].IsNull());
+  CHECK_FALSE(g.HasMember("shown"));
+  CHECK(g["hist"][0]["count"].GetInt() == 7);
+}
+
+TEST_CASE("formats: names, and the format an output path's extension names") {
+  CHECK(parse_format("md") == Format::md);
+  CHECK_FALSE(parse_format("xml"));
+  CHECK(format_of_path("out/x.json") == Format::json);
+  CHECK(format_of_path("x.csv") == Format::csv);
+  CHECK(format_of_path("x.md") == Format::md);
+  CHECK(format_of_path("report.html") == Format::html);
+  CHECK_FALSE(format_of_path("dir.d/file"));
+  CHECK_FALSE(format_of_path("x.txt"));
+  CHECK(format_list(kDocumentFormats) == "table|csv|tsv|json|md");
+}
+
+}  // namespace jqtrace::result

@@ -1,0 +1,194 @@
+// The result documents of every command, built from the samples: CSV headers equal the
+// keys of the JSON rows, and the stats schema reads back what it writes.
+#include <set>
+
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include "../lib/test_util.h"
+#include "diff_schema.h"
+#include "gaps_schema.h"
+#include "markers_schema.h"
+#include "phases_schema.h"
+#include "render.h"
+#include "stats_schema.h"
+#include "validate_schema.h"
+
+namespace jqtrace::result {
+namespace {
+
+Scope whole(const Trace& trace) {
+  Scope scope;
+  std::string error;
+  REQUIRE(resolve_scope(trace, ScopeRequest{}, &scope, &error));
+  return scope;
+}
+
+RangeStats stats_of(const Trace& trace, GroupBy by, bool hist = false) {
+  StatsOptions options;
+  options.by = by;
+  options.hist = hist;
+  SpanIndex index(trace);
+  return compute_stats(trace, index, whole_trace(trace), options);
+}
+
+void flatten(const rapidjson::Value& v, const std::string& prefix, std::set<std::string>* keys) {
+  for (const auto& m : v.GetObject()) {
+    std::string key = prefix + m.name.GetString();
+    if (m.value.IsObject()) flatten(m.value, key + ".", keys);
+    else if (!m.value.IsArray()) keys->insert(key);  // arrays are nested tables: rows of their own
+  }
+}
+
+/// The first row of the CSV table in the JSON: its array, or for a nested table the first
+/// non-empty array under a row of its parent.
+const rapidjson::Value* first_json_row(const Document& doc, const rapidjson::Value& json) {
+  const Table* main = doc.delimited();
+  const rapidjson::Value* scope = &json;
+  if (!main->group.empty()) scope = &json[main->group.c_str()];
+  if (!main->nested) {
+    const auto& rows = (*scope)[main->key.c_str()];
+    return rows.Empty() ? nullptr : &rows[0];
+  }
+  const Table* parent = nullptr;
+  for (const Table* t : doc.tables()) {
+    if (t == main) break;
+    if (!t->nested) parent = t;
+  }
+  for (const auto& row : (*scope)[parent->key.c_str()].GetArray())
+    if (!row[main->key.c_str()].Empty()) return &row[main->key.c_str()][0];
+  return nullptr;
+}
+
+/// CSV's header, as a set, equals the keys of the JSON rows it writes.
+void check_header_is_json_keys(const Document& doc) {
+  std::string csv = render_delimited(doc, ',', {});
+  std::string header = csv.substr(0, csv.find('\n'));
+  std::set<std::string> columns;
+  std::size_t start = 0;
+  while (start <= header.size()) {
+    std::size_t comma = std::min(header.find(',', start), header.size());
+    columns.insert(header.substr(start, comma - start));
+    start = comma + 1;
+  }
+  rapidjson::Document json;
+  json.Parse(render_json(doc).c_str());
+  REQUIRE_FALSE(json.HasParseError());
+  const rapidjson::Value* row = first_json_row(doc, json);
+  REQUIRE(row);
+  std::set<std::string> keys;
+  flatten(*row, "", &keys);
+  for (const std::string& c : columns) CHECK_MESSAGE(keys.count(c), "CSV column not in the JSON row: ", c);
+  for (const std::string& k : keys) CHECK_MESSAGE(columns.count(k), "JSON key not in the CSV header: ", k);
+}
+
+}  // namespace
+
+TEST_CASE("stats: CSV header = JSON keys, jobque and generic, by category, name and lane, with --hist") {
+  const Trace& jobque = test::load_sample("decode-small.trace.json");
+  const Trace& generic = test::load_sample("chrome-small.json");
+  for (GroupBy by : {GroupBy::category, GroupBy::name, GroupBy::lane, GroupBy::kind}) {
+    StatsContext c;
+    c.scope = whole(jobque);
+    check_header_is_json_keys(stats_document(stats_of(jobque, by), c));
+  }
+  StatsContext c;
+  c.scope = whole(generic);
+  check_header_is_json_keys(stats_document(stats_of(generic, GroupBy::name), c));
+  c.hist = true;
+  check_header_is_json_keys(stats_document(stats_of(generic, GroupBy::cat, true), c));
+}
+
+TEST_CASE("stats JSON round trip: what stats writes, a baseline reads back equal") {
+  const Trace& trace = test::load_sample("decode-small.trace.json");
+  RangeStats s = stats_of(trace, GroupBy::category);
+  StatsContext c;
+  c.file = "decode-small.trace.json";
+  c.scope = whole(trace);
+  std::string json = render_json(stats_document(s, c));
+  CHECK(looks_like_stats_json(json));
+  BaselineShares read;
+  std::string error;
+  REQUIRE(read_stats_json(json, &read, &error));
+  BaselineShares written = baseline_shares(s);
+  CHECK(read.by == "category");
+  CHECK(read.scope == "whole trace");
+  REQUIRE(read.groups.size() == written.groups.size());
+  for (std::size_t i = 0; i < read.groups.size(); ++i) {
+    CHECK(read.groups[i].name == written.groups[i].name);
+    // Written in shortest round-trip form; RapidJSON reads it back within an ulp (without
+    // kParseFullPrecisionFlag, which 1.1.0 cannot be trusted with).
+    CHECK(read.groups[i].share_pct == doctest::Approx(written.groups[i].share_pct).epsilon(1e-15));
+  }
+}
+
+TEST_CASE("saved stats JSON: recognised, and refused with a reason when it is not one") {
+  std::string saved = R"({
+  "schema": "jqtrace/stats/1",
+  "by": "category",
+  "groups": [{"name": "ffn chain", "share_pct": 30.5}, {"name": "gone", "share_pct": 1.5}]
+})";
+  CHECK(looks_like_stats_json(saved));
+  CHECK_FALSE(looks_like_stats_json(R"({"traceEvents": [{"ph": "X"}], "schema": "x"})"));
+  BaselineShares b;
+  std::string error;
+  REQUIRE(read_stats_json(saved, &b, &error));
+  CHECK(b.by == "category");
+  REQUIRE(b.groups.size() == 2);
+  CHECK(b.groups[0].share_pct == 30.5);
+  CHECK_FALSE(read_stats_json(R"({"schema": "jqtrace/gaps/1"})", &b, &error));
+  CHECK(error.find("not a saved") != std::string::npos);
+  CHECK_FALSE(read_stats_json("{", &b, &error));
+  CHECK(error.find("not valid JSON") != std::string::npos);
+  CHECK_FALSE(read_stats_json(R"({"schema": "jqtrace/stats/1", "by": "name", "groups": [{"name": 3}]})", &b, &error));
+  std::string deep(1000000, '[');  // nested a million deep: refused, not a stack overflow
+  CHECK_FALSE(read_stats_json(deep, &b, &error));
+  CHECK(error.find("not valid JSON") == 0);
+}
+
+TEST_CASE("markers: CSV header = JSON keys for the kinds and for one kind's units") {
+  const Trace& trace = test::load_sample("decode-small.trace.json");
+  auto kinds = summarize_kinds(trace, UnitAtRequest::automatic, QuantileMethod::inclusive);
+  MarkersContext c;
+  check_header_is_json_keys(markers_document(kinds, {}, c));
+  SpanIndex index(trace);
+  c.kind = "token";
+  for (const Category& cat : trace.categories) c.categories.push_back(cat.name);
+  auto units = unit_rows(trace, index, "token", UnitAt::end, 1);
+  Document doc = markers_document(kinds, units, c);
+  check_header_is_json_keys(doc);
+  // Share columns come in the trace's category order whatever the shares are.
+  std::string csv = render_delimited(doc, ',', {});
+  CHECK(csv.find("share_pct.attn chain,share_pct.attn std,share_pct.ffn chain") != std::string::npos);
+}
+
+TEST_CASE("gaps, diff, phases, validate: CSV header = JSON keys") {
+  const Trace& trace = test::load_sample("decode-small.trace.json");
+  GapsReport report;
+  std::string error;
+  REQUIRE(compute_gaps(trace, whole_trace(trace), GapsOptions{}, &report, &error));
+  check_header_is_json_keys(gaps_document(report, "t.json", whole(trace), QuantileMethod::exclusive));
+
+  RangeStats a = stats_of(trace, GroupBy::category);
+  RangeStats b = stats_of(test::load_sample("legacy-small.trace.json"), GroupBy::category);
+  auto kinds = summarize_kinds(trace, UnitAtRequest::automatic, QuantileMethod::inclusive);
+  TraceDiff d = diff_stats(a, b, kinds, {});
+  check_header_is_json_keys(
+      diff_document({"a.json", whole(trace), &a}, {"b.json", whole(trace), &b}, d, QuantileMethod::inclusive));
+
+  PhaseLog log;
+  PhaseLogError phase_error;
+  REQUIRE(log.add_line("[t] rounds=12 k=4 total=48.31ms | draft=9.02 verify=31.40 | per-round ms: draft=0.752 "
+                       "verify=2.617 total=4.026",
+                       1, &phase_error));
+  auto tags = log.summarize(QuantileMethod::inclusive);
+  REQUIRE_FALSE(tags.empty());
+  check_header_is_json_keys(phases_document(tags, QuantileMethod::inclusive, nullptr));
+
+  test::ValidateRun run = test::validate_string(R"({"traceEvents":[{"ph":"X","ts":1,"dur":-2,"pid":0,"tid":0}]})");
+  ValidatedFile file{"broken.json", run.result, run.got.diagnostics, 0, false};
+  REQUIRE_FALSE(file.kept.empty());
+  check_header_is_json_keys(validate_document({file}, false));
+}
+
+}  // namespace jqtrace::result
