@@ -38,6 +38,7 @@ void add_range_totals(Row& row, const RangeStats& s) {
 Table gates_table(const std::vector<GateResult>& results) {
   Table t;
   t.key = "gates";
+  t.title = "gates";
   t.checklist = true;
   t.add_column(Column("expr", Kind::text).titled("gate"));
   t.add_column(Column("status", Kind::text).people_only());

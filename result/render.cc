@@ -554,7 +554,7 @@ std::string render_markdown(const Document& doc, const RenderOptions& options) {
   std::string out;
   if (!doc.heading.empty()) {
     std::string heading = doc.heading;
-    std::replace(heading.begin(), heading.end(), '\n', ';');
+    for (std::size_t at; (at = heading.find('\n')) != std::string::npos;) heading.replace(at, 1, "; ");
     out += "### " + md_escape(heading) + "\n\n";
   }
   auto line = summary(doc);
