@@ -151,11 +151,7 @@ struct StageGroup {
 class GapsBuilder {
  public:
   GapsBuilder(const Trace& t, Range r, const GapsOptions& o) : t_(t), r_(r), o_(o) {
-    publish_ = t.names.find(kPublish);
-    chunk_ = t.names.find(kChunk);
-    stage_wait_ = t.names.find(kStageWait);
-    wake_ = t.names.find(kWake);
-    fifo_ = t.names.find(kFifoJob);
+    span_names_ = JobqueNames::found(t.names);
   }
 
   bool build(GapsReport* out, std::string* error) {
@@ -226,19 +222,19 @@ class GapsBuilder {
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (!in_range(s, i)) continue;
         int64_t name = s.name[i];
-        if (name == chunk_ || name == fifo_ || name == publish_) gaps.busy(s.ts[i], s.end(i));
-        if (name == wake_) {
+        if (span_names_.busy(name)) gaps.busy(s.ts[i], s.end(i));
+        if (name == span_names_.wake) {
           ++report_.wakes;
           wakes.push_back(us(s.dur[i]));
-        } else if (name == publish_) {
+        } else if (name == span_names_.publish) {
           row_of(s.chain[i]).pub = ref(l, i).packed;
           pubs_.push_back(ref(l, i));
           tagged_ = tagged_ || publish_tag(s.stage[i]) != 0;
-        } else if (name == chunk_) {
+        } else if (name == span_names_.chunk) {
           uint32_t index = index_of(s.chain[i]);
           ++rows_[index].chunks;
           chunk_rows_.push_back(index);  // order_chunks() meets the chunks again in this order
-        } else if (name == stage_wait_ && l == caller_) {
+        } else if (name == span_names_.stage_wait && l == caller_) {
           ChainRow& c = row_of(s.chain[i]);
           double end = us(s.ts[i]) + us(s.dur[i]);
           c.wait_end = c.waited() ? std::max(c.wait_end, end) : end;
@@ -266,7 +262,7 @@ class GapsBuilder {
     for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
       const SpanTable& s = t_.lanes[l].spans;
       for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s.name[i] != chunk_ || !in_range(s, i)) continue;
+        if (s.name[i] != span_names_.chunk || !in_range(s, i)) continue;
         ChainRow& c = rows_[chunk_rows_[seen++]];
         order_[c.first_chunk + c.chunks++] = ref(l, i);
       }
@@ -532,7 +528,7 @@ class GapsBuilder {
   const Trace& t_;
   Range r_;
   GapsOptions o_;
-  uint32_t publish_, chunk_, stage_wait_, wake_, fifo_;
+  JobqueNames span_names_;
   std::size_t caller_ = SIZE_MAX;
   unsigned row_bits_ = 32;
   bool tagged_ = false;      ///< a publish in range carries a category tag

@@ -2,6 +2,15 @@
 
 namespace jqtrace {
 
+JobqueNames JobqueNames::interned(Interner& names) {
+  return {names.intern(kPublish), names.intern(kChunk), names.intern(kStageWait), names.intern(kWake),
+          names.intern(kFifoJob)};
+}
+
+JobqueNames JobqueNames::found(const Interner& names) {
+  return {names.find(kPublish), names.find(kChunk), names.find(kStageWait), names.find(kWake), names.find(kFifoJob)};
+}
+
 std::string legacy_tag_name(int64_t tag) {
   static const char* const kNames[] = {"attn chain",  "attn std", "ffn chain", "ffn per-op",
                                        "classifier",  "moe experts", "shexp", "ple",

@@ -15,18 +15,19 @@ constexpr const char* kKindNames[] = {"publish", "chunk", "stage_wait", "wake", 
 /// Name id → jobque span kind, for every name of the trace.
 std::vector<SpanKind> span_kinds(const Trace& t) {
   std::vector<SpanKind> kinds(t.names.size(), SpanKind::other);
-  auto set = [&](std::string_view name, SpanKind k) {
-    uint32_t id = t.names.find(name);
+  JobqueNames names = JobqueNames::found(t.names);
+  auto set = [&](uint32_t id, SpanKind k) {
     if (id != Interner::kNone) kinds[id] = k;
   };
-  set(kPublish, SpanKind::publish);
-  set(kChunk, SpanKind::chunk);
-  set(kStageWait, SpanKind::stage_wait);
-  set(kWake, SpanKind::wake);
-  set(kFifoJob, SpanKind::fifo_job);
+  set(names.publish, SpanKind::publish);
+  set(names.chunk, SpanKind::chunk);
+  set(names.stage_wait, SpanKind::stage_wait);
+  set(names.wake, SpanKind::wake);
+  set(names.fifo_job, SpanKind::fifo_job);
   return kinds;
 }
 
+/// Busy time (SPEC §2), by kind: the test JobqueNames::busy makes by name.
 bool is_busy(SpanKind k) { return k == SpanKind::chunk || k == SpanKind::fifo_job || k == SpanKind::publish; }
 
 /// What some spans add to one group.

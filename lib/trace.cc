@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 
+#include "begin_end.h"
 #include "jobque.h"
 #include "parallel.h"
 #include "parts.h"
@@ -64,11 +65,7 @@ class ChainCategories {
 class TraceBuilder final : public EventSink {
  public:
   TraceBuilder(Trace* t, const LoadOptions& options) : t_(*t), options_(options) {
-    publish_ = t_.names.intern(kPublish);
-    chunk_ = t_.names.intern(kChunk);
-    stage_wait_ = t_.names.intern(kStageWait);
-    wake_ = t_.names.intern(kWake);
-    fifo_ = t_.names.intern(kFifoJob);
+    span_names_ = JobqueNames::interned(t_.names);
     thread_name_ = t_.names.intern("thread_name");
     process_name_ = t_.names.intern("process_name");
     thread_sort_index_ = t_.names.intern("thread_sort_index");
@@ -259,10 +256,10 @@ class TraceBuilder final : public EventSink {
 
   void add_span(const RawEvent& e) {
     touch(e, e.dur_ns);
-    if (e.has_chain && (e.name == publish_ || e.name == chunk_)) t_.jobque = true;
+    if (e.has_chain && (e.name == span_names_.publish || e.name == span_names_.chunk)) t_.jobque = true;
     // Chains are noted as the file is read (each part of a parallel read its own, joined
     // in file order): the category join after the pass then needs no scan for publishes.
-    if (e.name == publish_ && e.has_chain && (options_.categories || !options_.spans)) note_publish(e.chain, e.stage);
+    if (e.name == span_names_.publish && e.has_chain && (options_.categories || !options_.spans)) note_publish(e.chain, e.stage);
     if (!options_.spans) return;
     SpanTable& s = t_.lanes[current_lane_].spans;
     s.ts.push(e.ts_ns);
@@ -324,11 +321,10 @@ class TraceBuilder final : public EventSink {
     t_.process_names.push_back({pid, name});
   }
 
-  /// SPEC §2: per lane as a stack in file order; an E closes the innermost open B; a B
-  /// never closed runs to the trace end; an E with nothing open is dropped.
+  /// SPEC §2 (begin_end.h), per lane; an E with nothing open is dropped.
   void pair_begin_ends() {
     for (std::size_t l = 0; l < begin_ends_.size(); ++l) {
-      std::vector<BeginEnd> open;
+      BeginEndPairing<BeginEnd> pairing;
       SpanTable& s = t_.lanes[l].spans;
       auto emit = [&](const BeginEnd& b, int64_t end) {
         s.ts.push(b.ts);
@@ -341,15 +337,12 @@ class TraceBuilder final : public EventSink {
         s.chain.push(0);
       };
       for (const BeginEnd& be : begin_ends_[l]) {
-        if (be.begin) open.push_back(be);
-        else if (open.empty()) ++t_.unmatched_ends;
-        else {
-          emit(open.back(), be.ts);
-          open.pop_back();
-        }
+        if (be.begin) pairing.begin(be);
+        else if (auto b = pairing.end(be)) emit(*b, be.ts);
       }
-      t_.unclosed_begins += open.size();
-      for (const BeginEnd& b : open) emit(b, t_.end_ns);
+      t_.unmatched_ends += pairing.unmatched().size();
+      t_.unclosed_begins += pairing.unclosed().size();
+      for (const BeginEnd& b : pairing.unclosed()) emit(b, t_.end_ns);
       std::vector<BeginEnd>().swap(begin_ends_[l]);
     }
   }
@@ -409,14 +402,15 @@ class TraceBuilder final : public EventSink {
   void join_categories(SpanTable& s, const ChainCategories& categories) const {
     for (std::size_t i = 0; i < s.size(); ++i) {
       int64_t name = s.name[i];
-      bool chained = name == publish_ || name == chunk_ || name == stage_wait_;
+      bool chained = span_names_.chained(name);
       s.category.push(chained ? categories.of(s.chain[i]) : 0);
     }
   }
 
   Trace& t_;
   LoadOptions options_;
-  uint32_t publish_, chunk_, stage_wait_, wake_, fifo_, thread_name_, process_name_, thread_sort_index_;
+  JobqueNames span_names_;
+  uint32_t thread_name_, process_name_, thread_sort_index_;
   std::map<LaneKey, uint32_t> lane_index_;
   std::map<std::tuple<bool, bool, int64_t, uint32_t>, std::size_t> process_index_;  ///< into process_names
   LaneKey last_key_{};

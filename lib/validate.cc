@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "begin_end.h"
 #include "event.h"
 #include "flat_map.h"
 #include "interner.h"
@@ -36,12 +37,11 @@ struct ChainCheck {
 struct LaneCheck {
   ProcessId tid;
   std::string label;
-  std::vector<uint64_t> unmatched_ends;  ///< offsets of E events that closed nothing (reported)
   uint64_t first = 0;  ///< offset of the lane's first event
   int64_t last_end = 0;
   uint64_t spans = 0;
   bool timed = false;
-  std::vector<uint64_t> open_begins;  ///< offsets of B events not yet closed, innermost last
+  BeginEndPairing<uint64_t> begin_ends;  ///< file offsets of the lane's B and E events
 };
 
 struct FirstSeen {
@@ -56,9 +56,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   /// source: where positions are looked up (null: not yet, for a part of a parallel read).
   Validator(DiagnosticSink& out, ValidateResult& result, Interner& names, Source* source)
       : out_(&out), result_(&result), names_(names), source_(source) {
-    publish_ = names_.intern(kPublish);
-    chunk_ = names_.intern(kChunk);
-    stage_wait_ = names_.intern(kStageWait);
+    span_names_ = JobqueNames::interned(names_);
   }
 
   // DiagnosticSink: everything found passes through here to be counted and located.
@@ -160,7 +158,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   void finish(bool truncated) {
     truncated_ = truncated;
     for (LaneCheck& lane : lanes_)
-      for (uint64_t b : lane.open_begins)
+      for (uint64_t b : lane.begin_ends.unclosed())
         defer(make_diagnostic("unclosed-begin", "B event on lane " + lane.label + " is never closed", b));
     result_->jobque = jobque_ || profile_.present;
     if (result_->jobque) {
@@ -198,15 +196,7 @@ class Validator final : public EventSink, public DiagnosticSink {
       LaneCheck& c = lanes_[it->second];
       // The later part's stack was empty at each of these Es; one pass would have had
       // this part's open Bs under it, and closed the innermost.
-      for (uint64_t end : p.unmatched_ends) {
-        if (c.open_begins.empty()) {
-          c.unmatched_ends.push_back(end);
-        } else {
-          c.open_begins.pop_back();
-          withdrawn->push_back(end);
-        }
-      }
-      c.open_begins.insert(c.open_begins.end(), p.open_begins.begin(), p.open_begins.end());
+      c.begin_ends.absorb(std::move(p.begin_ends), [&](uint64_t, uint64_t end) { withdrawn->push_back(end); });
       c.spans += p.spans;
       if (p.timed) {
         c.last_end = c.timed ? std::max(c.last_end, p.last_end) : p.last_end;
@@ -278,17 +268,17 @@ class Validator final : public EventSink, public DiagnosticSink {
 
   void span(const RawEvent& e, LaneCheck* lane) {
     ++lane->spans;
-    bool jobque_name = e.name == publish_ || e.name == chunk_ || e.name == stage_wait_;
+    bool jobque_name = span_names_.chained(e.name);
     if (!jobque_name) return;
     bool any = e.has_stage || e.has_arg || e.has_chain || (e.problems & (kStageBad | kArgBad | kChainBad));
     if (!any) return;  // a generic span that happens to share a jobque name
-    if (e.name != stage_wait_ && e.has_chain) jobque_ = true;
+    if (e.name != span_names_.stage_wait && e.has_chain) jobque_ = true;
     if (!e.has_stage || !e.has_arg || !e.has_chain) {
       problem("jobque-args",
               std::string(names_.view(e.name)) + " lacks integer args.stage, args.arg and args.chain", e);
       return;
     }
-    if (e.name == publish_) publish(e);
+    if (e.name == span_names_.publish) publish(e);
     else chain_member(e);
   }
 
@@ -334,14 +324,9 @@ class Validator final : public EventSink, public DiagnosticSink {
   }
 
   void begin_end(const RawEvent& e, LaneCheck* lane) {
-    if (e.ph == 'B') {
-      lane->open_begins.push_back(e.offset);
-    } else if (lane->open_begins.empty()) {
-      lane->unmatched_ends.push_back(e.offset);
+    if (e.ph == 'B') lane->begin_ends.begin(e.offset);
+    else if (!lane->begin_ends.end(e.offset))
       problem("unmatched-end", "E event on lane " + lane->label + " closes nothing", e);
-    } else {
-      lane->open_begins.pop_back();
-    }
   }
 
   void instant(const RawEvent& e) {
@@ -438,7 +423,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   Interner& names_;
   Source* source_;
   std::vector<Diagnostic> deferred_;
-  uint32_t publish_, chunk_, stage_wait_;
+  JobqueNames span_names_;
   JobqueProfile profile_;
   bool jobque_ = false;
   bool truncated_ = false;

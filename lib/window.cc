@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "begin_end.h"
 #include "jobque.h"
 #include "source.h"
 
@@ -75,23 +76,21 @@ void EventIndex::absorb(SplittableSink& later_sink, const std::vector<uint32_t>&
 }
 
 void EventIndex::finish(int64_t end_ns) {
-  std::map<LaneKey, std::vector<std::size_t>> open;  // per lane, B entries not yet closed
+  std::map<LaneKey, BeginEndPairing<std::size_t>> lanes;  // entry numbers of the B and E events
   for (const BeginEnd& be : begin_ends_) {
-    std::vector<std::size_t>& stack = open[lane_key(be.pid, be.tid)];
+    BeginEndPairing<std::size_t>& pairing = lanes[lane_key(be.pid, be.tid)];
     if (be.begin) {
-      stack.push_back(be.index);
+      pairing.begin(be.index);
       pair_span_[be.index] = {be.ts, be.ts};
-    } else if (!stack.empty()) {
-      std::size_t begin = stack.back();
-      stack.pop_back();
-      pair_span_[begin].second = be.ts;
-      pair_span_[be.index] = pair_span_[begin];
+    } else if (auto begin = pairing.end(be.index)) {
+      pair_span_[*begin].second = be.ts;
+      pair_span_[be.index] = pair_span_[*begin];
     } else {
       kind_.set(be.index, kUntimed);  // an E that closes nothing: analyses drop it, and so do windows
     }
   }
-  for (auto& [lane, stack] : open)
-    for (std::size_t begin : stack) pair_span_[begin].second = end_ns;
+  for (const auto& [lane, pairing] : lanes)
+    for (std::size_t begin : pairing.unclosed()) pair_span_[begin].second = end_ns;
   std::vector<BeginEnd>().swap(begin_ends_);
 }
 
