@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -41,7 +42,14 @@ struct LaneCheck {
   int64_t last_end = 0;
   uint64_t spans = 0;
   bool timed = false;
-  BeginEndPairing<uint64_t> begin_ends;  ///< file offsets of the lane's B and E events
+  /// File offsets of the lane's B and E events: made at the first one (jobque traces have
+  /// none), so that the lane stays small where every event touches it.
+  std::unique_ptr<BeginEndPairing<uint64_t>> begin_ends;
+
+  BeginEndPairing<uint64_t>& pairing() {
+    if (!begin_ends) begin_ends = std::make_unique<BeginEndPairing<uint64_t>>();
+    return *begin_ends;
+  }
 };
 
 struct FirstSeen {
@@ -158,7 +166,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   void finish(bool truncated) {
     truncated_ = truncated;
     for (LaneCheck& lane : lanes_)
-      for (uint64_t b : lane.begin_ends.unclosed())
+      for (uint64_t b : lane.begin_ends ? lane.begin_ends->unclosed() : std::vector<uint64_t>{})
         defer(make_diagnostic("unclosed-begin", "B event on lane " + lane.label + " is never closed", b));
     result_->jobque = jobque_ || profile_.present;
     if (result_->jobque) {
@@ -196,7 +204,8 @@ class Validator final : public EventSink, public DiagnosticSink {
       LaneCheck& c = lanes_[it->second];
       // The later part's stack was empty at each of these Es; one pass would have had
       // this part's open Bs under it, and closed the innermost.
-      c.begin_ends.absorb(std::move(p.begin_ends), [&](uint64_t, uint64_t end) { withdrawn->push_back(end); });
+      if (p.begin_ends)
+        c.pairing().absorb(std::move(*p.begin_ends), [&](uint64_t, uint64_t end) { withdrawn->push_back(end); });
       c.spans += p.spans;
       if (p.timed) {
         c.last_end = c.timed ? std::max(c.last_end, p.last_end) : p.last_end;
@@ -324,8 +333,8 @@ class Validator final : public EventSink, public DiagnosticSink {
   }
 
   void begin_end(const RawEvent& e, LaneCheck* lane) {
-    if (e.ph == 'B') lane->begin_ends.begin(e.offset);
-    else if (!lane->begin_ends.end(e.offset))
+    if (e.ph == 'B') lane->pairing().begin(e.offset);
+    else if (!lane->pairing().end(e.offset))
       problem("unmatched-end", "E event on lane " + lane->label + " closes nothing", e);
   }
 
