@@ -36,9 +36,7 @@ void add_range_totals(Row& row, const RangeStats& s) {
 }
 
 Table gates_table(const std::vector<GateResult>& results) {
-  Table t;
-  t.key = "gates";
-  t.title = "gates";
+  Table t("gates", "gates");
   t.checklist = true;
   t.add_column(Column("expr", Kind::text).titled("gate"));
   t.add_column(Column("status", Kind::text).people_only());
@@ -55,8 +53,7 @@ void add_baseline(Document& doc, const std::vector<ShareDelta>& deltas, const st
                   double max_share_delta_pp) {
   doc.add(Field("file", Kind::text, file).in("baseline"));
   doc.add(Field("max_share_delta_pp", Kind::ratio, max_share_delta_pp).in("baseline"));
-  Table t;
-  t.key = "groups";
+  Table t("groups");
   t.group = "baseline";
   t.add_column(Column("name", Kind::text).titled("baseline group"));
   t.add_column(Column("share_pct", Kind::percent).titled("now"));

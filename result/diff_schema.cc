@@ -28,8 +28,7 @@ Value ratio_of(double b, double a) { return a > 0 ? Value{Typed{Kind::ratio, b /
 /// The totals as people read them: one row a metric, A, B, B-A and B/A (the same numbers
 /// are in the JSON's "a" and "b" objects).
 Table totals_table(const RangeStats& a, const RangeStats& b) {
-  Table t;
-  t.key = "totals";
+  Table t("totals");
   t.in_json = false;
   t.add_column(Column("metric", Kind::text).titled(""));
   for (const char* side : {"A", "B", "B-A", "B/A"}) t.add_column(Column(side, Kind::ratio));
@@ -49,8 +48,7 @@ Table totals_table(const RangeStats& a, const RangeStats& b) {
 }
 
 Table groups_table(const TraceDiff& d, GroupBy by) {
-  Table t;
-  t.key = "groups";
+  Table t("groups");
   t.add_column(Column("name", Kind::text).titled(group_by_name(by)));
   t.add_column(Column("busy_us", Kind::us).in("a").titled("busy_a_us"));
   t.add_column(Column("busy_us", Kind::us).in("b").titled("busy_b_us"));
@@ -67,8 +65,7 @@ Table groups_table(const TraceDiff& d, GroupBy by) {
 }
 
 Table kinds_table(const TraceDiff& d) {
-  Table t;
-  t.key = "markers";
+  Table t("markers");
   t.add_column(Column("kind", Kind::text).titled("marker kind"));
   t.add_column(Column("units", Kind::integer).in("a").titled("units_a"));
   t.add_column(Column("units", Kind::integer).in("b").titled("units_b"));

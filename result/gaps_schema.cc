@@ -11,9 +11,7 @@ namespace {
 Column dist(const char* key) { return Column(key, Kind::distribution).plain_numbers(); }
 
 Table classes_table(const GapsReport& g) {
-  Table t;
-  t.key = "classes";
-  t.title = "chain classes";
+  Table t("classes", "chain classes");
   t.add_column(Column("key", Kind::text));
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("n", Kind::integer));
@@ -28,9 +26,7 @@ Table classes_table(const GapsReport& g) {
 
 /// Every class's stages in one table (CSV and TSV write it), nested under their class in JSON.
 Table stages_table(const GapsReport& g) {
-  Table t;
-  t.key = "stages";
-  t.title = "stages";
+  Table t("stages", "stages");
   t.nested = true;
   t.add_column(Column("class", Kind::text));
   t.add_column(Column("stage", Kind::integer));
@@ -50,9 +46,7 @@ Table stages_table(const GapsReport& g) {
 }
 
 Table tail_table(const GapsReport& g) {
-  Table t;
-  t.key = "tail";
-  t.title = "stage tails (median lane done -> last lane done)";
+  Table t("tail", "stage tails (median lane done -> last lane done)");
   t.add_column(Column("key", Kind::text).rank(3));
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("stage", Kind::integer));
@@ -71,8 +65,7 @@ void add_publish(Document& doc, const PublishMetrics& p) {
   doc.add(Field("fat_us", Kind::us, ns(p.fat_ns)).in("publish"));
   doc.add(Field("fat_count", Kind::integer, count(p.fat_count)).in("publish").labelled("fat publishes"));
   doc.add(Field("dur_us", Kind::distribution, p.dur_us).in("publish").plain_numbers());
-  Table fat;
-  fat.key = "fat";
+  Table fat("fat");
   fat.group = "publish";
   fat.title = fmt::format("fat publishes (dur > {} us; the first {})", us_text(p.fat_ns), p.fat.size());
   fat.add_column(Column("ts_us", Kind::us));
@@ -88,8 +81,7 @@ void add_publish(Document& doc, const PublishMetrics& p) {
 
 /// The report's single distributions, one row each, for people (JSON has them as keys).
 Table distributions_table(const GapsReport& g) {
-  Table t;
-  t.key = "distributions";
+  Table t("distributions");
   t.in_json = false;
   t.add_column(Column("of", Kind::text).titled("us"));
   t.add_column(dist("value").titled("dist"));
@@ -102,9 +94,7 @@ Table distributions_table(const GapsReport& g) {
 }
 
 Table lanes_table(const GapsReport& g) {
-  Table t;
-  t.key = "lanes";
-  t.title = "lane idle gaps (between busy spans)";
+  Table t("lanes", "lane idle gaps (between busy spans)");
   t.add_column(Column("lane", Kind::text));
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("gaps", Kind::integer));

@@ -17,8 +17,7 @@ const KindSummary* find_kind(const std::vector<KindSummary>& kinds, const std::s
 }
 
 Table kinds_table(const std::vector<KindSummary>& kinds) {
-  Table t;
-  t.key = "kinds";
+  Table t("kinds");
   t.add_column(Column("kind", Kind::text));
   t.add_column(Column("count", Kind::integer));
   t.add_column(Column("unit_at", Kind::text).data_only());
@@ -62,8 +61,7 @@ bool busy_anywhere(const std::vector<UnitRow>& units, const std::string& categor
 }
 
 Table units_table(const std::vector<UnitRow>& units, const std::vector<std::string>& order) {
-  Table t;
-  t.key = "units";
+  Table t("units");
   t.add_column(Column("index", Kind::integer));
   t.add_column(Column("arg", Kind::integer).rank(2));
   t.add_column(Column("start_us", Kind::us));
@@ -87,8 +85,7 @@ Table units_table(const std::vector<UnitRow>& units, const std::vector<std::stri
 }
 
 Table unit_duration_table(const KindSummary& k) {
-  Table t;
-  t.key = "unit_duration";
+  Table t("unit_duration");
   t.in_json = false;  // the kinds table has it
   t.add_column(Column("kind", Kind::text).titled("unit duration"));
   t.add_column(Column("unit_us", Kind::distribution));

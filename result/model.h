@@ -98,6 +98,9 @@ struct Table {
   bool in_json = true;              ///< false: a view for people only (its data is in fields)
   bool in_text = true;              ///< false: JSON only
 
+  Table() = default;
+  explicit Table(std::string k, std::string t = "") : key(std::move(k)), title(std::move(t)) {}
+
   std::size_t add_column(Column c) {
     columns.push_back(std::move(c));
     return columns.size() - 1;

@@ -9,15 +9,13 @@ Document phases_document(const std::vector<TagStats>& tags, QuantileMethod quant
   Document doc;
   doc.schema = "jqtrace/phases/1";
   doc.add(Field("quantiles", Kind::text, std::string(quantile_method_name(quantiles))));
-  Table tag_rows;
-  tag_rows.key = "tags";
+  Table tag_rows("tags");
   tag_rows.add_column(Column("tag", Kind::text));
   tag_rows.add_column(Column("bursts", Kind::integer));
   tag_rows.add_column(Column("rounds", Kind::integer));
   tag_rows.add_column(Column("total_ms", Kind::ratio));
   // The phases of every tag in one table (CSV writes it), nested under their tag in JSON.
-  Table phases;
-  phases.key = "phases";
+  Table phases("phases");
   phases.nested = true;
   phases.add_column(Column("tag", Kind::text).rank(3));
   phases.add_column(Column("name", Kind::text).titled("phase"));

@@ -39,8 +39,7 @@ Value lane_id(const std::string& id) {
 /// (a "0:2" cell reads as a time of day in a spreadsheet).
 Table groups_table(const RangeStats& s) {
   bool by_lane = s.by == GroupBy::lane;
-  Table t;
-  t.key = "groups";
+  Table t("groups");
   t.add_column(Column("name", Kind::text).titled(group_by_name(s.by)));
   if (by_lane) {
     t.add_column(Column("pid", Kind::integer).rank(5));  // a string id is written as text
@@ -72,9 +71,7 @@ Table groups_table(const RangeStats& s) {
 
 /// --hist: each group's log2 buckets, nested under the group in JSON.
 Table hist_table(const RangeStats& s) {
-  Table t;
-  t.key = "hist";
-  t.title = "histograms";
+  Table t("hist", "histograms");
   t.nested = true;
   t.add_column(Column("group", Kind::text));
   t.add_column(Column("lo_us", Kind::us));
@@ -89,8 +86,7 @@ Table hist_table(const RangeStats& s) {
 }
 
 Table lanes_table(const RangeStats& s) {
-  Table t;
-  t.key = "lanes_detail";
+  Table t("lanes_detail");
   t.add_column(Column("lane", Kind::text));
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("busy_us", Kind::us));

@@ -6,8 +6,7 @@ namespace jqtrace::result {
 namespace {
 
 Table files_table(const std::vector<ValidatedFile>& files) {
-  Table t;
-  t.key = "files";
+  Table t("files");
   t.add_column(Column("file", Kind::text));
   t.add_column(Column("valid", Kind::flag));
   t.add_column(Column("readable", Kind::flag).rank(2));
@@ -21,8 +20,7 @@ Table files_table(const std::vector<ValidatedFile>& files) {
 }
 
 Table diagnostics_table(const std::vector<ValidatedFile>& files) {
-  Table t;
-  t.key = "diagnostics";
+  Table t("diagnostics");
   t.add_column(Column("file", Kind::text).rank(1));
   t.add_column(Column("line", Kind::integer));
   t.add_column(Column("column", Kind::integer));

@@ -26,8 +26,7 @@ Document sample() {
   doc.heading = "file.json: a test";
   doc.add(Field("events", Kind::integer, int64_t{13}).labelled("events"));
   doc.add(Field("busy_us", Kind::us, int64_t{95000}).labelled("busy"));
-  Table t;
-  t.key = "groups";
+  Table t("groups");
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("busy_us", Kind::us));
   t.add_column(Column("share_pct", Kind::percent).titled("share"));
@@ -73,8 +72,7 @@ TEST_CASE("markdown: heading, stats line as a list, escaped cells, aligned colum
 
 TEST_CASE("markdown: gates are a checklist, held checked") {
   Document doc;
-  Table t;
-  t.key = "gates";
+  Table t("gates");
   t.checklist = true;
   t.add_column(Column("expr", Kind::text));
   t.add_column(Column("value", Kind::ratio));
@@ -110,8 +108,7 @@ TEST_CASE("empty tables: a header in every format, an empty array in JSON") {
 
 TEST_CASE("no NaN or infinity reaches any format") {
   Document doc;
-  Table t;
-  t.key = "rows";
+  Table t("rows");
   t.add_column(Column("ratio", Kind::ratio));
   t.add_column(Column("pct", Kind::percent));
   t.rows.push_back({std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()});
@@ -140,8 +137,7 @@ TEST_CASE("display width: wide characters count two, combining marks and color c
 
 TEST_CASE("table: CJK names keep the columns aligned") {
   Document doc;
-  Table t;
-  t.key = "rows";
+  Table t("rows");
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("n", Kind::integer));
   t.rows.push_back({std::string("\xE6\x97\xA5\xE6\x9C\xAC"), int64_t{1}});  // 日本: 4 columns
@@ -153,8 +149,7 @@ TEST_CASE("table: CJK names keep the columns aligned") {
 
 TEST_CASE("table: fitting a narrow terminal drops the most droppable columns, then cuts names") {
   Document doc;
-  Table t;
-  t.key = "rows";
+  Table t("rows");
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("busy_us", Kind::us));
   t.add_column(Column("extra_us", Kind::us).rank(2));
@@ -202,16 +197,14 @@ TEST_CASE("json: grouped columns become objects, nested tables arrays under thei
   Field range("range_us", Kind::us, {});
   range.list = {int64_t{0}, int64_t{1500}};
   doc.add(std::move(range));
-  Table parent;
-  parent.key = "groups";
+  Table parent("groups");
   parent.add_column(Column("name", Kind::text));
   parent.add_column(Column("busy_us", Kind::us).in("a"));
   parent.add_column(Column("busy_us", Kind::us).in("b"));
   parent.add_column(Column("shown", Kind::text).people_only());
   parent.rows.push_back({std::string("g"), int64_t{1234}, Value{}, std::string("people")});
   doc.add(std::move(parent));
-  Table child;
-  child.key = "hist";
+  Table child("hist");
   child.nested = true;
   child.add_column(Column("count", Kind::integer));
   child.rows.push_back({int64_t{7}});
