@@ -11,6 +11,7 @@
 #include "numbers.h"
 #include "suggest.h"
 #include "text_format.h"
+#include "utf8.h"
 
 namespace jqtrace::result {
 namespace {
@@ -19,6 +20,10 @@ namespace {
 // Cells: one function per format family decides how a value reads.
 
 enum class Style { people, delimited };
+
+/// Text as every format must write it: valid UTF-8 (names are repaired when they are read;
+/// this keeps any other string, from any caller, from making a JSON file invalid).
+std::string valid_utf8(const std::string& s) { return clean_utf8(s) ? s : with_replacements(s); }
 
 /// Control characters would move the cursor or end a row: tables show U+FFFD instead.
 std::string printable(std::string_view s) {
@@ -72,7 +77,7 @@ std::string cell_text(const Value& v, const Column& c, int part, Style style) {
   if (const auto* i = std::get_if<int64_t>(&v)) return c.kind == Kind::us ? us_fixed(*i) : std::to_string(*i);
   if (const auto* x = std::get_if<double>(&v)) return number_text(*x, c, style);
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  const std::string& s = std::get<std::string>(v);
+  std::string s = valid_utf8(std::get<std::string>(v));
   return style == Style::people ? printable(s) : s;
 }
 
@@ -90,13 +95,13 @@ std::vector<std::pair<std::string, std::string>> summary(const Document& doc) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& item : doc.items)
     if (const Field* f = std::get_if<Field>(&item); f && !f->label.empty() && f->list.empty())
-      out.emplace_back(f->label, field_text(*f));
+      out.emplace_back(printable(valid_utf8(f->label)), field_text(*f));
   return out;
 }
 
 std::string leaf_header(const Table& t, const Leaf& leaf) {
   const Column& c = t.columns[leaf.column];
-  std::string name = c.header.empty() ? c.key : c.header;
+  std::string name = printable(valid_utf8(c.header.empty() ? c.key : c.header));
   if (leaf.part < 0) return name;
   // "count mean_us p50_us ...", or with a header "unit n  mean_us ...": the header names
   // the distribution once, so that the parts stay narrow.
@@ -284,7 +289,7 @@ void json_value(JsonDocument& json, const Value& v, const Column& c) {
     own.kind = typed->kind;
     json_value(json, typed->value, own);
   } else if (const auto* s = std::get_if<std::string>(&v)) {
-    json.string(*s);
+    json.string(valid_utf8(*s));
   } else {
     const auto& d = std::get<Distribution>(v);
     w.StartObject();
@@ -332,7 +337,7 @@ void json_row(JsonDocument& json, const Document& doc, std::size_t table_index, 
   json.w().StartObject();
   json_grouped(json, cells, [&](const Cell& cell) {
     const Column& c = table.columns[cell.index];
-    json.key(c.key);
+    json.key(valid_utf8(c.key));
     json_value(json, table.rows[row][cell.index], c);
   });
   // Nested tables directly after this one: their rows of this parent.
@@ -361,7 +366,7 @@ void json_field(JsonDocument& json, const Field& f) {
   Column c;
   c.kind = f.kind;
   c.plain = f.plain;
-  json.key(f.key);
+  json.key(valid_utf8(f.key));
   if (f.list.empty()) {
     json_value(json, f.value, c);
     return;
@@ -397,7 +402,7 @@ std::string md_escape(std::string_view s) {
 std::string md_table(const Document& doc, const Table& t, const RenderOptions& options) {
   std::vector<Leaf> leaves = shown_leaves(doc, t, options, true);
   std::string out;
-  if (!t.title.empty()) out += "**" + md_escape(t.title) + "**\n\n";
+  if (!t.title.empty()) out += "**" + md_escape(valid_utf8(t.title)) + "**\n\n";
   std::string head = "|", rule = "|";
   for (const Leaf& l : leaves) {
     const Column& c = t.columns[l.column];
@@ -417,7 +422,7 @@ std::string md_table(const Document& doc, const Table& t, const RenderOptions& o
 /// Gates: "- [x] `share(x) > 40` — ok, 41.8" (held) or "- [ ] ..." (tripped).
 std::string md_checklist(const Table& t) {
   std::string out;
-  if (!t.title.empty()) out += "**" + md_escape(t.title) + "**\n\n";
+  if (!t.title.empty()) out += "**" + md_escape(valid_utf8(t.title)) + "**\n\n";
   std::size_t flag = t.columns.size();
   for (std::size_t i = 0; i < t.columns.size(); ++i)
     if (t.columns[i].kind == Kind::flag) flag = i;
@@ -452,7 +457,7 @@ std::vector<Leaf> all_leaves(const Table& t) {
 }
 
 std::string leaf_path(const Table& t, const Leaf& leaf) {
-  std::string path = t.columns[leaf.column].path();
+  std::string path = valid_utf8(t.columns[leaf.column].path());
   return leaf.part < 0 ? path : path + "." + kDistributionParts[leaf.part];
 }
 
@@ -488,7 +493,7 @@ std::string render_table(const Document& doc, const RenderOptions& options) {
   std::string_view bold = options.color ? "\x1b[1m" : "", reset = options.color ? "\x1b[0m" : "";
   for (std::size_t start = 0; start < doc.heading.size();) {  // a heading may have several lines
     std::size_t end = std::min(doc.heading.find('\n', start), doc.heading.size());
-    out += fmt::format("{}{}{}\n", bold, printable(doc.heading.substr(start, end - start)), reset);
+    out += fmt::format("{}{}{}\n", bold, printable(valid_utf8(doc.heading.substr(start, end - start))), reset);
     start = end + 1;
   }
   std::string line;
@@ -502,7 +507,7 @@ std::string render_table(const Document& doc, const RenderOptions& options) {
     fit(g, options.width);
     hidden += g.hidden;
     if (!out.empty()) out += "\n";
-    if (!t->title.empty()) out += t->title + "\n";
+    if (!t->title.empty()) out += printable(valid_utf8(t->title)) + "\n";
     out += aligned(g);
   }
   if (hidden)
@@ -555,7 +560,7 @@ std::string render_markdown(const Document& doc, const RenderOptions& options) {
   if (!doc.heading.empty()) {
     std::string heading = doc.heading;
     for (std::size_t at; (at = heading.find('\n')) != std::string::npos;) heading.replace(at, 1, "; ");
-    out += "### " + md_escape(heading) + "\n\n";
+    out += "### " + md_escape(valid_utf8(heading)) + "\n\n";
   }
   auto line = summary(doc);
   for (const auto& [label, value] : line) out += "- **" + md_escape(label) + "** " + md_escape(value) + "\n";

@@ -1,16 +1,51 @@
 // libFuzzer target: the small text grammars jqtrace reads besides traces: gate
 // expressions and gate files, phase log lines, saved baseline JSON (stats --format json),
-// and the jqtraceWindow record.
+// and the jqtraceWindow record; and the renderers, given the bytes as names and keys:
+// every format must come out valid (JSON parses as UTF-8, no NUL anywhere).
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "gate.h"
 #include "gate_metrics.h"
 #include "phases.h"
+#include "formats.h"
 #include "stats_schema.h"
 
+#include <rapidjson/document.h>
+
 using namespace jqtrace;
+
+namespace {
+
+/// A document whose names, keys and heading are the bytes; every format of it must be valid.
+void render_everything(const std::string& bytes) {
+  result::Document doc;
+  doc.schema = "jqtrace/fuzz/1";
+  doc.heading = bytes;
+  doc.add(result::Field("file", result::Kind::text, bytes).labelled(bytes));
+  result::Table t("rows", bytes);
+  t.add_column(result::Column("name", result::Kind::text));
+  t.add_column(result::Column(bytes, result::Kind::percent).in("share_pct").with_bar());
+  t.add_column(result::Column("dur_us", result::Kind::distribution));
+  t.rows.push_back({bytes, 12.5, Distribution{}});
+  t.colors.push_back(bytes);
+  doc.add(std::move(t));
+  result::RenderOptions options;
+  options.utf8 = options.color = true;
+  options.width = bytes.size() % 120;
+  for (result::Format f : result::kDocumentFormats) {
+    std::string out = result::render(doc, f, options);
+    if (out.find('\0') != std::string::npos) std::abort();
+    if (f != result::Format::json) continue;
+    rapidjson::Document parsed;
+    parsed.Parse<rapidjson::kParseValidateEncodingFlag>(out.c_str());
+    if (parsed.HasParseError()) std::abort();
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -35,5 +70,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   log.summarize(QuantileMethod::exclusive);
   BaselineShares shares;
   result::read_stats_json(text, &shares, &why);
+  render_everything(std::string(text));
   return 0;
 }

@@ -236,3 +236,28 @@ TEST_CASE("formats: names, and the format an output path's extension names") {
 }
 
 }  // namespace jqtrace::result
+
+namespace jqtrace::result {
+
+TEST_CASE("any text, in any place of a document, comes out valid in every format (no NUL, JSON is UTF-8)") {
+  const std::string bad = std::string("a\0b\xff\xfe|\n", 7);  // NUL, invalid bytes, a pipe, a line end
+  Document doc;
+  doc.schema = "jqtrace/test/1";
+  doc.heading = bad;
+  doc.add(Field("file", Kind::text, bad).labelled(bad));
+  Table t("rows", bad);
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column(bad, Kind::percent).in("share_pct"));
+  t.rows.push_back({bad, 1.0});
+  doc.add(std::move(t));
+  for (Format f : kDocumentFormats) {
+    std::string out = render(doc, f, {});
+    CHECK_MESSAGE(out.find('\0') == std::string::npos, format_name(f));
+    CHECK_MESSAGE(out.find('\xff') == std::string::npos, format_name(f));
+  }
+  rapidjson::Document json;
+  json.Parse<rapidjson::kParseValidateEncodingFlag>(render_json(doc).c_str());
+  CHECK_FALSE(json.HasParseError());
+}
+
+}  // namespace jqtrace::result
