@@ -23,12 +23,13 @@ std::string scope_prefix(const Scope& scope) {
 }
 
 void add_range_total_columns(Table& t) {
-  t.add_column(Column("events", Kind::integer));
-  t.add_column(Column("busy_us", Kind::us));
-  t.add_column(Column("wait_us", Kind::us).rank(3));
-  t.add_column(Column("idle_pct", Kind::percent));
-  t.add_column(Column("parallelism", Kind::ratio).places(2));
-  t.add_column(Column("publishes", Kind::integer).rank(2));
+  // Ranks: which go first when a terminal is narrow (the shares after them matter more).
+  t.add_column(Column("events", Kind::integer).rank(4));
+  t.add_column(Column("busy_us", Kind::us).rank(3));
+  t.add_column(Column("wait_us", Kind::us).rank(5));
+  t.add_column(Column("idle_pct", Kind::percent).rank(2));
+  t.add_column(Column("parallelism", Kind::ratio).places(2).rank(3));
+  t.add_column(Column("publishes", Kind::integer).rank(4));
 }
 
 void add_range_totals(Row& row, const RangeStats& s) {

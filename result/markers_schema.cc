@@ -63,9 +63,9 @@ bool busy_anywhere(const std::vector<UnitRow>& units, const std::string& categor
 Table units_table(const std::vector<UnitRow>& units, const std::vector<std::string>& order) {
   Table t("units");
   t.add_column(Column("index", Kind::integer));
-  t.add_column(Column("arg", Kind::integer).rank(2));
+  t.add_column(Column("arg", Kind::integer).rank(5));
   t.add_column(Column("start_us", Kind::us));
-  t.add_column(Column("end_us", Kind::us).rank(2));
+  t.add_column(Column("end_us", Kind::us).rank(5));
   t.add_column(Column("dur_us", Kind::us));
   add_range_total_columns(t);
   std::vector<std::string> categories = share_categories(units, order);

@@ -218,17 +218,8 @@ void drop_column(Grid& g, std::size_t i) {
   g.bar.erase(g.bar.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
-/// Fits a terminal of `width` columns: drops the most droppable columns (highest rank,
-/// rightmost first), then cuts the widest text column with "…" (never below 8 columns).
-void fit(Grid& g, std::size_t width) {
-  if (width == 0) return;
-  while (total_width(widths(g)) > width) {
-    std::size_t victim = g.drop_rank.size();
-    for (std::size_t i = 0; i < g.drop_rank.size(); ++i)
-      if (g.drop_rank[i] > 0 && (victim == g.drop_rank.size() || g.drop_rank[i] >= g.drop_rank[victim])) victim = i;
-    if (victim == g.drop_rank.size()) break;
-    drop_column(g, victim);
-  }
+/// Cuts the widest text column with "…" by what the table is too wide (never below 8).
+void cut_widest_text(Grid& g, std::size_t width) {
   std::vector<std::size_t> w = widths(g);
   std::size_t total = total_width(w);
   if (total <= width) return;
@@ -239,6 +230,47 @@ void fit(Grid& g, std::size_t width) {
   std::size_t keep = std::max<std::size_t>(8, w[widest] - std::min(w[widest], total - width));
   g.header[widest] = truncate_to_width(g.header[widest], keep);
   for (auto& row : g.rows) row[widest] = truncate_to_width(row[widest], keep);
+}
+
+/// Fits a terminal of `width` columns: drops the most droppable columns (highest rank,
+/// rightmost first), then cuts the widest text column with "…", and if the table is still
+/// too wide, drops columns from the right; the first column (what a row is) always stays.
+void fit(Grid& g, std::size_t width) {
+  if (width == 0) return;
+  while (total_width(widths(g)) > width) {
+    std::size_t victim = g.drop_rank.size();
+    for (std::size_t i = 0; i < g.drop_rank.size(); ++i)
+      if (g.drop_rank[i] > 0 && (victim == g.drop_rank.size() || g.drop_rank[i] >= g.drop_rank[victim])) victim = i;
+    if (victim == g.drop_rank.size()) break;
+    drop_column(g, victim);
+  }
+  cut_widest_text(g, width);
+  while (g.header.size() > 1 && total_width(widths(g)) > width) drop_column(g, g.header.size() - 1);
+}
+
+/// text's words (split at `separator`) in lines of at most width columns (0: one line).
+std::string wrapped(const std::vector<std::string>& words, std::string_view separator, std::size_t width) {
+  std::string out, line;
+  for (const std::string& word : words) {
+    std::string candidate = line.empty() ? word : line + std::string(separator) + word;
+    if (width && !line.empty() && display_width(candidate) > width) {
+      out += line + "\n";
+      line = word;
+    } else {
+      line = candidate;
+    }
+  }
+  return line.empty() ? out : out + line + "\n";
+}
+
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> words;
+  for (std::size_t start = 0; start <= text.size();) {
+    std::size_t end = std::min(text.find(' ', start), text.size());
+    if (end > start) words.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return words;
 }
 
 std::string aligned(const Grid& g) {
@@ -491,14 +523,17 @@ bool select_leaves(const Table& t, const std::vector<std::string>& keys, std::ve
 std::string render_table(const Document& doc, const RenderOptions& options) {
   std::string out;
   std::string_view bold = options.color ? "\x1b[1m" : "", reset = options.color ? "\x1b[0m" : "";
-  for (std::size_t start = 0; start < doc.heading.size();) {  // a heading may have several lines
+  // The heading (it may have several lines) and the stats line wrap at spaces to fit.
+  for (std::size_t start = 0; start < doc.heading.size();) {
     std::size_t end = std::min(doc.heading.find('\n', start), doc.heading.size());
-    out += fmt::format("{}{}{}\n", bold, printable(valid_utf8(doc.heading.substr(start, end - start))), reset);
+    std::string text = printable(valid_utf8(doc.heading.substr(start, end - start)));
+    std::string lines = wrapped(split_words(text), " ", options.width);
+    out += fmt::format("{}{}{}", bold, lines.substr(0, lines.size() - 1), reset) + "\n";
     start = end + 1;
   }
-  std::string line;
-  for (const auto& [label, value] : summary(doc)) line += (line.empty() ? "" : "  ") + label + " " + value;
-  if (!line.empty()) out += line + "\n";
+  std::vector<std::string> items;
+  for (const auto& [label, value] : summary(doc)) items.push_back(label + " " + value);
+  out += wrapped(items, "  ", options.width);
   bool only_main = selected_only(doc, options);
   std::size_t hidden = 0;
   for (const Table* t : doc.tables()) {
@@ -511,8 +546,8 @@ std::string render_table(const Document& doc, const RenderOptions& options) {
     out += aligned(g);
   }
   if (hidden)
-    out += fmt::format("\n({} column{} hidden to fit {} terminal columns: --columns picks them, -o FILE or a pipe shows all)\n",
-                       hidden, hidden == 1 ? "" : "s", options.width);
+    out += fmt::format("\n({} column{} hidden to fit {} columns; --columns or a pipe shows them)\n", hidden,
+                       hidden == 1 ? "" : "s", options.width);
   return out;
 }
 

@@ -168,7 +168,7 @@ TEST_CASE("table: fitting a narrow terminal drops the most droppable columns, th
   CHECK(fitted.find("extra_us") == std::string::npos);
   CHECK(fitted.find("p50_us") == std::string::npos);
   CHECK(fitted.find("\xE2\x80\xA6") != std::string::npos);  // the name was cut with …
-  CHECK(fitted.find("8 columns hidden to fit 30 terminal columns") != std::string::npos);
+  CHECK(fitted.find("8 columns hidden to fit 30 columns") != std::string::npos);
 }
 
 TEST_CASE("--columns: those leaves in that order; a distribution key selects its parts; unknown keys suggest") {
