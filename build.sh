@@ -106,10 +106,15 @@ case "${1:-}" in
     check_installed_package "$(build_deb | tail -n 1)"
     ;;
   test)
+    packages+=(valgrind bsdutils)  # work_scaling.sh counts instructions; terminal_width.sh needs script(1)
     install_missing
     extra=()
     # CI also builds with sanitizers so a memory error fails the run, not a user.
-    [ "${CI:-}" = "true" ] && extra+=(-DJQTRACE_SANITIZE=ON)
+    # and a plain Release build beside it for what valgrind counts (work_scaling.sh).
+    if [ "${CI:-}" = "true" ]; then
+      extra+=(-DJQTRACE_SANITIZE=ON)
+      configure_and_build build -DJQTRACE_TESTS=OFF -DJQTRACE_WERROR=ON
+    fi
     configure_and_build build-test -DJQTRACE_WERROR=ON "${extra[@]}"
     ctest --test-dir build-test --output-on-failure -j "$(nproc)"
     ;;

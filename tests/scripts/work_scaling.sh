@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Work grows linearly with hostile inputs: each shape is run at N and 2N events under
+# callgrind, whose instruction count is a counter, not a timer (the same on a busy machine),
+# and the count must roughly double (at most 2.4x; a quadratic pass would give ~4x).
+# Shapes that were once quadratic: distinct process ids, distinct instant names (every one a
+# marker kind), many chains in gaps, many lanes. build.sh installs valgrind for the tests.
+source "$(dirname "$0")/lib/prelude.bash"
+if ! command -v valgrind > /dev/null; then
+  echo "work_scaling: skipped: valgrind is not installed (bash build.sh test installs it)"
+  exit 77
+fi
+
+# valgrind cannot run a sanitizer build (CI's test build is one): count with the plain
+# Release build beside it instead (build.sh test makes build/ too when CI is set).
+sanitized() { ldd "$1" 2> /dev/null | grep -qE 'lib(asan|ubsan)'; }
+if sanitized "$jqtrace"; then
+  plain="$(cd "$(dirname "$0")/../.." && pwd)/build/jqtrace"
+  if [ -x "$plain" ] && ! sanitized "$plain"; then
+    jqtrace=$plain
+  else
+    echo "work_scaling: skipped: $jqtrace is a sanitizer build and there is no plain build/jqtrace"
+    exit 77
+  fi
+fi
+
+# instructions ARGS...: what jqtrace ARGS executes, from callgrind's "Collected" line.
+instructions() {
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$jqtrace" "$@" 2>&1 > /dev/null |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+# scaled NAME GENERATOR ARGS...: GENERATOR N writes a trace of N items to stdout.
+scaled() {
+  local name=$1 generator=$2; shift 2
+  "$generator" 20000 > "$tmp/n.json"
+  "$generator" 40000 > "$tmp/2n.json"
+  local one two
+  one=$(instructions "$@" "$tmp/n.json")
+  two=$(instructions "$@" "$tmp/2n.json")
+  if [ -z "$one" ] || [ -z "$two" ]; then fail "$name: no instruction count"; return; fi
+  local ratio
+  ratio=$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2f", b / a }')
+  echo "$name: $one -> $two instructions (x$ratio for twice the input)"
+  awk -v r="$ratio" 'BEGIN { exit !(r <= 2.4) }' || fail "$name: twice the input cost x$ratio the work"
+}
+
+processes() {
+  awk -v n="$1" 'BEGIN { printf "["; for (i = 0; i < n; i++) printf "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"p\"}},\n", i;
+                         print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
+}
+kinds() {
+  awk -v n="$1" 'BEGIN { printf "["; for (i = 0; i < n; i++) printf "{\"ph\":\"i\",\"name\":\"k%d\",\"pid\":0,\"tid\":0,\"ts\":%d},\n", i, i;
+                         print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
+}
+chains() {
+  awk -v n="$1" 'BEGIN { printf "{\"traceEvents\":[\n";
+    for (c = 1; c <= n; c++) printf "{\"ph\":\"X\",\"name\":\"publish\",\"pid\":0,\"tid\":3,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":2,\"arg\":2,\"chain\":%d}},\n{\"ph\":\"X\",\"name\":\"chunk\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":0,\"arg\":0,\"chain\":%d}},\n{\"ph\":\"X\",\"name\":\"chunk\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":1,\"arg\":0,\"chain\":%d}},\n", 4 * c, c, c % 3, 4 * c + 1, c, (c + 1) % 3, 4 * c + 2, c;
+    print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]}" }'
+}
+lanes() {
+  awk -v n="$1" 'BEGIN { printf "["; for (i = 0; i < n; i++) printf "{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1},\n", i % 4000, i, i;
+                         print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
+}
+
+scaled "stats, distinct process ids" processes stats -q -j 1
+scaled "markers, distinct instant names" kinds markers -q -j 1
+scaled "gaps, many chains" chains gaps -q -j 1
+scaled "validate, many chains" chains validate -q -j 1
+scaled "stats --by name, many lanes" lanes stats -q -j 1 --by name
+echo "work_scaling: $failures failed"
+[ "$failures" -eq 0 ]
