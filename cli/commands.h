@@ -16,5 +16,6 @@ void setup_window(CLI::App& app);
 void setup_gaps(CLI::App& app);
 void setup_diff(CLI::App& app);
 void setup_phases(CLI::App& app);
+void setup_timeline(CLI::App& app);
 
 }  // namespace jqtrace::cli

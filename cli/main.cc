@@ -100,6 +100,7 @@ int run(int argc, char** argv) {
   setup_gaps(app);
   setup_diff(app);
   setup_phases(app);
+  setup_timeline(app);
   setup_completions(app);
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());

@@ -1,0 +1,71 @@
+// jqtrace timeline FILE: load → scope → compute_timeline → SVG.
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "common.h"
+#include "common_fields.h"
+#include "grouping.h"
+#include "load.h"
+#include "scope_options.h"
+#include "svg.h"
+#include "text_format.h"
+#include "timeline.h"
+
+namespace jqtrace::cli {
+namespace {
+
+struct TimelineCommandOptions {
+  CommonOptions common;
+  ScopeOptions scope;
+  std::string by;  ///< empty: category for jobque traces, cat for generic ones
+  int width = 1600;
+  std::string file;
+};
+
+std::string heading(const std::string& file, const Scope& scope, const Trace& trace) {
+  return fmt::format("{}: {}{} .. {} us, {} lane{}", file, result::scope_prefix(scope), us_fixed(scope.range.lo),
+                     us_fixed(scope.range.hi), trace.lanes.size(), trace.lanes.size() == 1 ? "" : "s");
+}
+
+int run_timeline(const TimelineCommandOptions& o) {
+  if (!check_output_format(o.common, "timeline")) return kUsage;
+  Trace& trace = trace_for_process();
+  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  Scope scope;
+  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;
+  TimelineOptions options;
+  if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
+  result::SvgLayout layout;
+  layout.width_px = o.width;
+  options.plot_width_px = layout.plot_width();
+  SpanIndex index(trace);
+  Timeline timeline = compute_timeline(trace, index, scope.range, options);
+  std::string svg = result::render_timeline_svg(timeline, heading(display_name(o.file), scope, trace), layout);
+  auto out = Output::open(o.common);
+  if (!out) return kInput;  // cannot write: an input or output error
+  std::fwrite(svg.data(), 1, svg.size(), out->file());
+  return out->close() ? kOk : kInput;
+}
+
+}  // namespace
+
+void setup_timeline(CLI::App& app) {
+  auto opts = std::make_shared<TimelineCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("timeline", "An SVG picture of a scope: lanes by time, spans coloured by category");
+  add_common_options(*cmd, opts->common, {Format::svg});
+  add_scope_options(*cmd, opts->scope);
+  cmd->add_option("--by", opts->by, "Colour by category (jobque default), cat (generic default) or name")
+      ->check(CLI::IsMember({"category", "cat", "name"}))
+      ->option_text("GROUPING");
+  cmd->add_option("--width", opts->width, "Width of the picture in pixels (default 1600)")
+      ->check(CLI::Range(400, 20000))
+      ->option_text("PX");
+  add_trace_argument(*cmd, opts->file);
+  cmd->footer("Examples:\n  jqtrace timeline --marker token 3 trace.json.gz -o token3.svg\n  jqtrace timeline --ms 10 12 --width 2400 trace.json > zoom.svg\n  jqtrace timeline --by name chrome-trace.json -o t.svg");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->file, "timeline")) throw CommandDone{kUsage};
+    throw CommandDone{run_timeline(*opts)};
+  });
+}
+
+}  // namespace jqtrace::cli

@@ -1,0 +1,196 @@
+#include "timeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "jobque.h"
+
+namespace jqtrace {
+namespace {
+
+/// Nesting deeper than this shares the last row (a million nested Bs must not make a
+/// picture a million rows high).
+constexpr uint32_t kMaxDepth = 16;
+
+/// The group of every span, by the ids the lanes store, resolved once per id.
+class GroupOf {
+ public:
+  GroupOf(const Trace& t, GroupBy by, Timeline& out) : t_(t), by_(by), out_(out) {}
+
+  uint32_t operator()(const SpanTable& s, std::size_t i) {
+    int64_t key = by_ == GroupBy::category ? s.category[i] : by_ == GroupBy::cat ? s.cat[i] : s.name[i] + 1;
+    auto slot = static_cast<std::size_t>(key);
+    if (slot >= ids_.size()) ids_.resize(slot + 1, kUnknown);
+    if (ids_[slot] == kUnknown) ids_[slot] = resolve(key);
+    return ids_[slot];
+  }
+
+ private:
+  static constexpr uint32_t kUnknown = UINT32_MAX;
+
+  std::string name_of(int64_t key) const {
+    if (by_ == GroupBy::category) return t_.categories[static_cast<std::size_t>(key)].name;
+    if (key == 0) return by_ == GroupBy::cat ? "(no cat)" : "(no name)";
+    return std::string(t_.names.view(static_cast<uint32_t>(key - 1)));
+  }
+
+  /// The group stats made of this name, or a new one (a span stats does not count, such
+  /// as a wake, still gets a colour).
+  uint32_t resolve(int64_t key) {
+    std::string name = name_of(key);
+    for (std::size_t g = 0; g < out_.groups.size(); ++g)
+      if (out_.groups[g].name == name) return static_cast<uint32_t>(g);
+    out_.groups.push_back({name, palette_color(name), 0.0});
+    return static_cast<uint32_t>(out_.groups.size() - 1);
+  }
+
+  const Trace& t_;
+  GroupBy by_;
+  Timeline& out_;
+  std::vector<uint32_t> ids_;  ///< by stored id: the group, or kUnknown until first seen
+};
+
+/// Merges spans too narrow to draw into runs of pixels, per depth and group.
+class RunMerger {
+ public:
+  explicit RunMerger(std::vector<TimelineRun>& out) : out_(out) {}
+  void add(int x0, int x1, uint32_t group, uint32_t depth, bool waiting, int64_t covered) {
+    for (TimelineRun& r : open_) {
+      if (r.group != group || r.depth != depth || r.waiting != waiting) continue;
+      if (x0 <= r.x1) {  // touches or overlaps the open run: extend it
+        r.x1 = std::max(r.x1, x1);
+        ++r.spans;
+        r.covered_ns += covered;
+        return;
+      }
+      out_.push_back(r);
+      r = TimelineRun{x0, x1, group, depth, waiting, 1, covered};
+      return;
+    }
+    open_.push_back(TimelineRun{x0, x1, group, depth, waiting, 1, covered});
+  }
+  void flush() {
+    out_.insert(out_.end(), open_.begin(), open_.end());
+    open_.clear();
+  }
+
+ private:
+  std::vector<TimelineRun>& out_;
+  std::vector<TimelineRun> open_;  ///< one per (group, depth, waiting) seen on this lane
+};
+
+class TimelineBuilder {
+ public:
+  TimelineBuilder(const Trace& t, const SpanIndex& index, Range r, const TimelineOptions& o)
+      : t_(t), index_(index), r_(r), o_(o), names_(JobqueNames::found(t.names)) {
+    out_.range = r;
+    out_.plot_width_px = o.plot_width_px;
+    out_.jobque = t.jobque;
+    length_ = static_cast<double>(std::max<int64_t>(r.length(), 1));
+  }
+
+  Timeline build() {
+    add_groups();
+    GroupOf group_of(t_, o_.by, out_);
+    for (std::size_t l = 0; l < t_.lanes.size(); ++l) add_lane(l, group_of);
+    add_markers();
+    return std::move(out_);
+  }
+
+ private:
+  /// The groups with their shares, as stats computes them over the same range.
+  void add_groups() {
+    StatsOptions stats;
+    stats.by = o_.by;
+    stats.distributions = false;
+    RangeStats s = compute_stats(t_, index_, r_, stats);
+    for (const GroupStats& g : s.groups)
+      out_.groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});
+  }
+
+  double x_of(int64_t t) const { return (static_cast<double>(t) - static_cast<double>(r_.lo)) * o_.plot_width_px / length_; }
+
+  void add_lane(std::size_t l, GroupOf& group_of) {
+    const Lane& lane = t_.lanes[l];
+    const SpanTable& s = lane.spans;
+    TimelineLane out;
+    out.label = t_.lane_label(l);
+    out.name = lane.thread_name;
+    RunMerger runs(out.runs);
+    std::vector<int64_t> open_ends;  // ends of the spans enclosing the current one
+    for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i) {
+      int64_t ts = s.ts[i], end = s.end(i);
+      while (!open_ends.empty() && open_ends.back() <= ts) open_ends.pop_back();
+      auto depth = static_cast<uint32_t>(std::min<std::size_t>(open_ends.size(), kMaxDepth - 1));
+      open_ends.push_back(end);
+      if (!r_.overlaps(ts, end)) continue;
+      out.depths = std::max(out.depths, depth + 1);
+      add_span(s, i, depth, group_of(s, i), out, runs);
+    }
+    runs.flush();
+    out_.lanes.push_back(std::move(out));
+  }
+
+  void add_span(const SpanTable& s, std::size_t i, uint32_t depth, uint32_t group, TimelineLane& lane,
+                RunMerger& runs) {
+    int64_t ts = s.ts[i], end = s.end(i);
+    int64_t name = s.name[i];
+    bool waiting = name == names_.stage_wait || name == names_.wake;
+    double x0 = x_of(std::max(ts, r_.lo)), x1 = x_of(std::min(end, r_.hi));
+    if (x1 - x0 >= o_.min_span_px) {
+      bool chained = t_.jobque && names_.chained(name);
+      lane.spans.push_back({ts, s.dur[i], group, depth, waiting,
+                            name >= 0 ? std::string(t_.names.view(static_cast<uint32_t>(name))) : std::string(),
+                            s.stage[i], s.chain[i], chained});
+      return;
+    }
+    int px0 = static_cast<int>(std::floor(x0));
+    int px1 = std::max(px0 + 1, static_cast<int>(std::ceil(x1)));
+    runs.add(std::clamp(px0, 0, o_.plot_width_px - 1), std::clamp(px1, 1, o_.plot_width_px), group, depth, waiting,
+             r_.clipped(ts, end));
+  }
+
+  /// Every marker kind's instants in the range; of several in one pixel, the first (a
+  /// whole-trace picture of 100,000 tokens draws a line per pixel, not 100,000).
+  void add_markers() {
+    std::vector<std::string> kinds = marker_kinds(t_);
+    std::vector<Markers> all = markers_of_kinds(t_, kinds);
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      int last_px = -1;
+      for (std::size_t i = 0; i < all[k].ts.size(); ++i) {
+        int64_t ts = all[k].ts[i];
+        if (ts < r_.lo || ts > r_.hi) continue;
+        int px = static_cast<int>(x_of(ts));
+        if (px == last_px) continue;
+        last_px = px;
+        out_.markers.push_back({kinds[k], static_cast<int64_t>(i), ts});
+      }
+    }
+  }
+
+  const Trace& t_;
+  const SpanIndex& index_;
+  Range r_;
+  TimelineOptions o_;
+  JobqueNames names_;
+  double length_ = 1;
+  Timeline out_;
+};
+
+}  // namespace
+
+Timeline compute_timeline(const Trace& trace, const SpanIndex& index, Range range, const TimelineOptions& options) {
+  return TimelineBuilder(trace, index, range, options).build();
+}
+
+std::string palette_color(std::string_view name) {
+  // Twelve colours apart in hue and legible on white and on dark grey.
+  static const char* const kPalette[] = {"#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#76B7B2", "#EDC948",
+                                         "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC", "#3B8EA5", "#D37295"};
+  uint32_t h = 2166136261u;  // FNV-1a: the same name, the same colour, in every run
+  for (unsigned char c : name) h = (h ^ c) * 16777619u;
+  return kPalette[h % (sizeof kPalette / sizeof kPalette[0])];
+}
+
+}  // namespace jqtrace

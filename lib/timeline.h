@@ -1,0 +1,81 @@
+#pragma once
+// The timeline of a range: what a picture of it needs, as plain data (the SVG renderer in
+// result/ draws it). One row per lane in the trace's lane order, spans coloured by group
+// (category for jobque traces, cat or name for others), nested spans of generic traces on
+// rows of their own by depth. Spans narrower than a pixel are merged per lane, depth and
+// group into runs of pixels, so the picture stays small whatever the range: a lane has at
+// most as many merged runs as the plot has pixels.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scope.h"
+#include "stats.h"
+#include "trace.h"
+
+namespace jqtrace {
+
+struct TimelineOptions {
+  GroupBy by = GroupBy::category;  ///< category (jobque), cat or name
+  int plot_width_px = 1400;        ///< pixels the range maps onto
+  /// Spans narrower than this many pixels are merged (a drawn span carries a tooltip).
+  double min_span_px = 1.0;
+};
+
+/// A span wide enough to draw on its own, with what its tooltip says.
+struct TimelineSpan {
+  int64_t ts = 0, dur = 0;  ///< ns, unclipped
+  uint32_t group = 0;       ///< index into Timeline::groups
+  uint32_t depth = 0;       ///< nesting depth on its lane (0 for jobque spans)
+  bool waiting = false;     ///< stage_wait or wake: drawn as waiting, not work
+  std::string name;
+  int64_t stage = 0, chain = 0;
+  bool jobque = false;      ///< stage and chain mean something
+};
+
+/// Pixels [x0, x1) of a lane and depth covered by spans of one group too narrow to draw.
+struct TimelineRun {
+  int x0 = 0, x1 = 0;
+  uint32_t group = 0;
+  uint32_t depth = 0;
+  bool waiting = false;
+  uint64_t spans = 0;       ///< how many spans the run merges
+  int64_t covered_ns = 0;   ///< their time inside the run
+};
+
+struct TimelineLane {
+  std::string label;        ///< "pid:tid"
+  std::string name;         ///< thread_name
+  uint32_t depths = 1;      ///< rows the lane needs
+  std::vector<TimelineSpan> spans;
+  std::vector<TimelineRun> runs;
+};
+
+struct TimelineGroup {
+  std::string name;
+  std::string color;        ///< "#RRGGBB": the profile's, the viewer's, or a stable palette's
+  double share_pct = 0;     ///< of the range's busy time (stats' share)
+};
+
+struct TimelineMarker {
+  std::string kind;
+  int64_t index = 0;        ///< the marker's number within its kind
+  int64_t ts = 0;
+};
+
+struct Timeline {
+  Range range;
+  int plot_width_px = 0;
+  bool jobque = false;
+  std::vector<TimelineLane> lanes;
+  std::vector<TimelineGroup> groups;
+  std::vector<TimelineMarker> markers;  ///< instants of every marker kind inside the range
+};
+
+Timeline compute_timeline(const Trace& trace, const SpanIndex& index, Range range, const TimelineOptions& options);
+
+/// A stable colour for a group without one (generic traces): the same name always gets
+/// the same one of a palette of distinct, legible colours.
+std::string palette_color(std::string_view name);
+
+}  // namespace jqtrace

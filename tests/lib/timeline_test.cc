@@ -1,0 +1,90 @@
+#include "timeline.h"
+
+#include <doctest/doctest.h>
+
+#include "test_util.h"
+
+namespace jqtrace {
+namespace {
+
+Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by = GroupBy::category) {
+  static std::vector<std::unique_ptr<Trace>> keep;  // the timeline refers to nothing, but keep traces alive anyway
+  keep.push_back(std::make_unique<Trace>());
+  test::load_string(json, keep.back().get());
+  SpanIndex index(*keep.back());
+  TimelineOptions options;
+  options.by = by;
+  options.plot_width_px = width;
+  return compute_timeline(*keep.back(), index, range, options);
+}
+
+}  // namespace
+
+TEST_CASE("timeline: a row per lane, wide spans drawn with what their tooltip says, groups with shares") {
+  std::string json = test::trace_of(
+      {R"({"ph":"X","name":"publish","pid":0,"tid":1,"ts":0,"dur":10,"args":{"stage":257,"arg":1,"chain":7}})",  // tag 1: attn chain
+       R"({"ph":"X","name":"chunk","pid":0,"tid":0,"ts":10,"dur":80,"args":{"stage":0,"arg":0,"chain":7}})",
+       R"({"ph":"X","name":"stage_wait","pid":0,"tid":1,"ts":10,"dur":50,"args":{"stage":0,"arg":0,"chain":7}})",
+       R"({"ph":"i","name":"token","pid":0,"tid":0,"ts":50,"s":"g"})"},
+      test::kProfile);
+  Timeline t = timeline_of(json, {0, 100000}, 1000);
+  REQUIRE(t.lanes.size() == 2);
+  CHECK(t.jobque);
+  // Lanes in the trace's order: first seen first (the caller's publish came first here).
+  REQUIRE(t.lanes[0].label == "0:1");
+  const TimelineLane& worker = t.lanes[1];
+  REQUIRE(worker.spans.size() == 1);
+  CHECK(worker.spans[0].name == "chunk");
+  CHECK(worker.spans[0].chain == 7);
+  CHECK(t.groups[worker.spans[0].group].name == "attn chain");
+  CHECK(t.groups[worker.spans[0].group].share_pct == doctest::Approx(100.0 * 90 / 90));
+  const TimelineLane& caller = t.lanes[0];
+  REQUIRE(caller.spans.size() == 2);
+  CHECK(caller.spans[1].waiting);  // stage_wait reads as waiting
+  REQUIRE(t.markers.size() == 1);
+  CHECK(t.markers[0].kind == "token");
+  CHECK(t.markers[0].ts == 50000);
+}
+
+TEST_CASE("timeline: spans narrower than a pixel merge into runs, per group; a lane has at most a run a pixel") {
+  std::vector<std::string> events;
+  for (int i = 0; i < 1000; ++i)  // 1000 spans of 1 us, 1 us apart, on 10 pixels
+    events.push_back(R"({"ph":"X","name":"a","cat":"c","pid":0,"tid":0,"ts":)" + std::to_string(2 * i) + R"(,"dur":1})");
+  Timeline t = timeline_of(test::trace_of(events), {0, 2000000}, 10, GroupBy::cat);
+  REQUIRE(t.lanes.size() == 1);
+  CHECK(t.lanes[0].spans.empty());
+  uint64_t merged = 0;
+  for (const TimelineRun& r : t.lanes[0].runs) {
+    merged += r.spans;
+    CHECK(r.x0 < r.x1);
+    CHECK(r.x1 <= 10);
+  }
+  CHECK(merged == 1000);
+  CHECK(t.lanes[0].runs.size() <= 10);
+}
+
+TEST_CASE("timeline: nested spans of generic traces take rows by depth; deep nesting is capped") {
+  std::vector<std::string> events;
+  for (int d = 0; d < 40; ++d)  // 40 spans, each inside the one before
+    events.push_back(R"({"ph":"X","name":"n","pid":0,"tid":0,"ts":)" + std::to_string(d) + R"(,"dur":)" +
+                     std::to_string(1000 - 2 * d) + "}");
+  Timeline t = timeline_of(test::trace_of(events), {0, 1000000}, 1000, GroupBy::name);
+  REQUIRE(t.lanes.size() == 1);
+  CHECK(t.lanes[0].depths == 16);
+  CHECK(t.lanes[0].spans.front().depth == 0);
+  CHECK(t.lanes[0].spans[1].depth == 1);
+  CHECK(t.lanes[0].spans.back().depth == 15);
+}
+
+TEST_CASE("timeline: a range with nothing in it has its lanes and no spans; a stable palette for generic groups") {
+  std::string json = test::trace_of({R"({"ph":"X","name":"a","pid":0,"tid":0,"ts":0,"dur":1})",
+                                     R"({"ph":"X","name":"b","pid":0,"tid":0,"ts":100,"dur":1})"});
+  Timeline t = timeline_of(json, {20000, 30000}, 500, GroupBy::name);
+  REQUIRE(t.lanes.size() == 1);
+  CHECK(t.lanes[0].spans.empty());
+  CHECK(t.lanes[0].runs.empty());
+  CHECK(palette_color("RunTask") == palette_color("RunTask"));
+  CHECK(palette_color("RunTask").size() == 7);
+}
+
+}  // namespace jqtrace
