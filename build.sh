@@ -106,7 +106,9 @@ case "${1:-}" in
     check_installed_package "$(build_deb | tail -n 1)"
     ;;
   test)
-    packages+=(valgrind bsdutils)  # work_scaling.sh counts instructions; terminal_width.sh needs script(1)
+    # work_scaling.sh counts instructions; terminal_width.sh needs script(1); the browser
+    # tests render SVG and HTML in chromium and check them with xmllint.
+    packages+=(valgrind bsdutils chromium libxml2-utils)
     install_missing
     extra=()
     # CI also builds with sanitizers so a memory error fails the run, not a user.

@@ -206,10 +206,13 @@ class SvgWriter {
       std::string label = fmt::format("{} {}", m.kind, m.index);
       out_ += fmt::format("<line class=\"mk\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"><title>{3} at {4}</title></line>\n",
                           x, f_.lanes_y - 6, bottom, xml_escape(label), us_of(m.ts));
-      if (x < last_label_end + 4) continue;
-      out_ += fmt::format("<text class=\"lbl\" x=\"{:.1f}\" y=\"{}\" font-size=\"9\">{}</text>\n", x + 2,
-                          f_.marker_label_y, xml_escape(label));
-      last_label_end = x + 2 + 5.4 * static_cast<double>(display_width(label));
+      double label_w = 5.4 * static_cast<double>(display_width(label));
+      bool flip = x + 2 + label_w > f_.plot_x + f_.plot_w;  // at the right edge: left of the line
+      double start = flip ? x - 2 - label_w : x + 2;
+      if (start < last_label_end + 4) continue;
+      out_ += fmt::format("<text class=\"lbl\" x=\"{:.1f}\" y=\"{}\" font-size=\"9\"{}>{}</text>\n", flip ? x - 2 : x + 2,
+                          f_.marker_label_y, flip ? " text-anchor=\"end\"" : "", xml_escape(label));
+      last_label_end = start + label_w;
     }
   }
 

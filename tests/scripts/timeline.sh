@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# jqtrace timeline: valid SVG (xmllint) for every sample and scope, hostile names escaped,
+# 64 lanes, a whole trace within 2 MB, and in a real browser (chromium, headless) the
+# share bar's colours in proportion to the groups' shares (within 2 points).
+source "$(dirname "$0")/lib/prelude.bash"
+gen=$2
+png_colors=${3:-}
+
+valid_svg() {  # valid_svg NAME FILE
+  if command -v xmllint > /dev/null; then
+    xmllint --noout "$2" 2> "$tmp/xmllint" || fail "$1: not valid XML: $(head -2 "$tmp/xmllint")"
+  fi
+  grep -q '^<svg xmlns="http://www.w3.org/2000/svg"' "$2" || fail "$1: no <svg> root"
+}
+command -v xmllint > /dev/null || echo "note: xmllint is not installed (bash build.sh test installs it): only the root is checked"
+
+while read -r name args; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086  # the arguments are split on purpose
+  "$jqtrace" timeline -q $args -o "$tmp/$name.svg" || { fail "$name: exit $?"; continue; }
+  valid_svg "$name" "$tmp/$name.svg"
+done <<'CASES'
+decode samples/decode-small.trace.json
+decode_token --marker token 1 samples/decode-small.trace.json
+legacy samples/legacy-small.trace.json.gz
+chrome samples/chrome-small.json
+chrome_by_name --by name samples/chrome-small.json
+tiny samples/tiny.trace.json
+single_lane samples/single-lane.trace.json
+array_form samples/array-form.json
+narrow --us 30.1 30.2 samples/tiny.trace.json
+empty --us 500 501 samples/decode-small.trace.json
+CASES
+# A range narrower than one span still draws it (clipped), with its tooltip.
+grep -q '<title>chunk' "$tmp/narrow.svg" || fail "a range inside one span drew no span"
+
+# Names that are markup: escaped, still valid XML.
+cat > "$tmp/hostile.json" <<'JSON'
+{"traceEvents":[
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"<lane & \"quoted\">"}},
+{"ph":"X","name":"a<b&c\"d'e","cat":"</svg><script>","pid":1,"tid":1,"ts":0,"dur":10},
+{"ph":"i","name":"<marker>","pid":1,"tid":1,"ts":5,"s":"g"}]}
+JSON
+"$jqtrace" timeline -q "$tmp/hostile.json" -o "$tmp/hostile.svg" || fail "hostile names: exit $?"
+valid_svg hostile "$tmp/hostile.svg"
+grep -q '<script' "$tmp/hostile.svg" && fail "a name became markup"
+grep -qF 'a&lt;b&amp;c&quot;d&apos;e' "$tmp/hostile.svg" || fail "a span name was not escaped"
+
+# 64 lanes, and a whole generated trace stays small.
+"$gen" --workers 63 --size-mb 2 --seed 3 -o "$tmp/lanes64.json" 2> /dev/null
+"$jqtrace" timeline -q "$tmp/lanes64.json" -o "$tmp/lanes64.svg" || fail "64 lanes: exit $?"
+valid_svg lanes64 "$tmp/lanes64.svg"
+[ "$(grep -c 'text-anchor="end">' "$tmp/lanes64.svg")" -ge 64 ] || fail "64 lanes: not a row per lane"
+"$gen" --workers 7 --size-mb 40 --seed 5 -o "$tmp/big.json" 2> /dev/null
+"$jqtrace" timeline -q "$tmp/big.json" -o "$tmp/big.svg" || fail "40 MB trace: exit $?"
+size=$(stat -c %s "$tmp/big.svg")
+[ "$size" -le 2000000 ] || fail "the whole of a 40 MB trace drew $size bytes (limit 2 MB)"
+valid_svg big "$tmp/big.svg"
+
+# In a browser: the share bar (y 24..36 across the plot) shows each colour in proportion
+# to its share of busy time.
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ] || [ -z "$png_colors" ]; then
+  echo "timeline: browser check skipped: chromium is not installed (bash build.sh test installs it)"
+else
+  timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+    --screenshot="$tmp/decode.png" --window-size=1600,400 "file://$tmp/decode.svg" > /dev/null 2>&1 ||
+    [ -s "$tmp/decode.png" ] || fail "chromium made no screenshot"
+  [ -s "$tmp/decode.png" ] && "$png_colors" "$tmp/decode.png" 190 26 1590 34 > "$tmp/bar.txt" ||
+    fail "the screenshot is blank or unreadable"
+  # Expected: stats' shares summed by colour (categories may share one).
+  "$jqtrace" stats -q --format csv --columns color,share_pct samples/decode-small.trace.json | tail -n +2 |
+    awk -F, '{ share[toupper($1)] += $2 } END { for (c in share) print c, share[c] }' > "$tmp/want.txt"
+  awk 'NR == FNR { want[$1] = $2; next } { got[$1] = $2; total += $2 }
+       END { bad = 0
+             for (c in want) { pct = 100 * got[c] / total
+               if (want[c] - pct > 2 || pct - want[c] > 2) { printf "%s: %.1f%% of the bar, share %.1f%%\n", c, pct, want[c]; bad = 1 } }
+             exit bad }' "$tmp/want.txt" "$tmp/bar.txt" || fail "the share bar's colours are not in proportion to the shares"
+fi
+echo "timeline: $failures failed"
+[ "$failures" -eq 0 ]
