@@ -17,5 +17,6 @@ void setup_gaps(CLI::App& app);
 void setup_diff(CLI::App& app);
 void setup_phases(CLI::App& app);
 void setup_timeline(CLI::App& app);
+void setup_report(CLI::App& app);
 
 }  // namespace jqtrace::cli

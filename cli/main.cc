@@ -101,6 +101,7 @@ int run(int argc, char** argv) {
   setup_diff(app);
   setup_phases(app);
   setup_timeline(app);
+  setup_report(app);
   setup_completions(app);
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());

@@ -611,6 +611,73 @@ std::string render_markdown(const Document& doc, const RenderOptions& options) {
   return out;
 }
 
+namespace {
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : valid_utf8(std::string(text))) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += "\uFFFD";
+        else out += c;
+    }
+  }
+  return out;
+}
+
+/// A number's value for sorting a column (data-v), whatever its text says.
+std::string sort_key(const Value& v, int part) {
+  if (const auto* d = std::get_if<Distribution>(&v)) return d->count ? fmt::format("{}", part_value(*d, std::max(part, 0))) : "";
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const auto* x = std::get_if<double>(&v)) return std::isfinite(*x) ? fmt::format("{}", *x) : "";
+  if (const auto* t = std::get_if<Typed>(&v)) return fmt::format("{}", t->value);
+  return "";
+}
+
+std::string html_table(const Document& doc, const Table& t) {
+  std::vector<Leaf> leaves = shown_leaves(doc, t, {}, true);
+  std::string out = t.title.empty() ? "" : "<h3>" + html_escape(t.title) + "</h3>\n";
+  out += "<div class=\"wide\"><table class=\"sortable\"><thead><tr>";
+  for (const Leaf& l : leaves) {
+    const Column& c = t.columns[l.column];
+    bool number = !(c.kind == Kind::text && l.part < 0) && c.kind != Kind::flag;
+    out += fmt::format("<th{}>{}</th>", number ? " class=\"num\"" : "", html_escape(leaf_header(t, l)));
+  }
+  out += "</tr></thead><tbody>\n";
+  for (const Row& row : t.rows) {
+    out += "<tr>";
+    for (const Leaf& l : leaves) {
+      const Column& c = t.columns[l.column];
+      std::string key = sort_key(row[l.column], l.part);
+      bool number = !(c.kind == Kind::text && l.part < 0) && c.kind != Kind::flag;
+      out += fmt::format("<td{}{}>{}</td>", number ? " class=\"num\"" : "", key.empty() ? "" : " data-v=\"" + key + "\"",
+                         html_escape(cell_text(row[l.column], c, l.part, Style::people)));
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
+}  // namespace
+
+std::string render_html_fragment(const Document& doc) {
+  std::string out;
+  auto line = summary(doc);
+  if (!line.empty()) {
+    out += "<dl class=\"stats\">";
+    for (const auto& [label, value] : line)
+      out += "<div><dt>" + html_escape(label) + "</dt><dd>" + html_escape(value) + "</dd></div>";
+    out += "</dl>\n";
+  }
+  for (const Table* t : doc.tables())
+    if (t->in_text && !t->checklist) out += html_table(doc, *t);
+  return out;
+}
+
 std::size_t display_width(std::string_view text) {
   std::size_t width = 0;
   bool escape = false;

@@ -43,6 +43,10 @@ std::string render_json(const Document& doc);
 /// GitHub-flavoured Markdown: a heading, the stats line as a list, tables, gates as a checklist.
 std::string render_markdown(const Document& doc, const RenderOptions& options);
 
+/// The document's stats line and tables as HTML fragments (a <dl> and <table>s with
+/// sortable headers), for the report: the same cells as the table format.
+std::string render_html_fragment(const Document& doc);
+
 /// Terminal columns a UTF-8 text takes: wide (CJK, emoji) characters two, combining marks
 /// and ANSI color sequences none.
 std::size_t display_width(std::string_view text);

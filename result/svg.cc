@@ -227,6 +227,60 @@ class SvgWriter {
 
 }  // namespace
 
+std::string share_bar_svg(const std::vector<TimelineGroup>& groups, int width_px) {
+  std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"sharebar\" width=\"{0}\" height=\"18\" "
+                                "viewBox=\"0 0 {0} 18\" role=\"img\" aria-label=\"busy share by category\">\n", width_px);
+  double x = 0;
+  for (const TimelineGroup& g : groups) {
+    double w = g.share_pct / 100.0 * width_px;
+    if (w <= 0) continue;
+    out += fmt::format("<rect x=\"{:.2f}\" y=\"0\" width=\"{:.2f}\" height=\"18\" fill=\"{}\"><title>{} {:.1f}%</title></rect>\n",
+                       x, w, g.color, xml_escape(g.name), g.share_pct);
+    x += w;
+  }
+  return out + "</svg>\n";
+}
+
+std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, double p90_ns, int width_px) {
+  constexpr int kHeight = 160, kTop = 10, kLeft = 56;
+  int plot_w = width_px - kLeft - 8;
+  double max_ns = 1;
+  for (const UnitBar& b : bars) max_ns = std::max(max_ns, static_cast<double>(b.dur_ns));
+  max_ns = std::max(max_ns, p90_ns);
+  auto y_of = [&](double ns) { return kTop + kHeight - ns / max_ns * kHeight; };
+  std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"units\" width=\"{0}\" height=\"{1}\" "
+                                "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"10\" role=\"img\" "
+                                "aria-label=\"unit durations by category\">\n",
+                                width_px, kTop + kHeight + 16);
+  double slot = bars.empty() ? 0 : static_cast<double>(plot_w) / static_cast<double>(bars.size());
+  double bar_w = std::max(0.5, slot * 0.8);
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const UnitBar& b = bars[i];
+    double x = kLeft + slot * static_cast<double>(i) + (slot - bar_w) / 2;
+    double base = static_cast<double>(kTop + kHeight);
+    double total = static_cast<double>(b.dur_ns);
+    out += "<g><title>" + xml_escape(b.tip) + "</title>";
+    double filled = 0;
+    for (const auto& [color, pct] : b.parts) {  // the duration split by the busy shares
+      double h = total * pct / 100.0 / max_ns * kHeight;
+      if (h <= 0) continue;
+      out += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>", x,
+                         base - filled - h, bar_w, h, color);
+      filled += h;
+    }
+    out += "</g>\n";
+  }
+  for (auto [label, ns] : {std::pair<const char*, double>{"p50", p50_ns}, {"p90", p90_ns}}) {
+    double y = y_of(ns);
+    out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"pline\"/>"
+                       "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"axis\">{}</text>\n",
+                       kLeft, y, kLeft + plot_w, y, kLeft - 4, y + 3, label);
+    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"axis\">{} {} us</text>\n",
+                       kLeft + plot_w, y - 3, label, us_fixed(ns));
+  }
+  return out + "</svg>\n";
+}
+
 std::string xml_escape(std::string_view text) {
   std::string clean = clean_utf8(text) ? std::string(text) : with_replacements(text);
   std::string out;

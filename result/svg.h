@@ -21,6 +21,20 @@ struct SvgLayout {
 /// title: the heading line (file and scope).
 std::string render_timeline_svg(const Timeline& timeline, const std::string& title, const SvgLayout& layout);
 
+/// The groups' shares of busy time as one horizontal bar width_px wide (legend order), each
+/// segment with its name and share as a tooltip.
+std::string share_bar_svg(const std::vector<TimelineGroup>& groups, int width_px);
+
+/// One unit of a marker kind as a bar: its duration, split by its categories' shares.
+struct UnitBar {
+  int64_t index = 0;
+  int64_t dur_ns = 0;
+  std::vector<std::pair<std::string, double>> parts;  ///< colour, share of the unit's busy time (%)
+  std::string tip;                                    ///< the tooltip
+};
+/// The units' durations as bars stacked by category, with lines at p50 and p90.
+std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, double p90_ns, int width_px);
+
 /// text with the five XML special characters escaped, valid UTF-8 and no control
 /// characters (XML 1.0 allows none of them but tab and line ends).
 std::string xml_escape(std::string_view text);

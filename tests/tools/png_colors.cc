@@ -31,7 +31,11 @@ int paeth(int a, int b, int c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) return fail("usage: png-colors FILE X0 Y0 X1 Y1");
+  // --first-solid-row: of the box, only its first row that is at least 90% not white and
+  // not one colour (a bar of several colours across the box, wherever the page's text put
+  // it; a rule line is one colour).
+  bool solid_row = argc == 7 && std::string(argv[6]) == "--first-solid-row";
+  if (argc != 6 && !solid_row) return fail("usage: png-colors FILE X0 Y0 X1 Y1 [--first-solid-row]");
   std::ifstream in(argv[1], std::ios::binary);
   std::vector<unsigned char> png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (png.size() < 33 || png[1] != 'P' || png[2] != 'N' || png[3] != 'G') return fail("not a PNG");
@@ -73,6 +77,24 @@ int main(int argc, char** argv) {
            y0 = std::min<uint32_t>(height, static_cast<uint32_t>(std::atoi(argv[3]))),
            x1 = std::min<uint32_t>(width, static_cast<uint32_t>(std::atoi(argv[4]))),
            y1 = std::min<uint32_t>(height, static_cast<uint32_t>(std::atoi(argv[5])));
+  if (solid_row) {
+    for (uint32_t y = y0; y < y1; ++y) {
+      uint32_t colored = 0;
+      std::map<uint32_t, uint32_t> row;
+      for (uint32_t x = x0; x < x1; ++x) {
+        const unsigned char* p = &pixels[y * stride + x * channels];
+        colored += !(p[0] == 255 && p[1] == 255 && p[2] == 255);
+        ++row[uint32_t{p[0]} << 16 | uint32_t{p[1]} << 8 | p[2]];
+      }
+      uint32_t most = 0;
+      for (auto [rgb, n] : row) most = std::max(most, n);
+      if (x1 > x0 && colored * 10 >= (x1 - x0) * 9 && most * 10 < (x1 - x0) * 9) {
+        y0 = y;
+        y1 = y + 1;
+        break;
+      }
+    }
+  }
   std::map<uint32_t, uint64_t> counts, everywhere;
   for (uint32_t y = 0; y < height; ++y)
     for (uint32_t x = 0; x < width; ++x) {

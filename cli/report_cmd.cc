@@ -1,0 +1,246 @@
+// jqtrace report FILE: load once → scope → stats, markers, gaps, timelines (and a validate
+// pass) → one offline HTML page; gates as in stats.
+#include <algorithm>
+#include <map>
+
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "common.h"
+#include "common_fields.h"
+#include "gaps.h"
+#include "gaps_schema.h"
+#include "gate_metrics.h"
+#include "gates.h"
+#include "grouping.h"
+#include "html.h"
+#include "load.h"
+#include "markers.h"
+#include "markers_schema.h"
+#include "render.h"
+#include "scope_options.h"
+#include "stats_schema.h"
+#include "svg.h"
+#include "text_format.h"
+#include "timeline.h"
+#include "validate.h"
+#include "validate_schema.h"
+
+namespace jqtrace::cli {
+namespace {
+
+struct ReportCommandOptions {
+  CommonOptions common;
+  ScopeOptions scope;
+  GateOptions gates;
+  std::string file;
+};
+
+/// What one load of the trace gives every section.
+struct Analysis {
+  const Trace* trace = nullptr;
+  Scope scope;
+  std::string file;
+  RangeStats stats;
+  std::vector<KindSummary> kinds;
+  std::vector<TimelineGroup> groups;  ///< the stats groups with their colours, for charts
+};
+
+using result::ReportSection;
+
+std::map<std::string, std::string> colors_of(const std::vector<TimelineGroup>& groups) {
+  std::map<std::string, std::string> colors;
+  for (const TimelineGroup& g : groups) colors[g.name] = g.color;
+  return colors;
+}
+
+ReportSection summary_section(const Analysis& a, const std::vector<GateResult>* gates) {
+  result::StatsContext c;
+  c.file = a.file;
+  c.scope = a.scope;
+  c.gates = gates;
+  result::Document doc = result::stats_document(a.stats, c);
+  std::string body = result::share_bar_svg(a.groups, 1200) + result::render_html_fragment(doc);
+  return {"summary", "Summary and category shares",
+          doc.heading + ". The bar is each category's share of busy time; the tables give every category and lane.",
+          body};
+}
+
+/// For each marker kind: its units' durations stacked by category, and the units' table.
+ReportSection markers_section(const Analysis& a, unsigned threads) {
+  std::string body;
+  SpanIndex index(*a.trace);
+  auto colors = colors_of(a.groups);
+  result::MarkersContext c;
+  c.file = a.file;
+  body += result::render_html_fragment(result::markers_document(a.kinds, {}, c));
+  for (const KindSummary& k : a.kinds) {
+    if (k.count == 0) continue;
+    std::vector<UnitRow> rows = unit_rows(*a.trace, index, k.kind, k.rule.at, threads);
+    std::vector<result::UnitBar> bars;
+    for (const UnitRow& r : rows) {
+      result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
+      bar.tip = fmt::format("{} {}: {} us", k.kind, r.unit.index, us_fixed(r.unit.range.length()));
+      for (const GroupStats& g : r.stats.groups) {
+        if (g.share_pct <= 0) continue;
+        bar.parts.push_back({colors.count(g.name) ? colors[g.name] : palette_color(g.name), g.share_pct});
+        bar.tip += fmt::format("\n{} {:.1f}%", g.name, g.share_pct);
+      }
+      bars.push_back(std::move(bar));
+    }
+    body += "<h3>" + result::html_text(fmt::format("{}: {} units ({})", k.kind, rows.size(), result::unit_rule_text(k.rule))) + "</h3>\n";
+    body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
+    c.kind = k.kind;
+    c.categories.clear();
+    if (a.trace->jobque)
+      for (const Category& cat : a.trace->categories) c.categories.push_back(cat.name);
+    result::Document units = result::markers_document(a.kinds, rows, c);
+    for (auto& item : units.items)  // the kinds' table is above already
+      if (auto* t = std::get_if<result::Table>(&item); t && t->key == "unit_duration") t->in_text = false;
+    body += result::render_html_fragment(units);
+  }
+  return {"markers", "Marker units",
+          "Each bar is one unit's duration, split by the share of each category in its busy time; the dashed lines "
+          "are the kind's p50 and p90.",
+          body};
+}
+
+ReportSection gaps_section(const Analysis& a, unsigned threads) {
+  GapsOptions options;
+  options.threads = threads;
+  GapsReport report;
+  std::string error;
+  if (!a.trace->jobque || !compute_gaps(*a.trace, a.scope.range, options, &report, &error))
+    return {"gaps", "Chains, stages and publishes", "", "<p>Not a jobque trace: no chains to measure.</p>\n"};
+  return {"gaps", "Chains, stages and publishes",
+          "Per chain class its wall time and publish, per stage its span and effective parallelism, the stage "
+          "tails, fat publishes and each lane's idle gaps (as jqtrace gaps).",
+          result::render_html_fragment(result::gaps_document(report, a.file, a.scope, options.quantiles))};
+}
+
+/// At most this many problems are listed (every one is counted).
+class FirstProblems final : public DiagnosticSink {
+ public:
+  std::vector<Diagnostic> kept;
+  uint64_t omitted = 0;
+  void report(Diagnostic d) override {
+    if (kept.size() < 100) kept.push_back(std::move(d));
+    else ++omitted;
+  }
+};
+
+ReportSection validate_section(const ReportCommandOptions& o, const std::string& file) {
+  const char* title = "Validation";
+  if (o.file == "-") return {"validate", title, "", "<p>Read from standard input: not validated (run jqtrace validate on the file).</p>\n"};
+  FirstProblems problems;
+  result::ValidatedFile f;
+  f.file = file;
+  ParallelRead parallel = parallel_read(o.file, o.common);
+  if (!parallel.threads || !validate_trace_parallel(o.file, parallel.threads, problems, {}, parallel.min_part_bytes, &f.result)) {
+    problems = FirstProblems{};
+    std::string why;
+    auto source = open_input(o.file, o.common, &why);
+    if (!source) return {"validate", title, "", "<p>Could not read the file again to validate it.</p>\n"};
+    f.result = validate_trace(*source, problems);
+  }
+  f.kept = std::move(problems.kept);
+  f.omitted = problems.omitted;
+  f.valid = f.result.readable && f.result.errors == 0;
+  std::string verdict = fmt::format("<p class=\"{}\">{}: {} ({} errors, {} warnings)</p>\n",
+                                    f.valid ? "verdict-ok" : "verdict-bad", result::html_text(file),
+                                    f.valid ? "valid" : "invalid", f.result.errors, f.result.warnings);
+  return {"validate", title, "Every rule of jqtrace validate, with the count of each rule that fired.",
+          verdict + result::render_html_fragment(result::validate_document({f}, f.valid))};
+}
+
+/// The slowest and the median unit of the first marker kind with units, as timelines.
+ReportSection timelines_section(const Analysis& a) {
+  const KindSummary* kind = nullptr;
+  for (const KindSummary& k : a.kinds)
+    if (k.count >= 1 && !kind) kind = &k;
+  if (!kind) return {"timelines", "Timelines", "", "<p>No marker units: nothing to pick a slowest unit from.</p>\n"};
+  std::vector<Unit> units = units_of(*a.trace, kind->kind, kind->rule.at);
+  std::vector<std::size_t> order(units.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return units[x].range.length() < units[y].range.length(); });
+  SpanIndex index(*a.trace);
+  result::SvgLayout layout;
+  TimelineOptions options;
+  options.by = a.stats.by == GroupBy::name ? GroupBy::name : a.trace->jobque ? GroupBy::category : GroupBy::cat;
+  options.plot_width_px = layout.plot_width();
+  std::string body;
+  for (auto [label, pick] : {std::pair<const char*, std::size_t>{"slowest", order.back()}, {"median", order[order.size() / 2]}}) {
+    const Unit& u = units[pick];
+    Timeline t = compute_timeline(*a.trace, index, u.range, options);
+    std::string title = fmt::format("{} {} {} ({} us)", label, kind->kind, u.index, us_fixed(u.range.length()));
+    body += "<h3>" + result::html_text(title) + "</h3>\n" + result::render_timeline_svg(t, title, layout);
+  }
+  return {"timelines", "Timelines of the slowest and the median unit",
+          fmt::format("Units of '{}' ({}), drawn as jqtrace timeline draws them.", kind->kind, result::unit_rule_text(kind->rule)),
+          body};
+}
+
+ReportSection gates_section(const std::vector<GateResult>& results) {
+  std::string body = "<ul class=\"gates\">\n";
+  for (const GateResult& r : results)
+    body += fmt::format("<li class=\"{}\">{} \u2014 {} ({})</li>\n", r.tripped ? "tripped" : "held",
+                        result::html_text(r.gate.text), format_gate_value(r.value, r.gate), r.tripped ? "FAILED" : "ok");
+  return {"gates", "Gates", "Each gate trips when its expression holds; a tripped gate fails the run (exit 1).",
+          body + "</ul>\n"};
+}
+
+int run_report(const ReportCommandOptions& o) {
+  if (!check_output_format(o.common, "report")) return kUsage;
+  std::vector<GateSource> gates;
+  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  Trace& trace = trace_for_process();
+  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  Analysis a;
+  a.trace = &trace;
+  a.file = display_name(o.file);
+  if (!resolve_scope_options(o.scope, trace, o.common, &a.scope)) return kUsage;
+  StatsOptions stats;
+  choose_grouping("", trace, &stats.by);
+  stats.threads = worker_threads(o.common);
+  SpanIndex index(trace);
+  a.stats = compute_stats(trace, index, a.scope.range, stats);
+  for (const GroupStats& g : a.stats.groups)
+    a.groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});
+  a.kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), stats.quantiles);
+  std::vector<GateResult> results;
+  bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
+  if (!gates.empty() && !cut_off && !evaluate_gates(gates, stats_metrics(a.stats, a.kinds), &results)) return kUsage;
+
+  std::vector<ReportSection> sections;
+  sections.push_back(summary_section(a, nullptr));
+  if (!results.empty()) sections.push_back(gates_section(results));
+  sections.push_back(markers_section(a, stats.threads));
+  sections.push_back(gaps_section(a, stats.threads));
+  sections.push_back(validate_section(o, a.file));
+  sections.push_back(timelines_section(a));
+  std::string html = result::render_report_html("jqtrace report: " + a.file, sections);
+  auto out = Output::open(o.common);
+  if (!out) return kInput;  // cannot write: an input or output error
+  std::fwrite(html.data(), 1, html.size(), out->file());
+  if (!out->close()) return kInput;
+  return cut_off || any_tripped(results) ? kCheckFailed : kOk;
+}
+
+}  // namespace
+
+void setup_report(CLI::App& app) {
+  auto opts = std::make_shared<ReportCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("report", "One offline HTML page: shares, units, lanes, gaps, validation, timelines");
+  add_common_options(*cmd, opts->common, {Format::html});
+  add_scope_options(*cmd, opts->scope);
+  add_gate_options(*cmd, opts->gates);
+  add_trace_argument(*cmd, opts->file);
+  cmd->footer("Examples:\n  jqtrace report trace.json.gz -o report.html\n  jqtrace report --marker token 8..15 --gate-file ci/gates.txt trace.json -o report.html");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->file, "report")) throw CommandDone{kUsage};
+    throw CommandDone{run_report(*opts)};
+  });
+}
+
+}  // namespace jqtrace::cli

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# jqtrace report: one offline page for every sample and scope, names escaped, the gates'
+# exit statuses as stats has them, and in a real browser (chromium, headless) no console
+# errors and the share bar's colours in proportion to the shares (within 2 points).
+source "$(dirname "$0")/lib/prelude.bash"
+png_colors=${3:-}
+
+offline() {  # offline NAME FILE: a whole page that needs nothing from outside
+  head -c 15 "$2" | grep -q '<!DOCTYPE html>' || fail "$1: not an HTML page"
+  grep -q '</html>' "$2" || fail "$1: the page is not complete"
+  if grep -oE '(src|href)="[a-z]+:[^"]*"|url\(http|@import' "$2" | grep -q .; then
+    fail "$1: refers to something outside the file: $(grep -oE '(src|href)="[a-z]+:[^"]*"' "$2" | head -1)"
+  fi
+}
+
+while read -r name status args; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086  # the arguments are split on purpose
+  "$jqtrace" report -q $args -o "$tmp/$name.html"
+  got=$?
+  [ "$got" -eq "$status" ] || { fail "$name: exit $got (want $status)"; continue; }
+  [ "$status" -eq 2 ] || offline "$name" "$tmp/$name.html"
+done <<'CASES'
+decode 0 samples/decode-small.trace.json
+decode_token 0 --marker token 1 samples/decode-small.trace.json
+legacy 0 samples/legacy-small.trace.json.gz
+chrome 0 samples/chrome-small.json
+tiny 0 samples/tiny.trace.json
+single_lane 0 samples/single-lane.trace.json
+empty 0 --us 500 501 samples/decode-small.trace.json
+gate_tripped 1 --fail-if events>600 samples/decode-small.trace.json
+gate_held 0 --fail-if idle>90 samples/decode-small.trace.json
+gate_malformed 2 --fail-if share(moe)=>40 samples/decode-small.trace.json
+CASES
+# The same statuses as stats for the same gates.
+for gate in 'share(moe experts) > 40' 'idle > 90'; do
+  "$jqtrace" stats -q --fail-if "$gate" samples/decode-small.trace.json > /dev/null; want=$?
+  "$jqtrace" report -q --fail-if "$gate" samples/decode-small.trace.json > /dev/null; got=$?
+  [ "$got" -eq "$want" ] || fail "gate '$gate': report exit $got, stats exit $want"
+done
+grep -q 'class="tripped"' "$tmp/gate_tripped.html" || fail "a tripped gate is not marked in the page"
+for section in summary markers gaps validate timelines; do
+  grep -q "<section id=\"$section\">" "$tmp/decode.html" || fail "the report has no $section section"
+done
+
+cat > "$tmp/hostile.json" <<'JSON'
+{"traceEvents":[
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"<lane & \"q\">"}},
+{"ph":"X","name":"a<b&c\"d'e","cat":"</table><script>alert(1)</script>","pid":1,"tid":1,"ts":0,"dur":10},
+{"ph":"i","name":"<marker>","pid":1,"tid":1,"ts":5,"s":"g"}]}
+JSON
+"$jqtrace" report -q "$tmp/hostile.json" -o "$tmp/hostile.html" || fail "hostile names: exit $?"
+[ "$(grep -c '<script' "$tmp/hostile.html")" -eq 1 ] || fail "a name became markup (more than the page's own script)"
+
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ] || [ -z "$png_colors" ]; then
+  echo "report: browser check skipped: chromium is not installed (bash build.sh test installs it)"
+else
+  timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 \
+    --screenshot="$tmp/decode.png" --window-size=1300,600 "file://$tmp/decode.html" > /dev/null 2> "$tmp/console.txt"
+  grep -iE 'CONSOLE.*(error|uncaught)|Uncaught' "$tmp/console.txt" && fail "console errors in the page"
+  [ -s "$tmp/decode.png" ] && "$png_colors" "$tmp/decode.png" 24 0 1224 600 --first-solid-row > "$tmp/bar.txt" ||
+    fail "the screenshot is blank or unreadable"
+  "$jqtrace" stats -q --format csv --columns color,share_pct samples/decode-small.trace.json | tail -n +2 |
+    awk -F, '{ share[toupper($1)] += $2 } END { for (c in share) print c, share[c] }' > "$tmp/want.txt"
+  awk 'NR == FNR { want[$1] = $2; next } { got[$1] = $2; total += $2 }
+       END { bad = 0
+             for (c in want) { pct = 100 * got[c] / total
+               if (want[c] - pct > 2 || pct - want[c] > 2) { printf "%s: %.1f%% of the bar, share %.1f%%\n", c, pct, want[c]; bad = 1 } }
+             exit bad }' "$tmp/want.txt" "$tmp/bar.txt" || fail "the share bar's colours are not in proportion to the shares"
+fi
+echo "report: $failures failed"
+[ "$failures" -eq 0 ]
