@@ -66,8 +66,46 @@ ReportSection summary_section(const Analysis& a, const std::vector<GateResult>* 
           body};
 }
 
+/// A chart has at most this many bars; a kind with more units shows the slowest of each
+/// run of consecutive units (so a slow one is never hidden), and its table the slowest.
+constexpr std::size_t kMaxBars = 600;
+constexpr std::size_t kMaxTableUnits = 50;
+
+/// The units a kind's chart draws: all, or the slowest of each of kMaxBars runs.
+std::vector<Unit> chart_units(const std::vector<Unit>& units) {
+  if (units.size() <= kMaxBars) return units;
+  std::vector<Unit> picked;
+  for (std::size_t b = 0; b < kMaxBars; ++b) {
+    std::size_t lo = b * units.size() / kMaxBars, hi = (b + 1) * units.size() / kMaxBars;
+    auto slowest = std::max_element(units.begin() + static_cast<std::ptrdiff_t>(lo), units.begin() + static_cast<std::ptrdiff_t>(hi),
+                                    [](const Unit& x, const Unit& y) { return x.range.length() < y.range.length(); });
+    picked.push_back(*slowest);
+  }
+  return picked;
+}
+
+/// The kMaxTableUnits slowest units, in unit order.
+std::vector<Unit> slowest_units(std::vector<Unit> units) {
+  if (units.size() <= kMaxTableUnits) return units;
+  std::nth_element(units.begin(), units.begin() + kMaxTableUnits, units.end(),
+                   [](const Unit& x, const Unit& y) { return x.range.length() > y.range.length(); });
+  units.resize(kMaxTableUnits);
+  std::sort(units.begin(), units.end(), [](const Unit& x, const Unit& y) { return x.index < y.index; });
+  return units;
+}
+
+/// Each unit's range stats by category (what markers --kind computes for every unit).
+std::vector<UnitRow> rows_of(const Trace& trace, const SpanIndex& index, const std::vector<Unit>& units) {
+  StatsOptions options;
+  options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
+  options.distributions = false;
+  std::vector<UnitRow> rows;
+  for (const Unit& u : units) rows.push_back({u, compute_stats(trace, index, u.range, options)});
+  return rows;
+}
+
 /// For each marker kind: its units' durations stacked by category, and the units' table.
-ReportSection markers_section(const Analysis& a, unsigned threads) {
+ReportSection markers_section(const Analysis& a) {
   std::string body;
   SpanIndex index(*a.trace);
   auto colors = colors_of(a.groups);
@@ -76,9 +114,9 @@ ReportSection markers_section(const Analysis& a, unsigned threads) {
   body += result::render_html_fragment(result::markers_document(a.kinds, {}, c));
   for (const KindSummary& k : a.kinds) {
     if (k.count == 0) continue;
-    std::vector<UnitRow> rows = unit_rows(*a.trace, index, k.kind, k.rule.at, threads);
+    std::vector<Unit> units = units_of(*a.trace, k.kind, k.rule.at);
     std::vector<result::UnitBar> bars;
-    for (const UnitRow& r : rows) {
+    for (const UnitRow& r : rows_of(*a.trace, index, chart_units(units))) {
       result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
       bar.tip = fmt::format("{} {}: {} us", k.kind, r.unit.index, us_fixed(r.unit.range.length()));
       for (const GroupStats& g : r.stats.groups) {
@@ -88,16 +126,20 @@ ReportSection markers_section(const Analysis& a, unsigned threads) {
       }
       bars.push_back(std::move(bar));
     }
-    body += "<h3>" + result::html_text(fmt::format("{}: {} units ({})", k.kind, rows.size(), result::unit_rule_text(k.rule))) + "</h3>\n";
+    std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
+    body += "<h3>" + result::html_text(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
+    std::vector<UnitRow> rows = rows_of(*a.trace, index, slowest_units(units));
+    if (units.size() > kMaxTableUnits)
+      body += result::html_text(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
     c.kind = k.kind;
     c.categories.clear();
     if (a.trace->jobque)
       for (const Category& cat : a.trace->categories) c.categories.push_back(cat.name);
-    result::Document units = result::markers_document(a.kinds, rows, c);
-    for (auto& item : units.items)  // the kinds' table is above already
+    result::Document table = result::markers_document(a.kinds, rows, c);
+    for (auto& item : table.items)  // the kinds' table is above already
       if (auto* t = std::get_if<result::Table>(&item); t && t->key == "unit_duration") t->in_text = false;
-    body += result::render_html_fragment(units);
+    body += result::render_html_fragment(table);
   }
   return {"markers", "Marker units",
           "Each bar is one unit's duration, split by the share of each category in its busy time; the dashed lines "
@@ -215,7 +257,7 @@ int run_report(const ReportCommandOptions& o) {
   std::vector<ReportSection> sections;
   sections.push_back(summary_section(a, nullptr));
   if (!results.empty()) sections.push_back(gates_section(results));
-  sections.push_back(markers_section(a, stats.threads));
+  sections.push_back(markers_section(a));
   sections.push_back(gaps_section(a, stats.threads));
   sections.push_back(validate_section(o, a.file));
   sections.push_back(timelines_section(a));
