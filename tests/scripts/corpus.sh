@@ -5,6 +5,8 @@
 set -u
 jqtrace=$1
 corpus=../shared/corpus
+tmp_corpus=$(mktemp -d)
+trap 'rm -rf "$tmp_corpus"' EXIT
 if [ ! -d "$corpus" ]; then
   echo "SKIP: $corpus not found (it ships beside the repo, not in it)"
   exit 77
@@ -125,6 +127,17 @@ for path in "$corpus"/*/*.json "$corpus"/*/*.gz; do
       failures=$((failures + 1))
     fi
   done
+done
+# Every trace of the corpus draws a valid timeline and a complete report.
+for path in "$corpus"/*/*.json "$corpus"/*/*.gz; do
+  timeout 60 "$jqtrace" timeline -q "$path" -o "$tmp_corpus/t.svg" || { echo "FAIL: timeline $path: exit $?"; failures=$((failures + 1)); continue; }
+  if command -v xmllint > /dev/null && ! xmllint --noout "$tmp_corpus/t.svg" 2> /dev/null; then
+    echo "FAIL: timeline $path: not valid XML"
+    failures=$((failures + 1))
+  fi
+  timeout 60 "$jqtrace" report -q "$path" -o "$tmp_corpus/r.html" && grep -q '</html>' "$tmp_corpus/r.html" ||
+    { echo "FAIL: report $path"; failures=$((failures + 1)); }
+  checked=$((checked + 2))
 done
 echo "corpus: $checked checks, $failures failed"
 [ $failures -eq 0 ]
