@@ -3,6 +3,7 @@
 # exit statuses as stats has them, and in a real browser (chromium, headless) no console
 # errors and the share bar's colours in proportion to the shares (within 2 points).
 source "$(dirname "$0")/lib/prelude.bash"
+source "$(dirname "$0")/lib/browser.bash"
 png_colors=${3:-}
 
 offline() {  # offline NAME FILE: a whole page that needs nothing from outside
@@ -52,22 +53,13 @@ JSON
 "$jqtrace" report -q "$tmp/hostile.json" -o "$tmp/hostile.html" || fail "hostile names: exit $?"
 [ "$(grep -c '<script' "$tmp/hostile.html")" -eq 1 ] || fail "a name became markup (more than the page's own script)"
 
-chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chromium" ] || [ -z "$png_colors" ]; then
   echo "report: browser check skipped: chromium is not installed (bash build.sh test installs it)"
 else
-  timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 \
-    --screenshot="$tmp/decode.png" --window-size=1300,600 "file://$tmp/decode.html" > /dev/null 2> "$tmp/console.txt"
+  screenshot "$tmp/decode.html" "$tmp/decode.png" 1300 600
   grep -iE 'CONSOLE.*(error|uncaught)|Uncaught' "$tmp/console.txt" && fail "console errors in the page"
-  [ -s "$tmp/decode.png" ] && "$png_colors" "$tmp/decode.png" 24 0 1224 600 --first-solid-row > "$tmp/bar.txt" ||
-    fail "the screenshot is blank or unreadable"
-  "$jqtrace" stats -q --format csv --columns color,share_pct samples/decode-small.trace.json | tail -n +2 |
-    awk -F, '{ share[toupper($1)] += $2 } END { for (c in share) print c, share[c] }' > "$tmp/want.txt"
-  awk 'NR == FNR { want[$1] = $2; next } { got[$1] = $2; total += $2 }
-       END { bad = 0
-             for (c in want) { pct = 100 * got[c] / total
-               if (want[c] - pct > 2 || pct - want[c] > 2) { printf "%s: %.1f%% of the bar, share %.1f%%\n", c, pct, want[c]; bad = 1 } }
-             exit bad }' "$tmp/want.txt" "$tmp/bar.txt" || fail "the share bar's colours are not in proportion to the shares"
+  "$png_colors" "$tmp/decode.png" 24 0 1224 600 --first-solid-row > "$tmp/bar.txt" || fail "the screenshot is blank or unreadable"
+  check_share_bar "$tmp/bar.txt" samples/decode-small.trace.json
 fi
 echo "report: $failures failed"
 [ "$failures" -eq 0 ]

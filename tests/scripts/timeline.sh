@@ -3,6 +3,7 @@
 # 64 lanes, a whole trace within 2 MB, and in a real browser (chromium, headless) the
 # share bar's colours in proportion to the groups' shares (within 2 points).
 source "$(dirname "$0")/lib/prelude.bash"
+source "$(dirname "$0")/lib/browser.bash"
 gen=$2
 png_colors=${3:-}
 
@@ -59,23 +60,12 @@ valid_svg big "$tmp/big.svg"
 
 # In a browser: the share bar (y 24..36 across the plot) shows each colour in proportion
 # to its share of busy time.
-chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chromium" ] || [ -z "$png_colors" ]; then
   echo "timeline: browser check skipped: chromium is not installed (bash build.sh test installs it)"
 else
-  timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
-    --screenshot="$tmp/decode.png" --window-size=1600,400 "file://$tmp/decode.svg" > /dev/null 2>&1 ||
-    [ -s "$tmp/decode.png" ] || fail "chromium made no screenshot"
-  [ -s "$tmp/decode.png" ] && "$png_colors" "$tmp/decode.png" 190 26 1590 34 > "$tmp/bar.txt" ||
-    fail "the screenshot is blank or unreadable"
-  # Expected: stats' shares summed by colour (categories may share one).
-  "$jqtrace" stats -q --format csv --columns color,share_pct samples/decode-small.trace.json | tail -n +2 |
-    awk -F, '{ share[toupper($1)] += $2 } END { for (c in share) print c, share[c] }' > "$tmp/want.txt"
-  awk 'NR == FNR { want[$1] = $2; next } { got[$1] = $2; total += $2 }
-       END { bad = 0
-             for (c in want) { pct = 100 * got[c] / total
-               if (want[c] - pct > 2 || pct - want[c] > 2) { printf "%s: %.1f%% of the bar, share %.1f%%\n", c, pct, want[c]; bad = 1 } }
-             exit bad }' "$tmp/want.txt" "$tmp/bar.txt" || fail "the share bar's colours are not in proportion to the shares"
+  screenshot "$tmp/decode.svg" "$tmp/decode.png" 1600 400
+  "$png_colors" "$tmp/decode.png" 190 26 1590 34 > "$tmp/bar.txt" || fail "the screenshot is blank or unreadable"
+  check_share_bar "$tmp/bar.txt" samples/decode-small.trace.json
 fi
 echo "timeline: $failures failed"
 [ "$failures" -eq 0 ]
