@@ -8,6 +8,8 @@
 #include "gaps.h"
 #include "markers.h"
 #include "stats.h"
+#include "svg.h"
+#include "timeline.h"
 #include "validate.h"
 #include "window.h"
 
@@ -44,6 +46,13 @@ void analyse(const Trace& trace) {
     GapsOptions options;
     options.threads = 2;
     compute_gaps(trace, whole, options, &report, &error);
+  }
+  for (int width : {100, 1400}) {  // the timeline, and its SVG: no NUL whatever the names
+    TimelineOptions options;
+    options.by = trace.jobque ? GroupBy::category : GroupBy::name;
+    options.plot_width_px = width;
+    std::string svg = result::render_timeline_svg(compute_timeline(trace, index, whole, options), "t", {});
+    if (svg.find('\0') != std::string::npos) std::abort();
   }
 }
 
