@@ -29,10 +29,17 @@ chrome 0 samples/chrome-small.json
 tiny 0 samples/tiny.trace.json
 single_lane 0 samples/single-lane.trace.json
 empty 0 --us 500 501 samples/decode-small.trace.json
+narrow 0 --us 30.1 30.2 samples/tiny.trace.json
 gate_tripped 1 --fail-if events>600 samples/decode-small.trace.json
 gate_held 0 --fail-if idle>90 samples/decode-small.trace.json
 gate_malformed 2 --fail-if share(moe)=>40 samples/decode-small.trace.json
 CASES
+# 64 lanes: a row each in the summary's lane table.
+"$2" --workers 63 --size-mb 2 --seed 3 -o "$tmp/lanes64.json" 2> /dev/null
+"$jqtrace" report -q "$tmp/lanes64.json" -o "$tmp/lanes64.html" || fail "64 lanes: exit $?"
+offline lanes64 "$tmp/lanes64.html"
+[ "$(grep -c '<td>0:[0-9]*</td>' "$tmp/lanes64.html")" -ge 64 ] || fail "64 lanes: not a row per lane"
+
 # The same statuses as stats for the same gates.
 for gate in 'share(moe experts) > 40' 'idle > 90'; do
   "$jqtrace" stats -q --fail-if "$gate" samples/decode-small.trace.json > /dev/null; want=$?
