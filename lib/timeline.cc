@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <unordered_map>
 
 #include "jobque.h"
 
@@ -16,7 +16,9 @@ constexpr uint32_t kMaxDepth = 16;
 /// The group of every span, by the ids the lanes store, resolved once per id.
 class GroupOf {
  public:
-  GroupOf(const Trace& t, GroupBy by, Timeline& out) : t_(t), by_(by), out_(out) {}
+  GroupOf(const Trace& t, GroupBy by, Timeline& out) : t_(t), by_(by), out_(out) {
+    for (std::size_t g = 0; g < out_.groups.size(); ++g) by_name_.emplace(out_.groups[g].name, static_cast<uint32_t>(g));
+  }
 
   uint32_t operator()(const SpanTable& s, std::size_t i) {
     int64_t key = by_ == GroupBy::category ? s.category[i] : by_ == GroupBy::cat ? s.cat[i] : s.name[i] + 1;
@@ -39,16 +41,16 @@ class GroupOf {
   /// as a wake, still gets a colour).
   uint32_t resolve(int64_t key) {
     std::string name = name_of(key);
-    for (std::size_t g = 0; g < out_.groups.size(); ++g)
-      if (out_.groups[g].name == name) return static_cast<uint32_t>(g);
-    out_.groups.push_back({name, palette_color(name), 0.0});
-    return static_cast<uint32_t>(out_.groups.size() - 1);
+    auto [it, added] = by_name_.emplace(name, static_cast<uint32_t>(out_.groups.size()));
+    if (added) out_.groups.push_back({name, palette_color(name), 0.0});
+    return it->second;
   }
 
   const Trace& t_;
   GroupBy by_;
   Timeline& out_;
   std::vector<uint32_t> ids_;  ///< by stored id: the group, or kUnknown until first seen
+  std::unordered_map<std::string, uint32_t> by_name_;  ///< group names: one lookup per new id
 };
 
 /// Merges spans too narrow to draw into runs of pixels, per depth and group.
@@ -56,28 +58,32 @@ class RunMerger {
  public:
   explicit RunMerger(std::vector<TimelineRun>& out) : out_(out) {}
   void add(int x0, int x1, uint32_t group, uint32_t depth, bool waiting, int64_t covered) {
-    for (TimelineRun& r : open_) {
-      if (r.group != group || r.depth != depth || r.waiting != waiting) continue;
-      if (x0 <= r.x1) {  // touches or overlaps the open run: extend it
-        r.x1 = std::max(r.x1, x1);
-        ++r.spans;
-        r.covered_ns += covered;
-        return;
-      }
-      out_.push_back(r);
-      r = TimelineRun{x0, x1, group, depth, waiting, 1, covered};
+    uint64_t key = uint64_t{group} << 32 | uint64_t{depth} << 1 | (waiting ? 1u : 0u);
+    auto [it, added] = slot_.emplace(key, open_.size());
+    if (added) {
+      open_.push_back(TimelineRun{x0, x1, group, depth, waiting, 1, covered});
       return;
     }
-    open_.push_back(TimelineRun{x0, x1, group, depth, waiting, 1, covered});
+    TimelineRun& r = open_[it->second];
+    if (x0 <= r.x1) {  // touches or overlaps the open run: extend it
+      r.x1 = std::max(r.x1, x1);
+      ++r.spans;
+      r.covered_ns += covered;
+      return;
+    }
+    out_.push_back(r);
+    r = TimelineRun{x0, x1, group, depth, waiting, 1, covered};
   }
   void flush() {
     out_.insert(out_.end(), open_.begin(), open_.end());
     open_.clear();
+    slot_.clear();
   }
 
  private:
   std::vector<TimelineRun>& out_;
   std::vector<TimelineRun> open_;  ///< one per (group, depth, waiting) seen on this lane
+  std::unordered_map<uint64_t, std::size_t> slot_;  ///< (group, depth, waiting) → its open run
 };
 
 class TimelineBuilder {

@@ -3,7 +3,7 @@
 # callgrind, whose instruction count is a counter, not a timer (the same on a busy machine),
 # and the count must roughly double (at most 2.4x; a quadratic pass would give ~4x).
 # Shapes that were once quadratic: distinct process ids, distinct instant names (every one a
-# marker kind), many chains in gaps, many lanes. build.sh installs valgrind for the tests.
+# marker kind), many chains in gaps, many lanes, distinct span names in a timeline. build.sh installs valgrind for the tests.
 source "$(dirname "$0")/lib/prelude.bash"
 if ! command -v valgrind > /dev/null; then
   echo "work_scaling: skipped: valgrind is not installed (bash build.sh test installs it)"
@@ -56,6 +56,10 @@ chains() {
     for (c = 1; c <= n; c++) printf "{\"ph\":\"X\",\"name\":\"publish\",\"pid\":0,\"tid\":3,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":2,\"arg\":2,\"chain\":%d}},\n{\"ph\":\"X\",\"name\":\"chunk\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":0,\"arg\":0,\"chain\":%d}},\n{\"ph\":\"X\",\"name\":\"chunk\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1,\"args\":{\"stage\":1,\"arg\":0,\"chain\":%d}},\n", 4 * c, c, c % 3, 4 * c + 1, c, (c + 1) % 3, 4 * c + 2, c;
     print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]}" }'
 }
+names() {
+  awk -v n="$1" 'BEGIN { printf "["; for (i = 0; i < n; i++) printf "{\"ph\":\"X\",\"name\":\"s%d\",\"pid\":0,\"tid\":0,\"ts\":%d,\"dur\":1},\n", i, 2 * i;
+                         print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
+}
 lanes() {
   awk -v n="$1" 'BEGIN { printf "["; for (i = 0; i < n; i++) printf "{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1},\n", i % 4000, i, i;
                          print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
@@ -66,5 +70,6 @@ scaled "markers, distinct instant names" kinds markers -q -j 1
 scaled "gaps, many chains" chains gaps -q -j 1
 scaled "validate, many chains" chains validate -q -j 1
 scaled "stats --by name, many lanes" lanes stats -q -j 1 --by name
+scaled "timeline --by name, distinct names" names timeline -q -j 1 --by name -o /dev/null
 echo "work_scaling: $failures failed"
 [ "$failures" -eq 0 ]
