@@ -39,6 +39,7 @@ struct ReportCommandOptions {
 /// What one load of the trace gives every section.
 struct Analysis {
   const Trace* trace = nullptr;
+  const SpanIndex* index = nullptr;  ///< built once: every section's range queries use it
   Scope scope;
   std::string file;
   RangeStats stats;
@@ -107,7 +108,7 @@ std::vector<UnitRow> rows_of(const Trace& trace, const SpanIndex& index, const s
 /// For each marker kind: its units' durations stacked by category, and the units' table.
 ReportSection markers_section(const Analysis& a) {
   std::string body;
-  SpanIndex index(*a.trace);
+  const SpanIndex& index = *a.index;
   auto colors = colors_of(a.groups);
   result::MarkersContext c;
   c.file = a.file;
@@ -127,11 +128,11 @@ ReportSection markers_section(const Analysis& a) {
       bars.push_back(std::move(bar));
     }
     std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
-    body += "<h3>" + result::html_text(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
+    body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
     std::vector<UnitRow> rows = rows_of(*a.trace, index, slowest_units(units));
     if (units.size() > kMaxTableUnits)
-      body += result::html_text(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
+      body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
     c.kind = k.kind;
     c.categories.clear();
     if (a.trace->jobque)
@@ -189,7 +190,7 @@ ReportSection validate_section(const ReportCommandOptions& o, const std::string&
   f.omitted = problems.omitted;
   f.valid = f.result.readable && f.result.errors == 0;
   std::string verdict = fmt::format("<p class=\"{}\">{}: {} ({} errors, {} warnings)</p>\n",
-                                    f.valid ? "verdict-ok" : "verdict-bad", result::html_text(file),
+                                    f.valid ? "verdict-ok" : "verdict-bad", result::xml_escape(file),
                                     f.valid ? "valid" : "invalid", f.result.errors, f.result.warnings);
   return {"validate", title, "Every rule of jqtrace validate, with the count of each rule that fired.",
           verdict + result::render_html_fragment(result::validate_document({f}, f.valid))};
@@ -206,7 +207,7 @@ ReportSection timelines_section(const Analysis& a) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t x, std::size_t y) { return units[x].range.length() < units[y].range.length(); });
-  SpanIndex index(*a.trace);
+  const SpanIndex& index = *a.index;
   result::SvgLayout layout;
   TimelineOptions options;
   options.by = a.stats.by == GroupBy::name ? GroupBy::name : a.trace->jobque ? GroupBy::category : GroupBy::cat;
@@ -216,7 +217,7 @@ ReportSection timelines_section(const Analysis& a) {
     const Unit& u = units[pick];
     Timeline t = compute_timeline(*a.trace, index, u.range, options);
     std::string title = fmt::format("{} {} {} ({} us)", label, kind->kind, u.index, us_fixed(u.range.length()));
-    body += "<h3>" + result::html_text(title) + "</h3>\n" + result::render_timeline_svg(t, title, layout);
+    body += "<h3>" + result::xml_escape(title) + "</h3>\n" + result::render_timeline_svg(t, title, layout);
   }
   return {"timelines", "Timelines of the slowest and the median unit",
           fmt::format("Units of '{}' ({}), drawn as jqtrace timeline draws them.", kind->kind, result::unit_rule_text(kind->rule)),
@@ -224,12 +225,10 @@ ReportSection timelines_section(const Analysis& a) {
 }
 
 ReportSection gates_section(const std::vector<GateResult>& results) {
-  std::string body = "<ul class=\"gates\">\n";
-  for (const GateResult& r : results)
-    body += fmt::format("<li class=\"{}\">{} \u2014 {} ({})</li>\n", r.tripped ? "tripped" : "held",
-                        result::html_text(r.gate.text), format_gate_value(r.value, r.gate), r.tripped ? "FAILED" : "ok");
+  result::Document doc;
+  doc.add(result::gates_table(results));  // the section's heading names it: no title in the list
   return {"gates", "Gates", "Each gate trips when its expression holds; a tripped gate fails the run (exit 1).",
-          body + "</ul>\n"};
+          result::render_html_fragment(doc)};
 }
 
 int run_report(const ReportCommandOptions& o) {
@@ -246,6 +245,7 @@ int run_report(const ReportCommandOptions& o) {
   choose_grouping("", trace, &stats.by);
   stats.threads = worker_threads(o.common);
   SpanIndex index(trace);
+  a.index = &index;
   a.stats = compute_stats(trace, index, a.scope.range, stats);
   for (const GroupStats& g : a.stats.groups)
     a.groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});

@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "svg.h"
+#include "render.h"
 
 namespace jqtrace::result {
 namespace {
@@ -36,20 +36,16 @@ rows.forEach(function(r){body.appendChild(r);});});});
 
 }  // namespace
 
-std::string html_text(std::string_view text) {
-  return xml_escape(text);  // the same five characters; SVG inside the page is XML too
-}
-
 std::string render_report_html(const std::string& title, const std::vector<ReportSection>& sections) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n";
-  out += "<title>" + html_text(title) + "</title>\n<style>" + kStyle + "</style>\n</head><body>\n";
-  out += "<h1>" + html_text(title) + "</h1>\n<nav>";
-  for (const ReportSection& s : sections) out += fmt::format("<a href=\"#{}\">{}</a>", s.id, html_text(s.heading));
+  out += "<title>" + xml_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head><body>\n";
+  out += "<h1>" + xml_escape(title) + "</h1>\n<nav>";
+  for (const ReportSection& s : sections) out += fmt::format("<a href=\"#{}\">{}</a>", s.id, xml_escape(s.heading));
   out += "</nav>\n";
   for (const ReportSection& s : sections) {
-    out += fmt::format("<section id=\"{}\"><h2>{}</h2>\n", s.id, html_text(s.heading));
-    if (!s.intro.empty()) out += "<p class=\"intro\">" + html_text(s.intro) + "</p>\n";
+    out += fmt::format("<section id=\"{}\"><h2>{}</h2>\n", s.id, xml_escape(s.heading));
+    if (!s.intro.empty()) out += "<p class=\"intro\">" + xml_escape(s.intro) + "</p>\n";
     out += s.body + "</section>\n";
   }
   out += std::string("<script>") + kScript + "</script>\n</body></html>\n";

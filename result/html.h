@@ -16,7 +16,4 @@ struct ReportSection {
 
 std::string render_report_html(const std::string& title, const std::vector<ReportSection>& sections);
 
-/// text for HTML text and attributes: escaped, valid UTF-8.
-std::string html_text(std::string_view text);
-
 }  // namespace jqtrace::result

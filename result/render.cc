@@ -37,6 +37,9 @@ std::string printable(std::string_view s) {
   return out;
 }
 
+/// Text reads from the left; numbers, flags and a distribution's parts line up on the right.
+bool left_aligned(const Column& c, const Leaf& leaf) { return c.kind == Kind::text && !c.right && leaf.part < 0; }
+
 int decimals_for(const Column& c) {
   if (c.decimals >= 0) return c.decimals;
   return c.kind == Kind::percent ? 1 : 3;
@@ -166,7 +169,7 @@ Grid make_grid(const Document& doc, const Table& t, const RenderOptions& options
   for (const Leaf& l : leaves) {
     const Column& c = t.columns[l.column];
     g.header.push_back(leaf_header(t, l));
-    g.left.push_back(c.kind == Kind::text && !c.right && l.part < 0);
+    g.left.push_back(left_aligned(c, l));
     g.drop_rank.push_back(c.drop_rank);
     g.bar.push_back(false);
     if (c.bar && l.part < 0) {
@@ -209,7 +212,9 @@ std::size_t total_width(const std::vector<std::size_t>& w) {
   return w.empty() ? 0 : sum + 2 * (w.size() - 1);
 }
 
-void drop_column(Grid& g, std::size_t i) {
+/// Drops column i of the grid and of its widths w.
+void drop_column(Grid& g, std::vector<std::size_t>& w, std::size_t i) {
+  w.erase(w.begin() + static_cast<std::ptrdiff_t>(i));
   g.header.erase(g.header.begin() + static_cast<std::ptrdiff_t>(i));
   for (auto& row : g.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
   g.left.erase(g.left.begin() + static_cast<std::ptrdiff_t>(i));
@@ -219,8 +224,7 @@ void drop_column(Grid& g, std::size_t i) {
 }
 
 /// Cuts the widest text column with "…" by what the table is too wide (never below 8).
-void cut_widest_text(Grid& g, std::size_t width) {
-  std::vector<std::size_t> w = widths(g);
+void cut_widest_text(Grid& g, std::vector<std::size_t>& w, std::size_t width) {
   std::size_t total = total_width(w);
   if (total <= width) return;
   std::size_t widest = w.size();
@@ -229,7 +233,11 @@ void cut_widest_text(Grid& g, std::size_t width) {
   if (widest == w.size() || w[widest] <= 8) return;
   std::size_t keep = std::max<std::size_t>(8, w[widest] - std::min(w[widest], total - width));
   g.header[widest] = truncate_to_width(g.header[widest], keep);
-  for (auto& row : g.rows) row[widest] = truncate_to_width(row[widest], keep);
+  w[widest] = display_width(g.header[widest]);
+  for (auto& row : g.rows) {
+    row[widest] = truncate_to_width(row[widest], keep);
+    w[widest] = std::max(w[widest], display_width(row[widest]));
+  }
 }
 
 /// Fits a terminal of `width` columns: drops the most droppable columns (highest rank,
@@ -237,15 +245,16 @@ void cut_widest_text(Grid& g, std::size_t width) {
 /// too wide, drops columns from the right; the first column (what a row is) always stays.
 void fit(Grid& g, std::size_t width) {
   if (width == 0) return;
-  while (total_width(widths(g)) > width) {
+  std::vector<std::size_t> w = widths(g);  // measured once; kept in step as columns go
+  while (total_width(w) > width) {
     std::size_t victim = g.drop_rank.size();
     for (std::size_t i = 0; i < g.drop_rank.size(); ++i)
       if (g.drop_rank[i] > 0 && (victim == g.drop_rank.size() || g.drop_rank[i] >= g.drop_rank[victim])) victim = i;
     if (victim == g.drop_rank.size()) break;
-    drop_column(g, victim);
+    drop_column(g, w, victim);
   }
-  cut_widest_text(g, width);
-  while (g.header.size() > 1 && total_width(widths(g)) > width) drop_column(g, g.header.size() - 1);
+  cut_widest_text(g, w, width);
+  while (g.header.size() > 1 && total_width(w) > width) drop_column(g, w, g.header.size() - 1);
 }
 
 /// text's words (split at `separator`) in lines of at most width columns (0: one line).
@@ -357,7 +366,30 @@ void json_grouped(JsonDocument& json, const std::vector<Item>& items, Write writ
   }
 }
 
-void json_row(JsonDocument& json, const Document& doc, std::size_t table_index, std::size_t row) {
+/// Rows of each nested table by their parent row, made once per table: writing a parent
+/// row looks up its children instead of scanning every child row (groups x buckets).
+class NestedRows {
+ public:
+  explicit NestedRows(const Document& doc) : doc_(doc) {}
+  const std::vector<std::size_t>& of(std::size_t table_index, std::size_t parent_row) {
+    auto [it, added] = by_table_.try_emplace(table_index);
+    if (added) {
+      const auto& child = std::get<Table>(doc_.items[table_index]);
+      for (std::size_t r = 0; r < child.rows.size() && r < child.parent.size(); ++r) {
+        if (it->second.size() <= child.parent[r]) it->second.resize(child.parent[r] + 1);
+        it->second[child.parent[r]].push_back(r);
+      }
+    }
+    static const std::vector<std::size_t> kNone;
+    return parent_row < it->second.size() ? it->second[parent_row] : kNone;
+  }
+
+ private:
+  const Document& doc_;
+  std::map<std::size_t, std::vector<std::vector<std::size_t>>> by_table_;
+};
+
+void json_row(JsonDocument& json, const Document& doc, NestedRows& nested, std::size_t table_index, std::size_t row) {
   const auto& table = std::get<Table>(doc.items[table_index]);
   struct Cell {
     std::size_t index;
@@ -379,18 +411,17 @@ void json_row(JsonDocument& json, const Document& doc, std::size_t table_index, 
     if (!child->in_json) continue;
     json.key(child->key);
     json.w().StartArray();
-    for (std::size_t r = 0; r < child->rows.size(); ++r)
-      if (r < child->parent.size() && child->parent[r] == row) json_row(json, doc, j, r);
+    for (std::size_t r : nested.of(j, row)) json_row(json, doc, nested, j, r);
     json.w().EndArray();
   }
   json.w().EndObject();
 }
 
-void json_rows(JsonDocument& json, const Document& doc, std::size_t table_index) {
+void json_rows(JsonDocument& json, const Document& doc, NestedRows& nested, std::size_t table_index) {
   const auto& table = std::get<Table>(doc.items[table_index]);
   json.key(table.key);
   json.w().StartArray();
-  for (std::size_t r = 0; r < table.rows.size(); ++r) json_row(json, doc, table_index, r);
+  for (std::size_t r = 0; r < table.rows.size(); ++r) json_row(json, doc, nested, table_index, r);
   json.w().EndArray();
 }
 
@@ -439,7 +470,7 @@ std::string md_table(const Document& doc, const Table& t, const RenderOptions& o
   for (const Leaf& l : leaves) {
     const Column& c = t.columns[l.column];
     head += fmt::format(" {} |", md_escape(leaf_header(t, l)));
-    rule += c.kind == Kind::text && !c.right && l.part < 0 ? " :--- |" : " ---: |";
+    rule += left_aligned(c, l) ? " :--- |" : " ---: |";
   }
   out += head + "\n" + rule + "\n";
   for (const Row& row : t.rows) {
@@ -451,26 +482,35 @@ std::string md_table(const Document& doc, const Table& t, const RenderOptions& o
   return out;
 }
 
-/// Gates: "- [x] `share(x) > 40` — ok, 41.8" (held) or "- [ ] ..." (tripped).
-std::string md_checklist(const Table& t) {
-  std::string out;
-  if (!t.title.empty()) out += "**" + md_escape(valid_utf8(t.title)) + "**\n\n";
+/// A checklist table's items (gates): held or not (its flag column), and its text, "what —
+/// then, the other cells" ("share(x) > 40 — ok, 41.8"), escaped by `escape`.
+template <typename Escape>
+std::vector<std::pair<bool, std::string>> checklist_items(const Table& t, Escape escape) {
   std::size_t flag = t.columns.size();
   for (std::size_t i = 0; i < t.columns.size(); ++i)
     if (t.columns[i].kind == Kind::flag) flag = i;
+  std::vector<std::pair<bool, std::string>> items;
   for (const Row& row : t.rows) {
     bool held = flag < t.columns.size() && std::get_if<bool>(&row[flag]) && std::get<bool>(row[flag]);
-    std::string line = held ? "- [x] " : "- [ ] ";
+    std::string line;
     std::size_t shown = 0;
     for (const Leaf& l : all_leaves(t)) {
       const Column& c = t.columns[l.column];
       if (!c.in_text) continue;
-      std::string text = md_escape(cell_text(row[l.column], c, l.part, Style::people));
+      std::string text = escape(cell_text(row[l.column], c, l.part, Style::people));
       line += shown == 0 ? text : shown == 1 ? " — " + text : ", " + text;
       ++shown;
     }
-    out += line + "\n";
+    items.emplace_back(held, std::move(line));
   }
+  return items;
+}
+
+/// Gates: "- [x] share(x) > 40 — ok, 41.8" (held) or "- [ ] ..." (tripped).
+std::string md_checklist(const Table& t) {
+  std::string out;
+  if (!t.title.empty()) out += "**" + md_escape(valid_utf8(t.title)) + "**\n\n";
+  for (const auto& [held, text] : checklist_items(t, md_escape)) out += (held ? "- [x] " : "- [ ] ") + text + "\n";
   return out;
 }
 
@@ -582,8 +622,9 @@ std::string render_json(const Document& doc) {
       items.push_back({i, std::get<Field>(doc.items[i]).group});
     }
   }
+  NestedRows nested(doc);
   json_grouped(json, items, [&](const Item& item) {
-    if (std::holds_alternative<Table>(doc.items[item.index])) json_rows(json, doc, item.index);
+    if (std::holds_alternative<Table>(doc.items[item.index])) json_rows(json, doc, nested, item.index);
     else json_field(json, std::get<Field>(doc.items[item.index]));
   });
   json.w().EndObject();
@@ -613,22 +654,6 @@ std::string render_markdown(const Document& doc, const RenderOptions& options) {
 
 namespace {
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : valid_utf8(std::string(text))) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += "\uFFFD";
-        else out += c;
-    }
-  }
-  return out;
-}
-
 /// A number's value for sorting a column (data-v), whatever its text says.
 std::string sort_key(const Value& v, int part) {
   if (const auto* d = std::get_if<Distribution>(&v)) return d->count ? fmt::format("{}", part_value(*d, std::max(part, 0))) : "";
@@ -640,12 +665,11 @@ std::string sort_key(const Value& v, int part) {
 
 std::string html_table(const Document& doc, const Table& t) {
   std::vector<Leaf> leaves = shown_leaves(doc, t, {}, true);
-  std::string out = t.title.empty() ? "" : "<h3>" + html_escape(t.title) + "</h3>\n";
+  std::string out = t.title.empty() ? "" : "<h3>" + xml_escape(t.title) + "</h3>\n";
   out += "<div class=\"wide\"><table class=\"sortable\"><thead><tr>";
   for (const Leaf& l : leaves) {
-    const Column& c = t.columns[l.column];
-    bool number = !(c.kind == Kind::text && l.part < 0) && c.kind != Kind::flag;
-    out += fmt::format("<th{}>{}</th>", number ? " class=\"num\"" : "", html_escape(leaf_header(t, l)));
+    out += fmt::format("<th{}>{}</th>", left_aligned(t.columns[l.column], l) ? "" : " class=\"num\"",
+                       xml_escape(leaf_header(t, l)));
   }
   out += "</tr></thead><tbody>\n";
   for (const Row& row : t.rows) {
@@ -653,9 +677,8 @@ std::string html_table(const Document& doc, const Table& t) {
     for (const Leaf& l : leaves) {
       const Column& c = t.columns[l.column];
       std::string key = sort_key(row[l.column], l.part);
-      bool number = !(c.kind == Kind::text && l.part < 0) && c.kind != Kind::flag;
-      out += fmt::format("<td{}{}>{}</td>", number ? " class=\"num\"" : "", key.empty() ? "" : " data-v=\"" + key + "\"",
-                         html_escape(cell_text(row[l.column], c, l.part, Style::people)));
+      out += fmt::format("<td{}{}>{}</td>", left_aligned(c, l) ? "" : " class=\"num\"", key.empty() ? "" : " data-v=\"" + key + "\"",
+                         xml_escape(cell_text(row[l.column], c, l.part, Style::people)));
     }
     out += "</tr>\n";
   }
@@ -670,11 +693,39 @@ std::string render_html_fragment(const Document& doc) {
   if (!line.empty()) {
     out += "<dl class=\"stats\">";
     for (const auto& [label, value] : line)
-      out += "<div><dt>" + html_escape(label) + "</dt><dd>" + html_escape(value) + "</dd></div>";
+      out += "<div><dt>" + xml_escape(label) + "</dt><dd>" + xml_escape(value) + "</dd></div>";
     out += "</dl>\n";
   }
-  for (const Table* t : doc.tables())
-    if (t->in_text && !t->checklist) out += html_table(doc, *t);
+  for (const Table* t : doc.tables()) {
+    if (!t->in_text) continue;
+    if (!t->checklist) {
+      out += html_table(doc, *t);
+      continue;
+    }
+    out += "<ul class=\"gates\">\n";  // gates: ticked when held, crossed when tripped
+    for (const auto& [held, text] : checklist_items(*t, [](const std::string& s) { return xml_escape(s); }))
+      out += fmt::format("<li class=\"{}\">{}</li>\n", held ? "held" : "tripped", text);
+    out += "</ul>\n";
+  }
+  return out;
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : valid_utf8(std::string(text))) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': case '\t': out += c; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += "\uFFFD";
+        else out += c;
+    }
+  }
   return out;
 }
 

@@ -43,9 +43,14 @@ std::string render_json(const Document& doc);
 /// GitHub-flavoured Markdown: a heading, the stats line as a list, tables, gates as a checklist.
 std::string render_markdown(const Document& doc, const RenderOptions& options);
 
-/// The document's stats line and tables as HTML fragments (a <dl> and <table>s with
-/// sortable headers), for the report: the same cells as the table format.
+/// The document's stats line and tables as HTML fragments (a <dl>, <table>s with sortable
+/// headers, checklists as <ul class="gates">), for the report: the same cells as the table
+/// format.
 std::string render_html_fragment(const Document& doc);
+
+/// text for XML, SVG and HTML text and attributes: the five special characters escaped,
+/// valid UTF-8, and no control characters but tab and line ends (XML 1.0 allows no others).
+std::string xml_escape(std::string_view text);
 
 /// Terminal columns a UTF-8 text takes: wide (CJK, emoji) characters two, combining marks
 /// and ANSI color sequences none.

@@ -281,26 +281,6 @@ std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, doubl
   return out + "</svg>\n";
 }
 
-std::string xml_escape(std::string_view text) {
-  std::string clean = clean_utf8(text) ? std::string(text) : with_replacements(text);
-  std::string out;
-  out.reserve(clean.size());
-  for (char c : clean) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n': case '\t': out += c; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += "\uFFFD";
-        else out += c;
-    }
-  }
-  return out;
-}
-
 std::string render_timeline_svg(const Timeline& timeline, const std::string& title, const SvgLayout& layout) {
   return SvgWriter(timeline, title, layout).write();
 }

@@ -35,8 +35,4 @@ struct UnitBar {
 /// The units' durations as bars stacked by category, with lines at p50 and p90.
 std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, double p90_ns, int width_px);
 
-/// text with the five XML special characters escaped, valid UTF-8 and no control
-/// characters (XML 1.0 allows none of them but tab and line ends).
-std::string xml_escape(std::string_view text);
-
 }  // namespace jqtrace::result
