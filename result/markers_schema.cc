@@ -1,6 +1,7 @@
 #include "markers_schema.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/core.h>
@@ -47,17 +48,13 @@ std::vector<std::string> share_categories(const std::vector<UnitRow>& units, con
   return out;
 }
 
-double share_of(const RangeStats& s, const std::string& category) {
-  for (const GroupStats& g : s.groups)
-    if (g.name == category) return g.share_pct;
-  return 0;
-}
-
-bool busy_anywhere(const std::vector<UnitRow>& units, const std::string& category) {
+/// The categories some unit spent busy time in.
+std::set<std::string> busy_somewhere(const std::vector<UnitRow>& units) {
+  std::set<std::string> busy;
   for (const UnitRow& u : units)
     for (const GroupStats& g : u.stats.groups)
-      if (g.name == category && g.busy_ns > 0) return true;
-  return false;
+      if (g.busy_ns > 0) busy.insert(g.name);
+  return busy;
 }
 
 Table units_table(const std::vector<UnitRow>& units, const std::vector<std::string>& order) {
@@ -69,16 +66,21 @@ Table units_table(const std::vector<UnitRow>& units, const std::vector<std::stri
   t.add_column(Column("dur_us", Kind::us));
   add_range_total_columns(t);
   std::vector<std::string> categories = share_categories(units, order);
+  std::set<std::string> busy = busy_somewhere(units);
+  std::map<std::string, std::size_t> slot;  // category → its share's place after the totals
   for (const std::string& c : categories) {
+    slot.emplace(c, slot.size());
     Column share(c, Kind::percent);
     share.in("share_pct").rank(1);
     // Tables show the categories some unit spent time in; CSV and JSON show all of them.
-    t.add_column(busy_anywhere(units, c) ? share : share.data_only());
+    t.add_column(busy.count(c) ? share : share.data_only());
   }
   for (const UnitRow& u : units) {
     Row row = {u.unit.index, u.unit.arg, ns(u.unit.range.lo), ns(u.unit.range.hi), ns(u.unit.range.length())};
     add_range_totals(row, u.stats);
-    for (const std::string& c : categories) row.push_back(share_of(u.stats, c));
+    std::size_t first_share = row.size();
+    row.resize(first_share + categories.size(), 0.0);  // a category not in the unit: 0%
+    for (const GroupStats& g : u.stats.groups) row[first_share + slot.at(g.name)] = g.share_pct;
     t.rows.push_back(std::move(row));
   }
   return t;
