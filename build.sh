@@ -13,7 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(cmake g++ make libcli11-dev rapidjson-dev libfmt-dev doctest-dev zlib1g-dev groff-base gzip time)
+packages=(cmake g++ make pkg-config libcli11-dev rapidjson-dev libfmt-dev doctest-dev zlib1g-dev libisal-dev libzstd-dev
+          groff-base gzip zstd time)
 
 install_missing() {
   local missing=()

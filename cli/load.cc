@@ -11,7 +11,7 @@ std::string display_name(const std::string& path) { return path == "-" ? "<stdin
 
 std::string truncation_text(const std::string& path, const ReadResult& read) {
   return fmt::format("{}: truncated at byte {}{}", display_name(path), read.bytes,
-                     read.stream_cut ? " (the gzip stream ends early)" : "");
+                     read.stream_cut ? fmt::format(" (the {} stream ends early)", compression_name(read.compression)) : "");
 }
 
 Trace& trace_for_process() {

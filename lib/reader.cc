@@ -517,6 +517,7 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   r.profile_end = handler.profile_end();
   r.stop = handler.stop();
   r.stream_cut = source.cut_short();
+  r.compression = source.compression();
   if (r.stop != ReadResult::Stop::not_reached) return r;  // a part's planned end, or a wrong guess
   auto fail = [&](std::string message, uint64_t offset, std::string_view rule = "json-syntax") {
     r.status = ReadStatus::input_error;
@@ -540,7 +541,13 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
     uint64_t offset = parsed.Offset();
     if (parsed.Code() == rapidjson::kParseErrorTermination) return fail(handler.refusal(), offset, "not-a-trace");
     if (handler.state() == State::start) {
-      if (parsed.Code() == rapidjson::kParseErrorDocumentEmpty) return fail("empty input: no JSON value", kNowhere, "not-a-trace");
+      if (parsed.Code() == rapidjson::kParseErrorDocumentEmpty) {
+        if (r.stream_cut)
+          return fail(std::string("the ") + compression_name(r.compression) +
+                          " stream ends before its first byte of text (the file is cut short)",
+                      kNowhere, "unreadable");
+        return fail("empty input: no JSON value", kNowhere, "not-a-trace");
+      }
       return fail(std::string("not JSON: ") + describe(parsed.Code()), offset);
     }
     bool ran_out = source.at_end() && offset >= source.text_bytes();

@@ -64,6 +64,7 @@ struct ReadResult {
   uint64_t bytes = 0;        ///< bytes of JSON text read
   bool array_unterminated = false;  ///< array form without its closing ']' (allowed)
   bool stream_cut = false;   ///< a compressed input ended early (its text is a prefix)
+  Compression compression = Compression::none;  ///< of the input
   bool has_events_array = false;
   uint64_t profile_offset = 0;  ///< the jobqueProfile object's text: [profile_offset, profile_end)
   uint64_t profile_end = 0;     ///< 0 when there is no (complete) profile

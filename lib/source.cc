@@ -5,175 +5,27 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+
+#include "decoders.h"
+#include "read_ahead.h"
 
 namespace jqtrace {
 namespace {
 
-constexpr std::size_t kRawChunk = 64 * 1024;
-
-class FdInput final : public RawInput {
- public:
-  FdInput(int fd, bool owned) : fd_(fd), owned_(owned) {}
-  ~FdInput() override {
-    if (owned_) ::close(fd_);
-  }
-  long read(char* out, std::size_t size) override {
-    for (;;) {
-      ssize_t n = ::read(fd_, out, size);
-      if (n >= 0) {
-        consumed_ += static_cast<uint64_t>(n);
-        return static_cast<long>(n);
-      }
-      if (errno == EINTR) continue;
-      error_ = std::strerror(errno);
-      return -1;
-    }
-  }
-  const std::string& error() const override { return error_; }
-  uint64_t consumed() const override { return consumed_; }
-
- private:
-  int fd_;
-  bool owned_;
-  uint64_t consumed_ = 0;
-  std::string error_;
-};
-
-class MemoryInput final : public RawInput {
- public:
-  explicit MemoryInput(std::string bytes) : bytes_(std::move(bytes)) {}
-  long read(char* out, std::size_t size) override {
-    std::size_t n = std::min(size, bytes_.size() - pos_);
-    std::memcpy(out, bytes_.data() + pos_, n);
-    pos_ += n;
-    return static_cast<long>(n);
-  }
-  const std::string& error() const override { return error_; }
-  uint64_t consumed() const override { return pos_; }
-
- private:
-  std::string bytes_;
-  std::size_t pos_ = 0;
-  std::string error_;
-};
-
-/// Hands out a few bytes before the inner input's: bytes already read (to sniff the
-/// magic), or text that puts the parser where a part of a file starts (Source::open_part).
-class PrefixedInput final : public RawInput {
- public:
-  PrefixedInput(std::unique_ptr<RawInput> inner, std::string prefix)
-      : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
-  long read(char* out, std::size_t size) override {
-    if (pos_ < prefix_.size()) {
-      std::size_t n = std::min(size, prefix_.size() - pos_);
-      std::memcpy(out, prefix_.data() + pos_, n);
-      pos_ += n;
-      return static_cast<long>(n);
-    }
-    return inner_->read(out, size);
-  }
-  const std::string& error() const override { return inner_->error(); }
-  uint64_t consumed() const override { return inner_->consumed(); }
-
- private:
-  std::unique_ptr<RawInput> inner_;
-  std::string prefix_;
-  std::size_t pos_ = 0;
-};
-
-/// Inflates gzip (one or more concatenated members, as `cat a.gz b.gz` makes).
-class GzipInput final : public RawInput {
- public:
-  explicit GzipInput(std::unique_ptr<RawInput> inner) : inner_(std::move(inner)) {
-    std::memset(&z_, 0, sizeof z_);
-    ok_ = inflateInit2(&z_, 15 + 16) == Z_OK;
-    if (!ok_) error_ = "cannot initialise zlib";
-  }
-  ~GzipInput() override { inflateEnd(&z_); }
-
-  long read(char* out, std::size_t size) override {
-    if (!ok_) return -1;
-    z_.next_out = reinterpret_cast<Bytef*>(out);
-    z_.avail_out = static_cast<uInt>(size);
-    for (;;) {
-      if (z_.avail_out != size) return static_cast<long>(size - z_.avail_out);
-      if (z_.avail_in == 0 && !in_eof_ && !fill()) return -1;
-      if (member_done_) {
-        if (z_.avail_in == 0) {
-          if (in_eof_) return 0;
-          continue;
-        }
-        inflateReset(&z_);
-        member_done_ = false;
-      }
-      if (z_.avail_in == 0 && in_eof_) {
-        cut_short_ = true;
-        return fail("truncated gzip stream (unexpected end of file)");
-      }
-      int r = inflate(&z_, Z_NO_FLUSH);
-      if (r == Z_STREAM_END) member_done_ = true;
-      else if (r != Z_OK && r != Z_BUF_ERROR)
-        return fail(std::string("corrupt gzip data: ") + (z_.msg ? z_.msg : "inflate failed"));
-    }
-  }
-  const std::string& error() const override { return error_; }
-  uint64_t consumed() const override { return inner_->consumed(); }
-  bool cut_short() const override { return cut_short_; }
-
- private:
-  bool fill() {
-    long n = inner_->read(in_, sizeof in_);
-    if (n < 0) {
-      fail(inner_->error());
-      return false;
-    }
-    if (n == 0) in_eof_ = true;
-    z_.next_in = reinterpret_cast<Bytef*>(in_);
-    z_.avail_in = static_cast<uInt>(n);
-    return true;
-  }
-  long fail(std::string message) {
-    error_ = std::move(message);
-    ok_ = false;
-    return -1;
-  }
-
-  std::unique_ptr<RawInput> inner_;
-  bool cut_short_ = false;
-  z_stream z_;
-  char in_[kRawChunk];
-  bool ok_ = false;
-  bool in_eof_ = false;
-  bool member_done_ = false;
-  std::string error_;
-};
-
-/// Reads the first bytes and wraps the input in a gzip decoder when they are 1f 8b.
-std::unique_ptr<RawInput> sniff_gzip(std::unique_ptr<RawInput> raw, bool* is_gzip) {
-  std::string head(2, '\0');
-  std::size_t got = 0;
-  while (got < 2) {
-    long n = raw->read(head.data() + got, 2 - got);
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  head.resize(got);
-  *is_gzip = got == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-             static_cast<unsigned char>(head[1]) == 0x8b;
-  auto prefixed = std::make_unique<PrefixedInput>(std::move(raw), std::move(head));
-  if (*is_gzip) return std::make_unique<GzipInput>(std::move(prefixed));
-  return prefixed;
+/// Decompression runs on a thread of its own, ahead of the parser.
+std::unique_ptr<RawInput> decoded_ahead(std::unique_ptr<RawInput> raw, Compression* found) {
+  auto in = decode_by_magic(std::move(raw), found);
+  return *found == Compression::none ? std::move(in) : read_ahead(std::move(in));
 }
 
 }  // namespace
 
 std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) {
   if (path == "-") {
-    bool gz = false;
-    auto in = sniff_gzip(std::make_unique<FdInput>(0, false), &gz);
+    Compression found = Compression::none;
+    auto in = decoded_ahead(fd_input(0, false), &found);
     auto src = std::make_unique<Source>(std::move(in), "<stdin>", 0, std::make_unique<RecordingLineIndex>());
-    src->is_gzip_ = gz;
+    src->compression_ = found;
     return src;
   }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -192,21 +44,21 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-  bool gz = false;
-  std::unique_ptr<RawInput> in = sniff_gzip(std::make_unique<FdInput>(fd, true), &gz);
+  Compression found = Compression::none;
+  std::unique_ptr<RawInput> in = decoded_ahead(fd_input(fd, true), &found);
   std::unique_ptr<LineIndex> lines;
   if (regular) {
     lines = std::make_unique<ReopeningLineIndex>([path]() -> std::unique_ptr<RawInput> {
       int again = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (again < 0) return nullptr;
-      bool gzip_again = false;
-      return sniff_gzip(std::make_unique<FdInput>(again, true), &gzip_again);
+      Compression same = Compression::none;
+      return decode_by_magic(fd_input(again, true), &same);
     });
   } else {
     lines = std::make_unique<RecordingLineIndex>();  // a pipe or device: no second reading
   }
   auto src = std::make_unique<Source>(std::move(in), path, size, std::move(lines));
-  src->is_gzip_ = gz;
+  src->compression_ = found;
   return src;
 }
 
@@ -232,17 +84,17 @@ std::unique_ptr<Source> Source::open_part(const std::string& path, uint64_t begi
   auto lines = std::make_unique<ReopeningLineIndex>([path]() -> std::unique_ptr<RawInput> {
     int again = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (again < 0) return nullptr;
-    return std::make_unique<FdInput>(again, true);
+    return fd_input(again, true);
   });
-  auto in = std::make_unique<PrefixedInput>(std::make_unique<FdInput>(fd, true), prefix);
+  auto in = prefixed_input(fd_input(fd, true), prefix);
   return std::make_unique<Source>(std::move(in), path, size, std::move(lines), begin - prefix.size());
 }
 
 std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name) {
-  bool gz = false;
-  auto in = sniff_gzip(std::make_unique<MemoryInput>(std::move(bytes)), &gz);
+  Compression found = Compression::none;
+  auto in = decode_by_magic(memory_input(std::move(bytes)), &found);
   auto src = std::make_unique<Source>(std::move(in), std::move(name), 0, std::make_unique<RecordingLineIndex>());
-  src->is_gzip_ = gz;
+  src->compression_ = found;
   return src;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Byte sources: a path, "-" for stdin, or memory; gzip is recognised by its magic bytes
-// (1f 8b) and inflated on the fly.
+// Byte sources: a path, "-" for stdin, or memory; gzip and zstd are recognised by their
+// magic bytes and decoded on the fly (decoders.h).
 //
 // Source is a RapidJSON input stream (Peek/Take/Tell) and can turn a byte offset into a
 // line:column (LineIndex: free for files, which are read again on the error path; about a
@@ -10,7 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "decoders.h"
 #include "line_index.h"
+#include "raw_input.h"
 
 namespace jqtrace {
 
@@ -23,20 +25,6 @@ struct TextPosition {
 /// Called after every buffer refill: bytes consumed from the file (compressed bytes for
 /// gzip) and the file size (0 when unknown, e.g. stdin).
 using ProgressFn = std::function<void(uint64_t consumed, uint64_t total)>;
-
-/// Where raw bytes come from (a file descriptor, memory, or a gzip decoder over one).
-class RawInput {
- public:
-  virtual ~RawInput() = default;
-  /// Reads up to size bytes; returns 0 at end of input, -1 on error (see error()).
-  virtual long read(char* out, std::size_t size) = 0;
-  virtual const std::string& error() const = 0;
-  /// Bytes taken from the underlying file so far.
-  virtual uint64_t consumed() const = 0;
-  /// True when the input ended inside a compressed stream: what came before it is good
-  /// text, just not all of it (a gzip file cut short, like a trace whose writer died).
-  virtual bool cut_short() const { return false; }
-};
 
 /// The text in windows that the parser may write into: RapidJSON's in-situ mode decodes
 /// strings where they lie and hands numbers over as pointers into the text, instead of
@@ -114,7 +102,9 @@ class Source {
   /// The offset of the first NUL byte read so far (UINT64_MAX: none).
   uint64_t first_nul() const { return first_nul_; }
   const std::string& name() const { return name_; }
-  bool is_gzip() const { return is_gzip_; }
+  /// True when the text is decoded from gzip or zstd (it cannot be read from an offset).
+  bool compressed() const { return compression_ != Compression::none; }
+  Compression compression() const { return compression_; }
   uint64_t total_size() const { return total_size_; }
   void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
 
@@ -134,7 +124,7 @@ class Source {
   std::unique_ptr<RawInput> input_;
   std::string name_;
   uint64_t total_size_ = 0;
-  bool is_gzip_ = false;
+  Compression compression_ = Compression::none;
   ProgressFn progress_;
   std::string read_error_;
   bool cut_short_ = false;

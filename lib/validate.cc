@@ -464,7 +464,10 @@ void conclude(Validator& validator, ValidateResult& result) {
       validator.report(make_diagnostic("truncated",
                                        "the trace is cut off at byte " + std::to_string(result.read.bytes) + " (" +
                                            std::to_string(result.read.events) + " complete events)" +
-                                           (result.read.stream_cut ? "; the gzip stream ends early" : ""),
+                                           (result.read.stream_cut
+                                                ? std::string("; the ") + compression_name(result.read.compression) +
+                                                      " stream ends early"
+                                                : ""),
                                        result.read.offset));
       break;
     case ReadStatus::ok: break;

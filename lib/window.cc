@@ -176,7 +176,7 @@ class StreamRanges final : public TextRanges {
 std::unique_ptr<TextRanges> TextRanges::open(const std::string& path, std::string* err) {
   auto source = Source::open(path, err);
   if (!source) return nullptr;
-  if (source->is_gzip()) return std::make_unique<StreamRanges>(std::move(source));
+  if (source->compressed()) return std::make_unique<StreamRanges>(std::move(source));
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *err = std::strerror(errno);

@@ -37,6 +37,16 @@ expect scalars.json 1 "scalars.json: invalid trace (0 events, 5 errors, 0 warnin
 head -c 3000 "$tmp/whole.json.gz" > "$tmp/cut.json.gz"
 # A gzip stream cut short is a truncated trace, as a plain file cut short is (exit 1 here).
 expect cut.json.gz 1 "complete events); the gzip stream ends early [truncated]"
+# Damaged compressed data is unreadable (exit 3), named with the compressed byte it was found at.
+cp "$tmp/whole.json.gz" "$tmp/damaged.json.gz"
+size=$(stat -c %s "$tmp/damaged.json.gz")
+printf 'QQQQQQQQ' | dd of="$tmp/damaged.json.gz" bs=1 seek=$((size / 2)) conv=notrunc status=none
+expect damaged.json.gz 3 "error: corrupt gzip data at or after byte "
+"$gen" --tokens 2 --layers 4 | zstd -q -c > "$tmp/whole.json.zst"
+head -c 5 "$tmp/whole.json.zst" > "$tmp/stub.json.zst"
+expect stub.json.zst 3 "error: the zstd stream ends before its first byte of text (the file is cut short) [unreadable]"
+{ head -c 40 "$tmp/whole.json.zst"; head -c 2000 /dev/zero | tr '\0' 'Q'; tail -c +2041 "$tmp/whole.json.zst"; } > "$tmp/damaged.json.zst"
+expect damaged.json.zst 3 "error: corrupt zstd data at or after byte "
 printf '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1}' > "$tmp/cut.json"
 expect cut.json 1 "cut.json:1:53: error: the trace is cut off at byte 52 (1 complete events) [truncated]"
 printf '{"traceEvents":[{"ph":"X","name":"\xff\xfe","ts":1,"dur":1}]}' > "$tmp/latin1.json"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A trace cut short (a writer that died) gives the same exit status for the same command
-# whether it is plain or gzipped, and no gate or baseline passes on it silently: they fail
+# whether it is plain, gzipped or in zstd, and no gate or baseline passes on it silently: they fail
 # (exit 1) naming the truncation and what is missing, unless --allow-truncated.
 source "$(dirname "$0")/lib/prelude.bash"
 gen=$2
@@ -9,11 +9,16 @@ gen=$2
 head -c 60000 "$tmp/whole.json" > "$tmp/cut.json"
 gzip -c "$tmp/whole.json" > "$tmp/whole.json.gz"
 head -c 8000 "$tmp/whole.json.gz" > "$tmp/cut.json.gz"  # the gzip stream itself ends early
+# zstd decodes whole blocks (up to 128 KiB): frames of 4 KiB each make a cut after 8000
+# bytes fall after some complete text, as a cut gzip stream does.
+split -b 4096 "$tmp/whole.json" "$tmp/piece."
+for piece in "$tmp"/piece.*; do zstd -q -c "$piece"; done > "$tmp/whole.json.zst"
+head -c 8000 "$tmp/whole.json.zst" > "$tmp/cut.json.zst"
 
 # expect STATUS MESSAGE ARGS...: runs jqtrace ARGS on the plain and the gzip cut.
 expect() {
   local want=$1 message=$2; shift 2
-  for file in "$tmp/cut.json" "$tmp/cut.json.gz"; do
+  for file in "$tmp/cut.json" "$tmp/cut.json.gz" "$tmp/cut.json.zst"; do
     local out status
     out=$(timeout 30 "$jqtrace" "$@" "$file" 2>&1)
     status=$?
@@ -34,9 +39,11 @@ expect 0 "gates checked anyway (--allow-truncated)" stats -q --allow-truncated -
 expect 1 "[truncated]" validate
 expect 0 "truncated at byte" window --us 0 100000
 # A complete trace is checked as before.
-"$jqtrace" stats -q --fail-if 'idle > 100' "$tmp/whole.json.gz" > /dev/null || {
-  echo "FAIL: a gate on the whole trace did not pass"
-  failures=$((failures + 1))
-}
+for whole in "$tmp/whole.json.gz" "$tmp/whole.json.zst"; do
+  "$jqtrace" stats -q --fail-if 'idle > 100' "$whole" > /dev/null || {
+    echo "FAIL: a gate on the whole trace $(basename "$whole") did not pass"
+    failures=$((failures + 1))
+  }
+done
 echo "truncation: $failures failed"
 [ $failures -eq 0 ]

@@ -1,0 +1,40 @@
+#pragma once
+// Compressed input: gzip (through ISA-L's igzip when the build found it, else zlib) and
+// zstd, recognised by their magic bytes, never by the file name.
+//
+// A decoder is a RawInput over the compressed bytes. Every one behaves alike at the edges:
+// concatenated members or frames read as one text; input that ends inside a stream gives
+// the text before the cut, then fails with cut_short() (the reader treats that text as a
+// truncated trace); damage fails with an error naming the compressed byte where it was
+// found.
+#include <memory>
+#include <string_view>
+
+#include "raw_input.h"
+
+namespace jqtrace {
+
+enum class Compression { none, gzip, zstd };
+
+/// "gzip", "zstd" or "" for none: for messages.
+const char* compression_name(Compression c);
+
+/// The compression whose magic `head` starts with (its first 4 bytes suffice).
+Compression sniff_compression(std::string_view head);
+
+/// Which library inflates gzip. `best` is ISA-L when built with it (several times faster
+/// than zlib), else zlib; the others exist so that tests can hold both to the same output.
+enum class GzipEngine { best, zlib, isal };
+
+bool have_isal();
+bool have_zstd();
+
+std::unique_ptr<RawInput> gzip_decoder(std::unique_ptr<RawInput> compressed, GzipEngine engine = GzipEngine::best);
+/// Without zstd in the build, an input whose every read fails saying so.
+std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed);
+
+/// Reads the magic and returns the input decoded (or as it is, when not compressed), with
+/// the compression found in *found. The magic bytes read are handed on, not lost.
+std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compression* found);
+
+}  // namespace jqtrace

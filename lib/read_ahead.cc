@@ -1,0 +1,127 @@
+#include "read_ahead.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace jqtrace {
+namespace {
+
+class ReadAheadInput final : public RawInput {
+ public:
+  ReadAheadInput(std::unique_ptr<RawInput> inner, std::size_t slot_bytes, unsigned slots)
+      : inner_(std::move(inner)), slots_(std::max(slots, 2u)) {
+    for (Slot& s : slots_) s.bytes.resize(std::max<std::size_t>(slot_bytes, 1));
+    thread_ = std::thread([this] { produce(); });
+  }
+  ~ReadAheadInput() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  ReadAheadInput(const ReadAheadInput&) = delete;
+  ReadAheadInput& operator=(const ReadAheadInput&) = delete;
+
+  long read(char* out, std::size_t size) override {
+    for (;;) {
+      Slot& s = slots_[take_];
+      if (taking_ && taken_ < s.size) {
+        std::size_t n = std::min(size, s.size - taken_);
+        std::memcpy(out, s.bytes.data() + taken_, n);
+        taken_ += n;
+        consumed_ = s.consumed;
+        return static_cast<long>(n);
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (taking_) {  // the slot is used up: hand it back
+        taking_ = false;
+        --full_;
+        take_ = (take_ + 1) % slots_.size();
+        changed_.notify_all();
+      }
+      changed_.wait(lock, [&] { return full_ > 0 || ended_; });
+      if (full_ == 0) {  // ended: 0, or -1 with the inner input's error
+        consumed_ = final_consumed_;
+        return status_;
+      }
+      taking_ = true;
+      taken_ = 0;
+    }
+  }
+  const std::string& error() const override { return error_; }
+  uint64_t consumed() const override { return consumed_; }
+  bool cut_short() const override { return cut_short_; }
+
+ private:
+  struct Slot {
+    std::vector<char> bytes;
+    std::size_t size = 0;
+    uint64_t consumed = 0;  ///< the inner input's consumed() once this slot was filled
+  };
+
+  void produce() {
+    std::size_t fill = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return full_ < slots_.size() || stopping_; });
+        if (stopping_) return;
+      }
+      Slot& s = slots_[fill];  // the reader does not touch a slot that is not full
+      s.size = 0;
+      long n = 0;
+      while (s.size < s.bytes.size()) {
+        n = inner_->read(s.bytes.data() + s.size, s.bytes.size() - s.size);
+        if (n <= 0) break;
+        s.size += static_cast<std::size_t>(n);
+      }
+      s.consumed = inner_->consumed();
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (s.size) {
+        ++full_;
+        fill = (fill + 1) % slots_.size();
+      }
+      if (n <= 0) {
+        ended_ = true;
+        status_ = n < 0 ? -1 : 0;
+        error_ = inner_->error();
+        cut_short_ = inner_->cut_short();
+        final_consumed_ = inner_->consumed();
+      }
+      changed_.notify_all();
+      if (ended_) return;
+    }
+  }
+
+  std::unique_ptr<RawInput> inner_;  // used by the producing thread only
+  std::vector<Slot> slots_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t full_ = 0;  // slots filled and not yet handed back
+  bool stopping_ = false;
+  bool ended_ = false;
+  long status_ = 0;
+  std::string error_;
+  bool cut_short_ = false;
+  uint64_t final_consumed_ = 0;
+  // The reader's side.
+  std::size_t take_ = 0;
+  bool taking_ = false;
+  std::size_t taken_ = 0;
+  uint64_t consumed_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RawInput> read_ahead(std::unique_ptr<RawInput> inner, std::size_t slot_bytes, unsigned slots) {
+  return std::make_unique<ReadAheadInput>(std::move(inner), slot_bytes, slots);
+}
+
+}  // namespace jqtrace

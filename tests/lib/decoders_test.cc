@@ -1,0 +1,221 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <zlib.h>
+#ifdef JQTRACE_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+#include "decoders.h"
+#include "read_ahead.h"
+
+using namespace jqtrace;
+
+namespace {
+
+std::string gzip_member(const std::string& text, int level = 6) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+/// Hands out its bytes a few at a time (1, 2, ... 7, 1, ...): every boundary of a member,
+/// header or block falls somewhere inside a read.
+class TrickleInput final : public RawInput {
+ public:
+  explicit TrickleInput(std::string bytes) : bytes_(std::move(bytes)) {}
+  long read(char* out, std::size_t size) override {
+    std::size_t n = std::min({size, bytes_.size() - pos_, next_});
+    next_ = next_ % 7 + 1;
+    std::memcpy(out, bytes_.data() + pos_, n);
+    pos_ += n;
+    return static_cast<long>(n);
+  }
+  const std::string& error() const override { return error_; }
+  uint64_t consumed() const override { return pos_; }
+
+ private:
+  std::string bytes_;
+  std::size_t pos_ = 0;
+  std::size_t next_ = 1;
+  std::string error_;
+};
+
+struct Drained {
+  std::string text;
+  long last = 0;  ///< the final read's answer: 0 (end) or -1
+  std::string error;
+  bool cut_short = false;
+};
+
+Drained drain(RawInput& in, std::size_t chunk = 4096) {
+  Drained d;
+  std::vector<char> buf(chunk);
+  for (;;) {
+    long n = in.read(buf.data(), buf.size());
+    if (n <= 0) {
+      d.last = n;
+      break;
+    }
+    d.text.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  d.error = in.error();
+  d.cut_short = in.cut_short();
+  return d;
+}
+
+std::string sample_text(std::size_t events) {
+  std::string t = "{\"traceEvents\":[\n";
+  for (std::size_t i = 0; i < events; ++i)
+    t += "{\"name\":\"op" + std::to_string(i % 13) + "\",\"ph\":\"X\",\"ts\":" + std::to_string(i * 7) +
+         ",\"dur\":5,\"pid\":1,\"tid\":" + std::to_string(i % 3) + "},\n";
+  return t + "{}]}\n";
+}
+
+std::vector<GzipEngine> gzip_engines() {
+  std::vector<GzipEngine> engines{GzipEngine::zlib};
+  if (have_isal()) engines.push_back(GzipEngine::isal);
+  return engines;
+}
+
+std::string engine_name(GzipEngine e) { return e == GzipEngine::zlib ? "zlib" : "isal"; }
+
+}  // namespace
+
+TEST_CASE("magic bytes choose the decoder, never the name") {
+  CHECK(sniff_compression(std::string("\x1f\x8b\x08\x00", 4)) == Compression::gzip);
+  CHECK(sniff_compression(std::string("\x28\xb5\x2f\xfd", 4)) == Compression::zstd);
+  CHECK(sniff_compression(std::string("\x28\xb5\x2f", 3)) == Compression::none);
+  CHECK(sniff_compression("{\"tr") == Compression::none);
+  CHECK(sniff_compression("") == Compression::none);
+}
+
+TEST_CASE("every gzip engine inflates concatenated members, read a few bytes at a time, to the same text") {
+  std::string a = sample_text(3000), b = "tail member\n", c = sample_text(10);
+  std::string gz = gzip_member(a, 1) + gzip_member(b, 9) + gzip_member(c, 6);
+  for (GzipEngine e : gzip_engines()) {
+    CAPTURE(engine_name(e));
+    auto in = gzip_decoder(std::make_unique<TrickleInput>(gz), e);
+    Drained d = drain(*in, 977);
+    CHECK(d.last == 0);
+    CHECK(d.error.empty());
+    CHECK_FALSE(d.cut_short);
+    CHECK(d.text == a + b + c);
+    CHECK(in->consumed() == gz.size());
+  }
+}
+
+TEST_CASE("a gzip stream cut anywhere gives a prefix of the text, then says it was cut short") {
+  std::string text = sample_text(400);
+  std::string gz = gzip_member(text) + gzip_member("second");
+  for (GzipEngine e : gzip_engines()) {
+    CAPTURE(engine_name(e));
+    for (std::size_t cut = 2; cut < gz.size(); cut += 37) {
+      CAPTURE(cut);
+      auto in = gzip_decoder(memory_input(gz.substr(0, cut)), e);
+      Drained d = drain(*in);
+      CHECK(d.last == -1);
+      CHECK(d.cut_short);
+      CHECK((text + "second").compare(0, d.text.size(), d.text) == 0);
+    }
+  }
+}
+
+TEST_CASE("damaged gzip data fails naming the compressed byte") {
+  std::string text = sample_text(2000);
+  std::string gz = gzip_member(text);
+  std::size_t at = gz.size() / 2;
+  gz[at] = static_cast<char>(gz[at] ^ 0x55);
+  gz[at + 1] = static_cast<char>(gz[at + 1] ^ 0x55);
+  for (GzipEngine e : gzip_engines()) {
+    CAPTURE(engine_name(e));
+    auto in = gzip_decoder(memory_input(gz), e);
+    Drained d = drain(*in);
+    CHECK(d.last == -1);
+    CHECK_FALSE(d.cut_short);
+    CHECK(d.error.rfind("corrupt gzip data at or after byte ", 0) == 0);
+    // No check of the text that came out: deflate may decode damaged bits into wrong bytes
+    // before it finds them invalid (the CRC comes at the end), so a reader must refuse the
+    // whole input on this error, as jqtrace does (exit 3), not analyse what came out.
+  }
+  auto garbage_after = gzip_decoder(memory_input(gzip_member("ok") + "junk after the member"));
+  Drained d = drain(*garbage_after);
+  CHECK(d.text == "ok");
+  CHECK(d.error.find("corrupt gzip data") == 0);
+}
+
+#ifdef JQTRACE_HAVE_ZSTD
+namespace {
+std::string zstd_frame(const std::string& text, int level = 3) {
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  std::size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), level);
+  REQUIRE_FALSE(ZSTD_isError(n));
+  out.resize(n);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("zstd: frames one after another, read a few bytes at a time") {
+  std::string a = sample_text(5000), b = sample_text(3);
+  std::string z = zstd_frame(a, 1) + zstd_frame(b, 19);
+  Compression found = Compression::none;
+  auto in = decode_by_magic(std::make_unique<TrickleInput>(z), &found);
+  CHECK(found == Compression::zstd);
+  Drained d = drain(*in, 1234);
+  CHECK(d.last == 0);
+  CHECK(d.error.empty());
+  CHECK(d.text == a + b);
+}
+
+TEST_CASE("zstd: cut short is a prefix and cut_short, damage is an error with its offset") {
+  std::string text = sample_text(3000);
+  std::string z = zstd_frame(text);
+  for (std::size_t cut = 1; cut < z.size(); cut += z.size() / 17) {
+    auto in = zstd_decoder(memory_input(z.substr(0, cut)));
+    Drained d = drain(*in);
+    CHECK(d.last == -1);
+    CHECK(d.cut_short);
+    CHECK(text.compare(0, d.text.size(), d.text) == 0);
+  }
+  std::string damaged = z;
+  damaged[damaged.size() / 2] = static_cast<char>(damaged[damaged.size() / 2] ^ 0xff);
+  auto in = zstd_decoder(memory_input(damaged));
+  Drained d = drain(*in);
+  CHECK(d.last == -1);
+  CHECK_FALSE(d.cut_short);
+  CHECK(d.error.rfind("corrupt zstd data at or after byte ", 0) == 0);
+}
+#endif
+
+TEST_CASE("reading ahead on a thread hands out the same bytes, end and error") {
+  std::string text = sample_text(20000);
+  auto ahead = read_ahead(std::make_unique<TrickleInput>(text), 1000, 3);
+  Drained d = drain(*ahead, 333);
+  CHECK(d.text == text);
+  CHECK(d.last == 0);
+  CHECK(ahead->consumed() == text.size());
+
+  std::string gz = gzip_member(text);
+  auto cut = read_ahead(gzip_decoder(memory_input(gz.substr(0, gz.size() / 3))), 4096, 2);
+  Drained c = drain(*cut);
+  CHECK(c.last == -1);
+  CHECK(c.cut_short);
+  CHECK(text.compare(0, c.text.size(), c.text) == 0);
+
+  // Dropped before the end: the thread stops instead of waiting for a reader forever.
+  auto abandoned = read_ahead(memory_input(text), 100, 2);
+  char byte = 0;
+  CHECK(abandoned->read(&byte, 1) == 1);
+  abandoned.reset();
+}
