@@ -291,6 +291,7 @@ unsigned worker_threads(const CommonOptions& opts) {
 
 ParallelRead parallel_read(const std::string& path, const CommonOptions& opts) {
   unsigned threads = worker_threads(opts);
+  if (threads > 1 && path == "-") return {threads, {}, min_part_bytes()};  // parts cut as the text comes
   uint64_t size = threads > 1 ? regular_size(path) : 0;
   if (size == 0) return {};
   return {threads, progress_bar(path, size, opts), min_part_bytes()};

@@ -1,7 +1,9 @@
 #include "trace.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <tuple>
@@ -10,6 +12,7 @@
 #include "jobque.h"
 #include "parallel.h"
 #include "parts.h"
+#include "stream_parts.h"
 
 namespace jqtrace {
 namespace {
@@ -64,6 +67,10 @@ class ChainCategories {
 /// Builds the Trace from the reader's events; finish() resolves what needs the whole file.
 class TraceBuilder final : public EventSink {
  public:
+  /// Where the events go as well from now on (a parallel load reading the rest of the
+  /// input into the first part's builder gives it a sink of its own).
+  void set_tee(SplittableSink* tee) { options_.tee = tee; }
+
   TraceBuilder(Trace* t, const LoadOptions& options) : t_(*t), options_(options) {
     span_names_ = JobqueNames::interned(t_.names);
     thread_name_ = t_.names.intern("thread_name");
@@ -450,45 +457,130 @@ struct Part {
   CollectedDiagnostics diags;
 };
 
+/// How the parts of a parallel load are read and joined, for file parts and stream parts
+/// alike: part k is read into a model of its own, then joined (in order) to part 0's.
+class PartLoader {
+ public:
+  PartLoader(const LoadOptions& options, DiagnosticSink* diags, unsigned join_threads)
+      : options_(options), diags_(diags), join_threads_(join_threads) {}
+
+  ReadResult read(std::size_t k, Source& src, const ReadOptions& read) {
+    Part& part = fresh(k);
+    LoadOptions own = options_;
+    if (options_.tee) {
+      part.tee = options_.tee->fork();
+      own.tee = part.tee.get();
+    }
+    part.builder = std::make_unique<TraceBuilder>(part.trace.get(), own);
+    return read_trace(src, *part.builder, part.trace->names, &part.diags, read);
+  }
+
+  /// Joins part k to parts 0..k-1 (k = 0: takes it as they).
+  bool join(std::size_t k) {
+    Part& part = at(k);
+    report_diagnostics(part.diags);
+    if (k == 0) {
+      if (options_.tee) options_.tee->absorb(*part.tee, identity(part.trace->names.size()));
+      return true;
+    }
+    std::vector<uint32_t> names = first().builder->absorb(*part.builder, join_threads_);
+    if (options_.tee) options_.tee->absorb(*part.tee, names);
+    part = Part{};  // its memory back before the next one is joined
+    return true;
+  }
+
+  /// Reads the rest of the input, from part k's start, into the model joined so far.
+  ReadResult read_rest(std::size_t k, Source& src) {
+    if (k == 0) {
+      ReadResult r = read(0, src, ReadOptions{});
+      join(0);
+      return r;
+    }
+    Part& into = first();
+    std::unique_ptr<SplittableSink> tee = options_.tee ? options_.tee->fork() : nullptr;
+    into.builder->set_tee(tee.get());
+    CollectedDiagnostics found;
+    ReadResult r = read_trace(src, *into.builder, into.trace->names, &found, ReadOptions{});
+    report_diagnostics(found);
+    if (tee) options_.tee->absorb(*tee, identity(into.trace->names.size()));
+    into.builder->set_tee(nullptr);
+    return r;
+  }
+
+  void drop(std::size_t k) { fresh(k); }
+
+  /// The joined model, finished, into *trace.
+  void finish(const ReadResult& r, unsigned threads, Trace* trace) {
+    Part& part = first();
+    if (r.status != ReadStatus::input_error) part.builder->finish(threads);
+    part.trace->read = r;
+    *trace = std::move(*part.trace);
+  }
+
+ private:
+  Part& at(std::size_t k) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (parts_.size() <= k) parts_.emplace_back();  // a deque: the parts stay where they are
+    return parts_[k];
+  }
+  Part& fresh(std::size_t k) { return at(k) = Part{}; }
+  Part& first() { return at(0); }
+  void report_diagnostics(CollectedDiagnostics& found) {
+    if (diags_)
+      for (Diagnostic& d : found.items) diags_->report(std::move(d));
+    found.items.clear();
+  }
+  static std::vector<uint32_t> identity(std::size_t size) {
+    std::vector<uint32_t> same(size);
+    std::iota(same.begin(), same.end(), 0u);
+    return same;
+  }
+
+  const LoadOptions& options_;
+  DiagnosticSink* diags_;
+  unsigned join_threads_;
+  std::mutex mutex_;
+  std::deque<Part> parts_;
+};
+
+/// A compressed file or stdin, in parts cut from the decoded stream.
+bool load_stream_parallel(StreamInput& in, unsigned threads, Trace* trace, DiagnosticSink* diags,
+                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
+                          uint64_t part_bytes) {
+  PartLoader loader(options, diags, 1);  // joins run while other parts parse: one thread each
+  StreamPartWork work;
+  work.read = [&](std::size_t k, Source& src, const ReadOptions& read) { return loader.read(k, src, read); };
+  work.join = [&](std::size_t k) { return loader.join(k); };
+  work.read_rest = [&](std::size_t k, Source& src) { return loader.read_rest(k, src); };
+  work.drop = [&](std::size_t k) { loader.drop(k); };
+  StreamRead read = read_stream_parts(std::move(in.text), in.name, in.total_size, in.reopen, threads, part_bytes,
+                                      progress, work);
+  if (read.reads.empty()) return false;  // not reached: the last part always counts
+  ReadResult r = joined_result(read.reads, read.reads.size());
+  loader.finish(r, threads, trace);
+  *result = r;
+  return true;
+}
+
 }  // namespace
 
 bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes) {
+  if (threads < 2) return false;
+  if (auto stream = open_stream_input(path))
+    return load_stream_parallel(*stream, threads, trace, diags, options, progress, result, min_part_bytes);
   PartPlan plan = plan_file(path, threads, min_part_bytes);
   if (plan.starts.size() < 2) return false;
-  std::vector<Part> parts(plan.starts.size());
+  PartLoader loader(options, diags, threads);
   std::vector<PartRead> reads = read_parts(path, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
-    Part& part = parts[k];
-    LoadOptions own = options;
-    if (options.tee) {
-      part.tee = options.tee->fork();
-      own.tee = part.tee.get();
-    }
-    part.builder = std::make_unique<TraceBuilder>(part.trace.get(), own);
-    return read_trace(src, *part.builder, part.trace->names, &part.diags, read);
+    return loader.read(k, src, read);
   });
   std::size_t count = parts_that_count(reads);
   if (count == 0) return false;
-
-  for (std::size_t k = 0; k < count; ++k)
-    if (diags)
-      for (Diagnostic& d : parts[k].diags.items) diags->report(std::move(d));
+  for (std::size_t k = 0; k < count; ++k) loader.join(k);
   ReadResult r = joined_result(reads, count);
-  TraceBuilder& first = *parts[0].builder;
-  if (options.tee) {
-    std::vector<uint32_t> same(parts[0].trace->names.size());
-    std::iota(same.begin(), same.end(), 0u);
-    options.tee->absorb(*parts[0].tee, same);
-  }
-  for (std::size_t k = 1; k < count; ++k) {
-    std::vector<uint32_t> names = first.absorb(*parts[k].builder, threads);
-    if (options.tee) options.tee->absorb(*parts[k].tee, names);
-    parts[k] = Part{};  // its memory back before the next one is joined
-  }
-  if (r.status != ReadStatus::input_error) first.finish(threads);
-  parts[0].trace->read = r;
-  *trace = std::move(*parts[0].trace);
+  loader.finish(r, threads, trace);
   *result = r;
   return true;
 }

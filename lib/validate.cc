@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -16,6 +18,7 @@
 #include "jobque.h"
 #include "numbers.h"
 #include "parts.h"
+#include "stream_parts.h"
 #include "profile.h"
 #include "suggest.h"
 
@@ -75,6 +78,10 @@ class Validator final : public EventSink, public DiagnosticSink {
     out_->report(std::move(d));
   }
 
+  /// From now on report to out (a parallel read reading the rest of the input into the
+  /// first part's validator keeps those reports apart).
+  void redirect(DiagnosticSink& out) { out_ = &out; }
+
   /// After a parallel read: from now on report to out, count into result, locate in source.
   void retarget(DiagnosticSink& out, ValidateResult& result, Source& source) {
     out_ = &out;
@@ -89,20 +96,21 @@ class Validator final : public EventSink, public DiagnosticSink {
   /// differently had it seen this part first (a chain published here and again there, or
   /// with a stage out of range there). Only broken traces get there; they are read again
   /// in one pass.
+  /// Nothing changes here when the join cannot be exact.
   bool absorb(Validator& later, const std::vector<uint32_t>& names, std::vector<uint64_t>* withdrawn) {
     bool exact = true;
+    later.chains_.for_each([&](int64_t id, const ChainCheck& p) {
+      const ChainCheck* c = std::as_const(chains_).find(id);
+      if (c && c->publishes && (p.publishes || (p.events && p.max_stage >= c->nstages))) exact = false;
+    });
+    if (!exact) return false;
     chains_.absorb_each(later.chains_, [&](int64_t id, const ChainCheck& p) {
-      if (!exact) return;
       ChainCheck* here = chains_.find(id);
       if (!here) {
         chains_[id] = p;
         return;
       }
       ChainCheck& c = *here;
-      if (c.publishes && (p.publishes || (p.events && p.max_stage >= c.nstages))) {
-        exact = false;
-        return;
-      }
       c.events += p.events;
       if (p.max_stage > c.max_stage) {
         c.max_stage = p.max_stage;
@@ -113,7 +121,6 @@ class Validator final : public EventSink, public DiagnosticSink {
         c.nstages = p.nstages;
       }
     });
-    if (!exact) return false;
     absorb_lanes(later, names, withdrawn);
     for (const auto& [name, seen] : later.global_instants_) merge_first_seen(global_instants_[names[name]], seen);
     for (const auto& [tag, seen] : later.tags_) merge_first_seen(tags_[tag], seen);
@@ -483,6 +490,99 @@ struct ValidatePart {
   std::unique_ptr<Validator> validator;
 };
 
+/// How the parts of a parallel validation are read and joined (file parts and stream parts
+/// alike): each part's findings are kept, in order, until the joined validator reports them.
+class ValidateLoader {
+ public:
+  ReadResult read(std::size_t k, Source& src, const ReadOptions& read) {
+    ValidatePart& part = fresh(k);
+    part.validator = std::make_unique<Validator>(part.found, part.scratch, part.names, nullptr);
+    return read_trace(src, *part.validator, part.names, part.validator.get(), read);
+  }
+
+  /// Joins part k to parts 0..k-1; false (nothing joined) when it cannot be exact.
+  bool join(std::size_t k) {
+    ValidatePart& part = at(k);
+    std::vector<uint64_t> withdrawn;  // unmatched-end reports an earlier part's B answers
+    if (k > 0) {
+      std::vector<uint32_t> names = first().names.intern_all(part.names);
+      if (!first().validator->absorb(*part.validator, names, &withdrawn)) return false;
+    }
+    std::sort(withdrawn.begin(), withdrawn.end());
+    for (Diagnostic& d : part.found.items)
+      if (!(d.rule == "unmatched-end" && std::binary_search(withdrawn.begin(), withdrawn.end(), d.offset)))
+        found_.push_back(std::move(d));
+    part.found.items.clear();
+    if (k > 0) part.validator.reset();
+    return true;
+  }
+
+  /// Reads the rest of the input, from part k's start, into the validator joined so far.
+  ReadResult read_rest(std::size_t k, Source& src) {
+    if (k == 0) {
+      ReadResult r = read(0, src, ReadOptions{});
+      join(0);
+      return r;
+    }
+    ValidatePart& into = first();
+    CollectedDiagnostics rest;
+    into.validator->redirect(rest);
+    ReadResult r = read_trace(src, *into.validator, into.names, into.validator.get(), ReadOptions{});
+    for (Diagnostic& d : rest.items) found_.push_back(std::move(d));
+    return r;
+  }
+
+  void drop(std::size_t k) { fresh(k); }
+
+  /// Reports every finding through the joined validator, then the whole-file rules.
+  void conclude_into(DiagnosticSink& out, Source& locator, const std::vector<PartRead>& reads, std::size_t count,
+                     ValidateResult* result) {
+    *result = ValidateResult{};
+    Validator& joined = *first().validator;
+    joined.retarget(out, *result, locator);
+    for (Diagnostic& d : found_) joined.report(std::move(d));
+    found_.clear();
+    result->read = joined_result(reads, count);
+    conclude(joined, *result);
+  }
+
+ private:
+  ValidatePart& at(std::size_t k) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (parts_.size() <= k) parts_.emplace_back();  // a deque: the parts stay where they are
+    return parts_[k];
+  }
+  ValidatePart& fresh(std::size_t k) {
+    ValidatePart& part = at(k);
+    part.validator.reset();
+    part.found.items.clear();
+    part.scratch = ValidateResult{};
+    part.names = Interner{};
+    return part;
+  }
+  ValidatePart& first() { return at(0); }
+
+  std::mutex mutex_;
+  std::deque<ValidatePart> parts_;
+  std::vector<Diagnostic> found_;  ///< the joined parts' findings, in order
+};
+
+bool validate_stream_parallel(StreamInput& in, unsigned threads, DiagnosticSink& out, const ProgressFn& progress,
+                              uint64_t part_bytes, ValidateResult* result) {
+  ValidateLoader loader;
+  StreamPartWork work;
+  work.read = [&](std::size_t k, Source& src, const ReadOptions& read) { return loader.read(k, src, read); };
+  work.join = [&](std::size_t k) { return loader.join(k); };
+  work.read_rest = [&](std::size_t k, Source& src) { return loader.read_rest(k, src); };
+  work.drop = [&](std::size_t k) { loader.drop(k); };
+  StreamRead read = read_stream_parts(std::move(in.text), in.name, in.total_size, in.reopen, threads, part_bytes,
+                                      progress, work);
+  if (read.reads.empty()) return false;  // not reached: the last part always counts
+  Source locator(memory_input(""), in.name, in.total_size, std::move(read.lines));
+  loader.conclude_into(out, locator, read.reads, read.reads.size(), result);
+  return true;
+}
+
 }  // namespace
 
 ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
@@ -496,36 +596,23 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
 
 bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
+  if (threads < 2) return false;
+  if (auto stream = open_stream_input(path))
+    return validate_stream_parallel(*stream, threads, out, progress, min_part_bytes, result);
   PartPlan plan = plan_file(path, threads, min_part_bytes);
   if (plan.starts.size() < 2) return false;
-  std::vector<ValidatePart> parts(plan.starts.size());
+  ValidateLoader loader;
   std::vector<PartRead> reads = read_parts(path, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
-    ValidatePart& part = parts[k];
-    part.validator = std::make_unique<Validator>(part.found, part.scratch, part.names, nullptr);
-    return read_trace(src, *part.validator, part.names, part.validator.get(), read);
+    return loader.read(k, src, read);
   });
   std::size_t count = parts_that_count(reads);
   if (count == 0) return false;
-  Validator& first = *parts[0].validator;
-  std::vector<uint64_t> withdrawn;  // unmatched-end reports an earlier part's B answers
-  for (std::size_t k = 1; k < count; ++k) {
-    std::vector<uint32_t> names = parts[0].names.intern_all(parts[k].names);
-    if (!first.absorb(*parts[k].validator, names, &withdrawn)) return false;
-  }
-  std::sort(withdrawn.begin(), withdrawn.end());
-  auto answered = [&](const Diagnostic& d) {
-    return d.rule == "unmatched-end" && std::binary_search(withdrawn.begin(), withdrawn.end(), d.offset);
-  };
+  for (std::size_t k = 0; k < count; ++k)
+    if (!loader.join(k)) return false;  // only broken traces: read again in one pass
   std::string err;
   auto locator = Source::open(path, &err);  // positions of what the parts found
   if (!locator) return false;
-  *result = ValidateResult{};
-  first.retarget(out, *result, *locator);
-  for (std::size_t k = 0; k < count; ++k)
-    for (Diagnostic& d : parts[k].found.items)
-      if (!answered(d)) first.report(std::move(d));
-  result->read = joined_result(reads, count);
-  conclude(first, *result);
+  loader.conclude_into(out, *locator, reads, count, result);
   return true;
 }
 
