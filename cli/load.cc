@@ -37,12 +37,13 @@ bool read_model(const std::string& path, const CommonOptions& opts, Trace* trace
 
 }  // namespace
 
-int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load) {
+int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
+                      const std::string& shown_as) {
   ReadResult r;
   bool read = read_model(path, opts, trace, load, &r);
   end_progress();
   if (!read) return kInput;
-  std::string name = display_name(path);
+  std::string name = display_name(shown_as.empty() ? path : shown_as);
   if (r.status == ReadStatus::input_error) {
     if (r.position.line)
       print_error(fmt::format("{}:{}:{}: {}", name, r.position.line, r.position.column, r.message));
@@ -57,7 +58,7 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
     return kInput;
   }
   if (r.status == ReadStatus::truncated)
-    print_warning(opts, fmt::format("{}; analysed {} events", truncation_text(path, r), r.events));
+    print_warning(opts, fmt::format("{}; analysed {} events", truncation_text(name, r), r.events));
   if (trace->malformed)
     print_warning(opts, fmt::format("{}: skipped {} malformed events (jqtrace validate lists them)", name,
                                     trace->malformed));

@@ -10,7 +10,7 @@ namespace jqtrace::cli {
 
 /// Loads path into *trace. Returns kOk, or kInput after printing why (with file:line:col).
 int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace,
-                      const LoadOptions& load = {});
+                      const LoadOptions& load = {}, const std::string& shown_as = {});
 
 /// A trace model that lives until the process ends and is never freed: a model is
 /// hundreds of MB in many columns, giving it back piece by piece took 15 ms after the

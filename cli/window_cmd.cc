@@ -269,7 +269,7 @@ int run_window(WindowCommandOptions o) {
   LoadOptions load;
   load.spans = false;
   load.tee = &index;
-  if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;
+  if (int status = load_for_analysis(o.file, o.common, &trace, load, o.file_shown)) return status;
   index.finish(trace.end_ns);
   Scope scope;
   if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;

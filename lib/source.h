@@ -105,6 +105,8 @@ class Source {
   /// True when the text is decoded from gzip or zstd (it cannot be read from an offset).
   bool compressed() const { return compression_ != Compression::none; }
   Compression compression() const { return compression_; }
+  /// For a source over text decoded elsewhere (a part of a compressed stream).
+  void set_compression(Compression c) { compression_ = c; }
   uint64_t total_size() const { return total_size_; }
   void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
 

@@ -91,10 +91,10 @@ class SharedLinesView final : public LineIndex {
 
 class StreamSplitter {
  public:
-  StreamSplitter(std::unique_ptr<RawInput> text, const std::string& name, uint64_t total_size,
-                 std::function<std::unique_ptr<RawInput>()> reopen, unsigned threads, uint64_t part_bytes,
-                 const ProgressFn& progress, const StreamPartWork& work)
-      : text_(std::move(text)), name_(name), total_size_(total_size), reopen_(std::move(reopen)),
+  StreamSplitter(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
+                 const StreamPartWork& work)
+      : text_(std::move(input.text)), name_(input.name), total_size_(input.total_size),
+        compression_(input.compression), reopen_(input.reopen),
         threads_(std::max(threads, 1u)), part_bytes_(std::max<uint64_t>(part_bytes, 64)), progress_(progress),
         work_(work) {
     if (!reopen_) recorded_ = std::make_shared<SharedLines>();
@@ -210,8 +210,10 @@ class StreamSplitter {
     changed_.wait(lock, [&] { return held_bytes_ < max_held_bytes() || finished_; });
     return !finished_;
   }
-  /// Text decoded and not yet joined: a part for each parsing thread and a few ahead.
-  uint64_t max_held_bytes() const { return part_bytes_ * (threads_ + 3); }
+  /// Text decoded and not yet joined: a part for each parsing thread and two ahead (the
+  /// decoding thread waits when it has more).
+  uint64_t max_held_bytes() const { return part_bytes_ * (threads_ + 2); }
+
 
   void publish(TextBuffer text, uint64_t offset, bool ends_part) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -294,6 +296,7 @@ class StreamSplitter {
       first_offset -= prefix_.size();
     }
     Source src(std::move(in), name_, total_size_, line_index(), first_offset);
+    src.set_compression(compression_);
     ReadOptions options;
     options.stop_at = parts_at(k).stop_at;
     return work_.read(k, src, options);
@@ -383,6 +386,7 @@ class StreamSplitter {
     ReadResult r;
     {
       Source src(std::move(in), name_, total_size_, line_index(), first_offset);
+      src.set_compression(compression_);
       r = work_.read_rest(k, src);
     }
     lock.lock();
@@ -399,7 +403,9 @@ class StreamSplitter {
     held_bytes_ -= chunks_[c]->text.size();
     // Reused only when nobody reads it (a dropped part's parse may still): else freed
     // when the last reader lets go.
-    if (chunks_[c].use_count() == 1 && spare_.size() < threads_ + 3) spare_.push_back(std::move(chunks_[c]->text));
+    // (No more buffers are ever spare than were held at once: a few parts' worth.)
+    TextBuffer& text = chunks_[c]->text;
+    if (chunks_[c].use_count() == 1 && text.capacity() <= 2 * part_bytes_) spare_.push_back(std::move(text));
     chunks_[c].reset();
     changed_.notify_all();
   }
@@ -482,6 +488,7 @@ class StreamSplitter {
   std::unique_ptr<RawInput> text_;  // the decoding thread's
   std::string name_;
   uint64_t total_size_;
+  Compression compression_;
   std::function<std::unique_ptr<RawInput>()> reopen_;
   std::shared_ptr<SharedLines> recorded_;
   unsigned threads_;
@@ -532,10 +539,9 @@ std::size_t last_part_start(std::string_view text, std::size_t min_start) {
   return std::string_view::npos;
 }
 
-StreamRead read_stream_parts(std::unique_ptr<RawInput> text, const std::string& name, uint64_t total_size,
-                             std::function<std::unique_ptr<RawInput>()> reopen, unsigned threads,
-                             uint64_t part_bytes, const ProgressFn& progress, const StreamPartWork& work) {
-  StreamSplitter splitter(std::move(text), name, total_size, std::move(reopen), threads, part_bytes, progress, work);
+StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
+                             const StreamPartWork& work) {
+  StreamSplitter splitter(input, threads, part_bytes, progress, work);
   return splitter.run();
 }
 
@@ -544,6 +550,7 @@ std::unique_ptr<StreamInput> open_stream_input(const std::string& path) {
   Compression found = Compression::none;
   if (path == "-") {
     in->text = decode_by_magic(fd_input(0, false), &found);
+    in->compression = found;
     in->name = "<stdin>";
     return in;
   }
@@ -556,6 +563,7 @@ std::unique_ptr<StreamInput> open_stream_input(const std::string& path) {
   }
   in->text = decode_by_magic(fd_input(fd, true), &found);
   if (found == Compression::none) return nullptr;  // a plain file: read in file parts
+  in->compression = found;
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

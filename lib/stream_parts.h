@@ -21,9 +21,14 @@
 #include <vector>
 
 #include "parts.h"
+#include "decoders.h"
 #include "raw_input.h"
 
 namespace jqtrace {
+
+/// The size of a stream's parts: small, since their text is held until joined (bounded
+/// memory), big enough that joining them costs little.
+constexpr uint64_t kStreamPartBytes = 1u << 20;
 
 /// What a caller does with the parts (trace.cc builds a model, validate.cc checks rules).
 struct StreamPartWork {
@@ -50,22 +55,22 @@ struct StreamRead {
   std::unique_ptr<LineIndex> lines;
 };
 
-/// Reads `text` (decoded) in parts on `threads` parsing threads plus the decoding thread.
-/// reopen gives the same decoded text again from its start (for positions on the error
-/// path); empty for stdin, whose lines are then recorded as the text passes.
-StreamRead read_stream_parts(std::unique_ptr<RawInput> text, const std::string& name, uint64_t total_size,
-                             std::function<std::unique_ptr<RawInput>()> reopen, unsigned threads,
-                             uint64_t part_bytes, const ProgressFn& progress, const StreamPartWork& work);
-
 /// Opens path ("-": stdin) for read_stream_parts when it must be read as a stream: stdin,
 /// or a gzip or zstd file. nullptr for a plain regular file (read it in file parts) or
 /// one that cannot be opened (the sequential reader says why).
 struct StreamInput {
   std::unique_ptr<RawInput> text;
+  Compression compression = Compression::none;
   std::string name;
   uint64_t total_size = 0;
   std::function<std::unique_ptr<RawInput>()> reopen;
 };
+/// Reads input.text (decoded) in parts on `threads` parsing threads plus the decoding
+/// thread. input.reopen gives the same decoded text again from its start (for positions on
+/// the error path); empty for stdin, whose lines are then recorded as the text passes.
+StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
+                             const StreamPartWork& work);
+
 std::unique_ptr<StreamInput> open_stream_input(const std::string& path);
 
 /// The last place in text where a part may start (see plan_parts), not before min_start;

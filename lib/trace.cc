@@ -553,8 +553,7 @@ bool load_stream_parallel(StreamInput& in, unsigned threads, Trace* trace, Diagn
   work.join = [&](std::size_t k) { return loader.join(k); };
   work.read_rest = [&](std::size_t k, Source& src) { return loader.read_rest(k, src); };
   work.drop = [&](std::size_t k) { loader.drop(k); };
-  StreamRead read = read_stream_parts(std::move(in.text), in.name, in.total_size, in.reopen, threads, part_bytes,
-                                      progress, work);
+  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, work);
   if (read.reads.empty()) return false;  // not reached: the last part always counts
   ReadResult r = joined_result(read.reads, read.reads.size());
   loader.finish(r, threads, trace);
@@ -569,7 +568,8 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
                          uint64_t min_part_bytes) {
   if (threads < 2) return false;
   if (auto stream = open_stream_input(path))
-    return load_stream_parallel(*stream, threads, trace, diags, options, progress, result, min_part_bytes);
+    return load_stream_parallel(*stream, threads, trace, diags, options, progress, result,
+                                std::min(min_part_bytes, kStreamPartBytes));
   PartPlan plan = plan_file(path, threads, min_part_bytes);
   if (plan.starts.size() < 2) return false;
   PartLoader loader(options, diags, threads);

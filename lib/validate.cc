@@ -575,8 +575,7 @@ bool validate_stream_parallel(StreamInput& in, unsigned threads, DiagnosticSink&
   work.join = [&](std::size_t k) { return loader.join(k); };
   work.read_rest = [&](std::size_t k, Source& src) { return loader.read_rest(k, src); };
   work.drop = [&](std::size_t k) { loader.drop(k); };
-  StreamRead read = read_stream_parts(std::move(in.text), in.name, in.total_size, in.reopen, threads, part_bytes,
-                                      progress, work);
+  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, work);
   if (read.reads.empty()) return false;  // not reached: the last part always counts
   Source locator(memory_input(""), in.name, in.total_size, std::move(read.lines));
   loader.conclude_into(out, locator, read.reads, read.reads.size(), result);
@@ -598,7 +597,8 @@ bool validate_trace_parallel(const std::string& path, unsigned threads, Diagnost
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
   if (threads < 2) return false;
   if (auto stream = open_stream_input(path))
-    return validate_stream_parallel(*stream, threads, out, progress, min_part_bytes, result);
+    return validate_stream_parallel(*stream, threads, out, progress, std::min(min_part_bytes, kStreamPartBytes),
+                                    result);
   PartPlan plan = plan_file(path, threads, min_part_bytes);
   if (plan.starts.size() < 2) return false;
   ValidateLoader loader;

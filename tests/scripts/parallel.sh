@@ -4,7 +4,8 @@
 # interesting: ragged lines, Windows line ends, events longer than a part, a pretty-printed
 # trace (cuts land inside events: the parts must notice and fall back), one huge line (no
 # cuts), broken and truncated files (the first error must be the same). Parts are forced
-# small (JQTRACE_MIN_PART_BYTES) so that small files are cut too.
+# small (JQTRACE_MIN_PART_BYTES) so that small files are cut too. The same for gzip, zstd
+# and stdin, whose text is cut into parts as it is decoded.
 set -u
 jqtrace=$1
 gen=$2
@@ -94,6 +95,38 @@ awk -v at=$((lines / 3)) 'NR == at { print "{\"ph\":\"X\",\"name\":\"a"; print "
 
 for f in "$tmp"/*.json samples/*.json; do every_command "$f"; done
 PART=4096 every_command "$tmp/gen.json"
+
+# The same layouts gzipped, in zstd, and from stdin: the decoded stream is cut into parts
+# as it comes (a wrong cut cannot re-read the input, so the rest is read in one pass).
+compare_stdin() {
+  local file=$1
+  shift
+  local a b
+  a=$(NO_COLOR=1 "$jqtrace" "$@" -j 1 - < "$file" 2>&1; echo "status $?")
+  b=$(NO_COLOR=1 JQTRACE_MIN_PART_BYTES=${PART:-512} "$jqtrace" "$@" -j 4 - < "$file" 2>&1; echo "status $?")
+  checked=$((checked + 1))
+  if [ "$a" != "$b" ]; then
+    echo "FAIL: jqtrace $* - < $file: -j 1 and -j 4 differ"
+    diff <(echo "$a") <(echo "$b") | head -8
+    failures=$((failures + 1))
+  fi
+}
+stream_commands() {
+  local run=$1 file=$2
+  $run "$file" stats --by name --format json
+  $run "$file" markers --format json
+  $run "$file" gaps --format json
+  $run "$file" window --ms 0.01 0.2
+  $run "$file" validate
+}
+for f in "$tmp"/*.json; do
+  gzip -c "$f" > "$f.gz"
+  zstd -q -c "$f" > "$f.zst"
+  stream_commands compare "$f.gz"
+  stream_commands compare "$f.zst"
+  stream_commands compare_stdin "$f"
+  stream_commands compare_stdin "$f.gz"
+done
 
 # A bigger file at the default part size: several real parts.
 "$gen" --workers 4 --size-mb 12 --seed 3 -o "$tmp/big.json"

@@ -45,5 +45,13 @@ for whole in "$tmp/whole.json.gz" "$tmp/whole.json.zst"; do
     failures=$((failures + 1))
   }
 done
+# From stdin, messages name <stdin>, not the temporary copy window reads it back from.
+for file in "$tmp/cut.json" "$tmp/cut.json.gz"; do
+  out=$("$jqtrace" window --us 0 100000 - < "$file" 2>&1 > /dev/null)
+  grep -qF "warning: <stdin>: truncated at byte" <<< "$out" || {
+    echo "FAIL: window from stdin ($(basename "$file")) does not name <stdin>: $out"
+    failures=$((failures + 1))
+  }
+done
 echo "truncation: $failures failed"
 [ $failures -eq 0 ]
