@@ -4,12 +4,13 @@
 # each, reporting the median of REPEAT runs, MB/s, peak RSS and the ratio to the fast floor.
 #
 #   bash bench/run.sh [SIZE_MB] [REPEAT]      (default 200 MB per trace, 5 runs)
-# Needs a Release build in build/ (bash build.sh demo makes one), gzip and /usr/bin/time.
+# Needs a Release build in build/ (bash build.sh demo makes one), gzip, zstd and /usr/bin/time.
 #
 # The floor is RapidJSON's fastest configuration for these bytes (default flags, native
 # numbers, a do-nothing handler, 64 KiB FileReadStream: parse-floor --fast); "jqtrace-flags
 # floor" parses with jqtrace's flags (numbers as strings), ~10% more work, for reference;
-# "zcat | floor" is the limit for a gzip trace read through zlib on one core. The machine
+# "zcat | floor" is the limit for a gzip trace read through zlib on one core; decode-floor
+# is jqtrace's own decoder alone (ISA-L for gzip, zstd), the limit of the compressed rows. The machine
 # is shared and noisy: runs are interleaved (every row of a round, then the next round) so
 # that a slow spell hits all rows alike, and medians, not best runs, are reported.
 set -euo pipefail
@@ -19,7 +20,7 @@ repeat=${2:-5}
 build=${BUILD_DIR:-build}
 out=bench/out
 mkdir -p "$out"
-cmake --build "$build" --target jqtrace jqtrace-gen parse-floor load-model >/dev/null
+cmake --build "$build" --target jqtrace jqtrace-gen parse-floor decode-floor load-model >/dev/null
 jobs=$(nproc)
 
 for workers in 2 7 31; do
@@ -29,13 +30,15 @@ for workers in 2 7 31; do
     "$build/jqtrace-gen" --workers "$workers" --size-mb "$size_mb" --seed 7 -o "$trace"
   fi
   [ -f "$trace.gz" ] || gzip -6 -k "$trace"
+  [ -f "$trace.zst" ] || zstd -q -3 -k "$trace"
   bytes=$(stat -c %s "$trace")
-  cat "$trace" "$trace.gz" > /dev/null  # warm the page cache: every row reads from memory
+  cat "$trace" "$trace.gz" "$trace.zst" > /dev/null  # warm the page cache: every row reads from memory
 
   labels=("fast floor (RapidJSON default flags)" "jqtrace-flags floor" "zcat piped to fast floor (.gz)"
-          "full model (load-model)")
+          "inflate alone (.gz, decode-floor)" "zstd decode alone (.zst, decode-floor)" "full model (load-model)")
   commands=("$build/parse-floor --fast $trace" "$build/parse-floor $trace"
-            "sh -c 'zcat $trace.gz | $build/parse-floor --fast -'" "$build/load-model $trace")
+            "sh -c 'zcat $trace.gz | $build/parse-floor --fast -'" "$build/decode-floor $trace.gz"
+            "$build/decode-floor $trace.zst" "$build/load-model $trace")
   for j in 1 "$jobs"; do
     labels+=("validate -j $j" "stats -j $j" "markers --kind token -j $j" "window --marker token 100 -j $j"
              "gaps -j $j" "timeline -j $j" "report -j $j")
@@ -44,6 +47,14 @@ for workers in 2 7 31; do
                "$build/jqtrace window -q -j $j --marker token 100 -o $out/window.json $trace"
                "$build/jqtrace gaps -j $j $trace" "$build/jqtrace timeline -q -j $j -o $out/t.svg $trace"
                "$build/jqtrace report -q -j $j -o $out/r.html $trace")
+    # Compressed, and from stdin: each beside its plain row above (same command).
+    for z in gz zst; do
+      labels+=("validate -j $j .$z" "stats -j $j .$z" "window --marker token 100 -j $j .$z")
+      commands+=("$build/jqtrace validate -j $j $trace.$z" "$build/jqtrace stats -j $j $trace.$z"
+                 "$build/jqtrace window -q -j $j --marker token 100 -o $out/window.json $trace.$z")
+    done
+    labels+=("stats -j $j stdin .gz")
+    commands+=("sh -c '$build/jqtrace stats -j $j - < $trace.gz'")
   done
   declare -A times=() peaks=()
   for _ in $(seq "$repeat"); do
@@ -66,8 +77,21 @@ for workers in 2 7 31; do
     awk -v n="${labels[$i]}" -v s="$s" -v kb="${peaks[$i]}" -v f="$floor" -v b="$bytes" 'BEGIN{
       printf "| %-38s | %7.2f | %7.1f | %8.1f | %8.2f | %8.3f |\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
   done
+  # Compressed against plain: the ratio of each compressed row to its plain row.
+  plain_time() { for k in "${!labels[@]}"; do [ "${labels[$k]}" = "$1" ] && { median "${times[$k]}"; return; }; done; }
+  printf "\n| %-38s | %8s |\n|---|---:|\n" "compressed / plain (same command)" "ratio"
+  for i in "${!labels[@]}"; do
+    case "${labels[$i]}" in
+      *" .gz"|*" .zst")
+        base=${labels[$i]% .*}
+        base=${base% stdin}
+        awk -v n="${labels[$i]}" -v s="$(median "${times[$i]}")" -v p="$(plain_time "$base")" \
+          'BEGIN{ printf "| %-38s | %8.2f |\n", n, s/p }' ;;
+    esac
+  done
   unset times peaks
 done
 echo
 echo "targets (issue 15): validate -j 1 <= 1.15x the fast floor, stats -j 1 <= 1.30x, stats -j $jobs <= 0.67x"
-echo "(1.5x the floor's throughput); timeline <= 1.3x stats; RSS/file <= 0.25 for the model and the analyses"
+echo "(1.5x the floor's throughput); timeline <= 1.3x stats; RSS/file <= 0.25 for the model and the analyses;"
+echo "compressed / plain: .gz <= 1.25, .zst <= 1.15 for stats, validate and window"

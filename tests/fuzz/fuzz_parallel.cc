@@ -1,11 +1,14 @@
 // libFuzzer target: the parallel loader, with parts as small as 64 bytes, must build the
 // model one pass builds (or decline and leave the read to one pass) for any bytes; the
-// parallel validator likewise reports what the one-pass validator reports.
+// parallel validator likewise reports what the one-pass validator reports. Both also read
+// the bytes gzipped, where the decoded stream is cut into parts as it comes (never
+// declined: a stream cannot be read twice).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "trace.h"
 #include "validate.h"
@@ -19,13 +22,14 @@ struct CountingSink final : DiagnosticSink {
   void report(Diagnostic) override { ++count; }
 };
 
-std::string temp_file(const uint8_t* data, std::size_t size) {
-  static std::string path = [] {
-    char name[] = "/tmp/jqtrace-fuzz-XXXXXX";
-    int fd = mkstemp(name);
-    if (fd >= 0) close(fd);
-    return std::string(name);
-  }();
+std::string temp_path() {
+  char name[] = "/tmp/jqtrace-fuzz-XXXXXX";
+  int fd = mkstemp(name);
+  if (fd >= 0) close(fd);
+  return std::string(name);
+}
+
+std::string write_file(const std::string& path, const uint8_t* data, std::size_t size) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) std::abort();
   if (size && std::fwrite(data, 1, size, f) != size) std::abort();
@@ -33,30 +37,61 @@ std::string temp_file(const uint8_t* data, std::size_t size) {
   return path;
 }
 
+std::string temp_file(const uint8_t* data, std::size_t size) {
+  static std::string path = temp_path();
+  return write_file(path, data, size);
+}
+
+std::string gzip_file(const uint8_t* data, std::size_t size) {
+  static std::string path = temp_path();
+  z_stream z{};
+  if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::abort();
+  std::string out(deflateBound(&z, size) + 64, '\0');
+  z.next_in = const_cast<Bytef*>(data);
+  z.avail_in = static_cast<uInt>(size);
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::abort();
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return write_file(path, reinterpret_cast<const uint8_t*>(out.data()), out.size());
+}
+
 void check(bool ok) {
   if (!ok) std::abort();  // a difference between the parallel and the one-pass result
+}
+
+void check_same_model(const ReadResult& r1, const Trace& one, const ReadResult& r2, const Trace& parts) {
+  check(r1.status == r2.status);
+  check(r1.events == r2.events);
+  if (r1.status != ReadStatus::input_error) {
+    check(one.lanes.size() == parts.lanes.size());
+    check(one.counters.size() == parts.counters.size());
+    check(one.instants.size() == parts.instants.size());
+    check(one.start_ns == parts.start_ns && one.end_ns == parts.end_ns);
+    for (std::size_t l = 0; l < one.lanes.size(); ++l) check(one.lanes[l].spans.size() == parts.lanes[l].spans.size());
+  } else {
+    check(r1.message == r2.message && r1.offset == r2.offset);
+  }
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   std::string path = temp_file(data, size);
-  Trace one, parts;
+  std::string gz = gzip_file(data, size);
+  Trace one;
   auto source = Source::from_string(std::string(reinterpret_cast<const char*>(data), size));
   ReadResult r1 = load_trace(*source, &one, nullptr);
+  Trace parts;
   ReadResult r2;
-  if (load_trace_parallel(path, 3, &parts, nullptr, LoadOptions{}, {}, &r2, 64)) {
-    check(r1.status == r2.status);
-    check(r1.events == r2.events);
-    if (r1.status != ReadStatus::input_error) {
-      check(one.lanes.size() == parts.lanes.size());
-      check(one.counters.size() == parts.counters.size());
-      check(one.instants.size() == parts.instants.size());
-      check(one.start_ns == parts.start_ns && one.end_ns == parts.end_ns);
-      for (std::size_t l = 0; l < one.lanes.size(); ++l) check(one.lanes[l].spans.size() == parts.lanes[l].spans.size());
-    }
-  }
-  CountingSink a, b;
+  if (load_trace_parallel(path, 3, &parts, nullptr, LoadOptions{}, {}, &r2, 64)) check_same_model(r1, one, r2, parts);
+  Trace streamed;
+  ReadResult r3;
+  check(load_trace_parallel(gz, 3, &streamed, nullptr, LoadOptions{}, {}, &r3, 64));
+  check_same_model(r1, one, r3, streamed);
+
+  CountingSink a, b, c;
   auto again = Source::from_string(std::string(reinterpret_cast<const char*>(data), size));
   ValidateResult v1 = validate_trace(*again, a);
   ValidateResult v2;
@@ -64,5 +99,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     check(v1.errors == v2.errors && v1.warnings == v2.warnings);
     check(a.count == b.count);
   }
+  ValidateResult v3;
+  check(validate_trace_parallel(gz, 3, c, {}, 64, &v3));
+  check(v1.errors == v3.errors && v1.warnings == v3.warnings);
+  check(a.count == c.count);
   return 0;
 }
