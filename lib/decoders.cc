@@ -266,6 +266,16 @@ bool have_zstd() {
 #endif
 }
 
+std::string decoders_text() {
+  std::string text = have_isal() ? "gzip via ISA-L" : "gzip via zlib";
+#ifdef JQTRACE_HAVE_ZSTD
+  text += std::string(", zstd ") + ZSTD_versionString();
+#else
+  text += ", no zstd";
+#endif
+  return text;
+}
+
 std::unique_ptr<RawInput> gzip_decoder(std::unique_ptr<RawInput> compressed, GzipEngine engine) {
 #ifdef JQTRACE_HAVE_ISAL
   if (engine != GzipEngine::zlib) return std::make_unique<IsalGzip>(std::move(compressed));

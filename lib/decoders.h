@@ -8,6 +8,7 @@
 // truncated trace); damage fails with an error naming the compressed byte where it was
 // found.
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "raw_input.h"
@@ -28,6 +29,8 @@ enum class GzipEngine { best, zlib, isal };
 
 bool have_isal();
 bool have_zstd();
+/// What decodes compressed input in this build, for --version: "gzip via ISA-L, zstd 1.5.4".
+std::string decoders_text();
 
 std::unique_ptr<RawInput> gzip_decoder(std::unique_ptr<RawInput> compressed, GzipEngine engine = GzipEngine::best);
 /// Without zstd in the build, an input whose every read fails saying so.

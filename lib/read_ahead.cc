@@ -14,7 +14,11 @@ class ReadAheadInput final : public RawInput {
  public:
   ReadAheadInput(std::unique_ptr<RawInput> inner, std::size_t slot_bytes, unsigned slots)
       : inner_(std::move(inner)), slots_(std::max(slots, 2u)) {
-    for (Slot& s : slots_) s.bytes.resize(std::max<std::size_t>(slot_bytes, 1));
+    // Left unfilled: the pages a small input never reaches are never touched.
+    for (Slot& s : slots_) {
+      s.capacity = std::max<std::size_t>(slot_bytes, 1);
+      s.bytes.reset(new char[s.capacity]);
+    }
     thread_ = std::thread([this] { produce(); });
   }
   ~ReadAheadInput() override {
@@ -33,7 +37,7 @@ class ReadAheadInput final : public RawInput {
       Slot& s = slots_[take_];
       if (taking_ && taken_ < s.size) {
         std::size_t n = std::min(size, s.size - taken_);
-        std::memcpy(out, s.bytes.data() + taken_, n);
+        std::memcpy(out, s.bytes.get() + taken_, n);
         taken_ += n;
         consumed_ = s.consumed;
         return static_cast<long>(n);
@@ -60,7 +64,8 @@ class ReadAheadInput final : public RawInput {
 
  private:
   struct Slot {
-    std::vector<char> bytes;
+    std::unique_ptr<char[]> bytes;
+    std::size_t capacity = 0;
     std::size_t size = 0;
     uint64_t consumed = 0;  ///< the inner input's consumed() once this slot was filled
   };
@@ -76,8 +81,8 @@ class ReadAheadInput final : public RawInput {
       Slot& s = slots_[fill];  // the reader does not touch a slot that is not full
       s.size = 0;
       long n = 0;
-      while (s.size < s.bytes.size()) {
-        n = inner_->read(s.bytes.data() + s.size, s.bytes.size() - s.size);
+      while (s.size < s.capacity) {
+        n = inner_->read(s.bytes.get() + s.size, s.capacity - s.size);
         if (n <= 0) break;
         s.size += static_cast<std::size_t>(n);
       }
