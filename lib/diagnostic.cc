@@ -10,6 +10,7 @@ const std::vector<RuleInfo>& rules() {
       {"unreadable", Severity::error, "the file cannot be read or decompressed"},
       {"json-syntax", Severity::error, "the file is not well-formed JSON"},
       {"not-a-trace", Severity::error, "the JSON is not a trace (no traceEvents array or event list)"},
+      {"too-deep", Severity::error, "objects and arrays nest deeper than 1000 levels (jqtrace stops reading)"},
       {"truncated", Severity::error, "the file ends in the middle of the trace (a writer died)"},
       {"trace-events-not-array", Severity::error, "traceEvents is not an array"},
       {"event-not-object", Severity::error, "an element of traceEvents is not an object"},

@@ -120,6 +120,7 @@ void Source::next_window() {
     current_ = last_ = buffer + filled_;
     return;
   }
+  if (cut_ > 0) previous_ = buffer[cut_ - 1];
   std::size_t carry = filled_ - cut_;  // the text after the cut moves to the front
   std::memmove(buffer, buffer + cut_, carry);
   window_offset_ += cut_;

@@ -70,6 +70,9 @@ class Source {
     else next_window();
     return c;
   }
+  /// The byte Take() returned last ('\0' before the first): the reader learns from it
+  /// whether the parser took a closing bracket yet.
+  Ch Previous() const { return current_ > buffer_.get() ? current_[-1] : previous_; }
   /// The file offset of a pointer into the current window.
   uint64_t offset_of(const char* p) const { return window_offset_ + static_cast<uint64_t>(p - buffer_.get()); }
   std::size_t Tell() const { return static_cast<std::size_t>(window_offset_ + static_cast<uint64_t>(current_ - buffer_.get())); }
@@ -139,6 +142,7 @@ class Source {
   char* current_ = nullptr;
   char* last_ = nullptr;         // the window's last byte; at the end of input the '\0' after it
   char* put_ = nullptr;          // where in-situ parsing writes next
+  char previous_ = '\0';         // the last byte of the window before (Previous() at a window's start)
   uint64_t window_offset_ = 0;   // file offset of buffer_[0]
   std::size_t cut_ = 0;          // the window is buffer_[0, cut_); after it, text not yet handed out
   std::size_t filled_ = 0;       // bytes of text in buffer_

@@ -145,13 +145,40 @@ TEST_CASE("inputs that are not traces fail cleanly") {
   }
 }
 
-TEST_CASE("300/000 nested brackets neither overflow the stack nor hang") {
+TEST_CASE("300/000 nested brackets neither overflow the stack nor hang: past 1000 levels the read stops") {
   std::string deep(300000, '[');
   ReadRun run;
   read_string(deep, run);
-  CHECK(run.result.status == ReadStatus::truncated);
+  CHECK(run.result.status == ReadStatus::input_error);
+  CHECK(run.result.rule == "too-deep");
+  CHECK(run.result.offset == 1001);  // the bracket that opens level 1001
   CHECK(run.got.diagnostics.size() == 1);  // the first nested array is not an event object
   CHECK(run.got.diagnostics[0].rule == "event-not-object");
+  std::string objects;
+  for (int i = 0; i < 200000; ++i) objects += "{\"a\":";
+  ReadRun deep_objects;
+  read_string("{\"traceEvents\":[],\"x\":" + objects, deep_objects);
+  CHECK(deep_objects.result.rule == "too-deep");
+  std::string fine = "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1,\"args\":" + std::string(990, '[') +
+                     std::string(990, ']') + "}]}";
+  ReadRun shallow;
+  read_string(fine, shallow);
+  CHECK(shallow.result.status == ReadStatus::ok);  // 993 levels: read
+  CHECK(shallow.got.events.size() == 1);
+}
+
+TEST_CASE("events' offsets span their text, with and without a trailing comma before '}'") {
+  std::string text = "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1},\n {\"ph\":\"i\",\"name\":\"b\",\"ts\":2,},"
+                     "{\"ph\":\"i\",\"name\":\"c\",\"ts\":3,\"args\":{\"x\":{}}}]}";
+  ReadRun run;
+  read_string(text, run);
+  REQUIRE(run.got.events.size() == 3);
+  for (const RawEvent& e : run.got.events) {
+    CHECK(text[e.offset] == '{');
+    CHECK(text[e.end_offset - 1] == '}');
+  }
+  CHECK(text.substr(run.got.events[1].offset, run.got.events[1].end_offset - run.got.events[1].offset) ==
+        "{\"ph\":\"i\",\"name\":\"b\",\"ts\":2,}");
 }
 
 TEST_CASE("elements that are not objects are reported and skipped") {
