@@ -5,7 +5,9 @@
 // always right: a line whose first non-blank character is '{' after a line ending in ','.
 // A raw newline never occurs inside a JSON string, so a cut is never inside one.
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,22 @@
 #include "source.h"
 
 namespace jqtrace {
+
+/// The state of each part of a parallel read, made as parts come (from any thread). A
+/// deque: a part's state stays where it is while later ones are added.
+template <typename Part>
+class PartSlots {
+ public:
+  Part& at(std::size_t k) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (parts_.size() <= k) parts_.emplace_back();
+    return parts_[k];
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<Part> parts_;
+};
 
 struct PartPlan {
   std::vector<uint64_t> starts;  ///< starts[0] = 0; each later start is where an event begins

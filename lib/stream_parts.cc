@@ -387,7 +387,12 @@ class StreamSplitter {
     {
       Source src(std::move(in), name_, total_size_, line_index(), first_offset);
       src.set_compression(compression_);
-      r = work_.read_rest(k, src);
+      if (k > 0) {
+        r = work_.read_rest(k, src);
+      } else {  // nothing joined yet: the whole input is one part
+        r = work_.read(0, src, ReadOptions{});
+        work_.join(0);
+      }
     }
     lock.lock();
     counted_.push_back(PartRead{std::move(r), true});

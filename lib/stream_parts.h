@@ -38,13 +38,25 @@ struct StreamPartWork {
   /// state). Called in order of k, one call at a time. False when the join cannot be exact
   /// (the state must be left as it was): the text from part k on is then read by read_rest.
   std::function<bool(std::size_t k)> join;
-  /// Reads the text from part k's start to the end of the input into the state joined so
-  /// far (parts 0..k-1; none for k = 0), as one sequential read would.
+  /// Reads the text from part k's start (k > 0) to the end of the input into the state
+  /// joined so far (parts 0..k-1), as one sequential read would. (For k = 0 the input is
+  /// read as part 0 and joined.)
   std::function<ReadResult(std::size_t k, Source& text)> read_rest;
   /// Part k's parse does not count (a cut before it proved wrong, or an input error before
   /// it ended the read): its state can go.
   std::function<void(std::size_t k)> drop;
 };
+
+/// The work of a loader whose members are read, join, read_rest and drop (as above).
+template <typename Loader>
+StreamPartWork stream_part_work(Loader& loader) {
+  StreamPartWork work;
+  work.read = [&loader](std::size_t k, Source& text, const ReadOptions& options) { return loader.read(k, text, options); };
+  work.join = [&loader](std::size_t k) { return loader.join(k); };
+  work.read_rest = [&loader](std::size_t k, Source& text) { return loader.read_rest(k, text); };
+  work.drop = [&loader](std::size_t k) { loader.drop(k); };
+  return work;
+}
 
 struct StreamRead {
   bool opened = false;

@@ -1,9 +1,7 @@
 #include "trace.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
-#include <mutex>
 #include <numeric>
 #include <optional>
 #include <tuple>
@@ -489,13 +487,8 @@ class PartLoader {
     return true;
   }
 
-  /// Reads the rest of the input, from part k's start, into the model joined so far.
-  ReadResult read_rest(std::size_t k, Source& src) {
-    if (k == 0) {
-      ReadResult r = read(0, src, ReadOptions{});
-      join(0);
-      return r;
-    }
+  /// Reads the rest of the input, from a part's start, into the model joined so far.
+  ReadResult read_rest(std::size_t, Source& src) {
     Part& into = first();
     std::unique_ptr<SplittableSink> tee = options_.tee ? options_.tee->fork() : nullptr;
     into.builder->set_tee(tee.get());
@@ -518,11 +511,7 @@ class PartLoader {
   }
 
  private:
-  Part& at(std::size_t k) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    while (parts_.size() <= k) parts_.emplace_back();  // a deque: the parts stay where they are
-    return parts_[k];
-  }
+  Part& at(std::size_t k) { return parts_.at(k); }
   Part& fresh(std::size_t k) { return at(k) = Part{}; }
   Part& first() { return at(0); }
   void report_diagnostics(CollectedDiagnostics& found) {
@@ -539,8 +528,7 @@ class PartLoader {
   const LoadOptions& options_;
   DiagnosticSink* diags_;
   unsigned join_threads_;
-  std::mutex mutex_;
-  std::deque<Part> parts_;
+  PartSlots<Part> parts_;
 };
 
 /// A compressed file or stdin, in parts cut from the decoded stream.
@@ -548,12 +536,7 @@ bool load_stream_parallel(StreamInput& in, unsigned threads, Trace* trace, Diagn
                           const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                           uint64_t part_bytes) {
   PartLoader loader(options, diags, 1);  // joins run while other parts parse: one thread each
-  StreamPartWork work;
-  work.read = [&](std::size_t k, Source& src, const ReadOptions& read) { return loader.read(k, src, read); };
-  work.join = [&](std::size_t k) { return loader.join(k); };
-  work.read_rest = [&](std::size_t k, Source& src) { return loader.read_rest(k, src); };
-  work.drop = [&](std::size_t k) { loader.drop(k); };
-  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, work);
+  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, stream_part_work(loader));
   if (read.reads.empty()) return false;  // not reached: the last part always counts
   ReadResult r = joined_result(read.reads, read.reads.size());
   loader.finish(r, threads, trace);

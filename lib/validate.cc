@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <map>
-#include <mutex>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -517,13 +515,8 @@ class ValidateLoader {
     return true;
   }
 
-  /// Reads the rest of the input, from part k's start, into the validator joined so far.
-  ReadResult read_rest(std::size_t k, Source& src) {
-    if (k == 0) {
-      ReadResult r = read(0, src, ReadOptions{});
-      join(0);
-      return r;
-    }
+  /// Reads the rest of the input, from a part's start, into the validator joined so far.
+  ReadResult read_rest(std::size_t, Source& src) {
     ValidatePart& into = first();
     CollectedDiagnostics rest;
     into.validator->redirect(rest);
@@ -547,11 +540,7 @@ class ValidateLoader {
   }
 
  private:
-  ValidatePart& at(std::size_t k) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    while (parts_.size() <= k) parts_.emplace_back();  // a deque: the parts stay where they are
-    return parts_[k];
-  }
+  ValidatePart& at(std::size_t k) { return parts_.at(k); }
   ValidatePart& fresh(std::size_t k) {
     ValidatePart& part = at(k);
     part.validator.reset();
@@ -562,20 +551,14 @@ class ValidateLoader {
   }
   ValidatePart& first() { return at(0); }
 
-  std::mutex mutex_;
-  std::deque<ValidatePart> parts_;
+  PartSlots<ValidatePart> parts_;
   std::vector<Diagnostic> found_;  ///< the joined parts' findings, in order
 };
 
 bool validate_stream_parallel(StreamInput& in, unsigned threads, DiagnosticSink& out, const ProgressFn& progress,
                               uint64_t part_bytes, ValidateResult* result) {
   ValidateLoader loader;
-  StreamPartWork work;
-  work.read = [&](std::size_t k, Source& src, const ReadOptions& read) { return loader.read(k, src, read); };
-  work.join = [&](std::size_t k) { return loader.join(k); };
-  work.read_rest = [&](std::size_t k, Source& src) { return loader.read_rest(k, src); };
-  work.drop = [&](std::size_t k) { loader.drop(k); };
-  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, work);
+  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, stream_part_work(loader));
   if (read.reads.empty()) return false;  // not reached: the last part always counts
   Source locator(memory_input(""), in.name, in.total_size, std::move(read.lines));
   loader.conclude_into(out, locator, read.reads, read.reads.size(), result);

@@ -11,24 +11,12 @@
 
 #include "decoders.h"
 #include "read_ahead.h"
+#include "test_util.h"
 
 using namespace jqtrace;
+using jqtrace::test::gzip_bytes;
 
 namespace {
-
-std::string gzip_member(const std::string& text, int level = 6) {
-  z_stream z{};
-  REQUIRE(deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 /// Hands out its bytes a few at a time (1, 2, ... 7, 1, ...): every boundary of a member,
 /// header or block falls somewhere inside a read.
@@ -103,7 +91,7 @@ TEST_CASE("magic bytes choose the decoder, never the name") {
 
 TEST_CASE("every gzip engine inflates concatenated members, read a few bytes at a time, to the same text") {
   std::string a = sample_text(3000), b = "tail member\n", c = sample_text(10);
-  std::string gz = gzip_member(a, 1) + gzip_member(b, 9) + gzip_member(c, 6);
+  std::string gz = gzip_bytes(a, 1) + gzip_bytes(b, 9) + gzip_bytes(c, 6);
   for (GzipEngine e : gzip_engines()) {
     CAPTURE(engine_name(e));
     auto in = gzip_decoder(std::make_unique<TrickleInput>(gz), e);
@@ -118,7 +106,7 @@ TEST_CASE("every gzip engine inflates concatenated members, read a few bytes at 
 
 TEST_CASE("a gzip stream cut anywhere gives a prefix of the text, then says it was cut short") {
   std::string text = sample_text(400);
-  std::string gz = gzip_member(text) + gzip_member("second");
+  std::string gz = gzip_bytes(text) + gzip_bytes("second");
   for (GzipEngine e : gzip_engines()) {
     CAPTURE(engine_name(e));
     for (std::size_t cut = 2; cut < gz.size(); cut += 37) {
@@ -134,7 +122,7 @@ TEST_CASE("a gzip stream cut anywhere gives a prefix of the text, then says it w
 
 TEST_CASE("damaged gzip data fails naming the compressed byte") {
   std::string text = sample_text(2000);
-  std::string gz = gzip_member(text);
+  std::string gz = gzip_bytes(text);
   std::size_t at = gz.size() / 2;
   gz[at] = static_cast<char>(gz[at] ^ 0x55);
   gz[at + 1] = static_cast<char>(gz[at + 1] ^ 0x55);
@@ -149,7 +137,7 @@ TEST_CASE("damaged gzip data fails naming the compressed byte") {
     // before it finds them invalid (the CRC comes at the end), so a reader must refuse the
     // whole input on this error, as jqtrace does (exit 3), not analyse what came out.
   }
-  auto garbage_after = gzip_decoder(memory_input(gzip_member("ok") + "junk after the member"));
+  auto garbage_after = gzip_decoder(memory_input(gzip_bytes("ok") + "junk after the member"));
   Drained d = drain(*garbage_after);
   CHECK(d.text == "ok");
   CHECK(d.error.find("corrupt gzip data") == 0);
@@ -206,7 +194,7 @@ TEST_CASE("reading ahead on a thread hands out the same bytes, end and error") {
   CHECK(d.last == 0);
   CHECK(ahead->consumed() == text.size());
 
-  std::string gz = gzip_member(text);
+  std::string gz = gzip_bytes(text);
   auto cut = read_ahead(gzip_decoder(memory_input(gz.substr(0, gz.size() / 3))), 4096, 2);
   Drained c = drain(*cut);
   CHECK(c.last == -1);

@@ -56,17 +56,7 @@ TEST_CASE("the parallel loader builds the model one pass builds") {
   REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 4096));
   CHECK(r.status == ReadStatus::ok);
   CHECK(r.events == 3000);
-  CHECK(parts.events == one.events);
-  REQUIRE(parts.lanes.size() == one.lanes.size());
-  for (std::size_t l = 0; l < one.lanes.size(); ++l) {
-    const SpanTable &a = one.lanes[l].spans, &b = parts.lanes[l].spans;
-    REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      CHECK(a.ts[i] == b.ts[i]);
-      CHECK(one.names.view(static_cast<uint32_t>(a.name[i])) == parts.names.view(static_cast<uint32_t>(b.name[i])));
-    }
-  }
-  CHECK(parts.end_ns == one.end_ns);
+  check_same_model(one, parts);
 }
 
 TEST_CASE("the parallel loader joins counters without a name (they crashed the join)") {

@@ -11,22 +11,9 @@
 
 using namespace jqtrace;
 using jqtrace::test::TempFile;
+using jqtrace::test::gzip_bytes;
 
 namespace {
-
-std::string gzip(const std::string& text) {
-  z_stream z{};
-  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 std::string drain(Source& s) {
   std::string got;
@@ -60,7 +47,7 @@ TEST_CASE("text longer than one buffer streams through unchanged") {
 
 TEST_CASE("a run of whitespace as long as you like needs no bigger buffer") {
   std::string text = "[" + std::string(8 << 20, ' ') + "\t\r" + std::string(1 << 20, ' ') + "1]";
-  auto s = Source::from_string(gzip(text));
+  auto s = Source::from_string(gzip_bytes(text));
   CHECK(drain(*s) == text);
   CHECK(s->buffer_bytes() <= (1u << 20));  // it grew to 16 MiB when only newlines and brackets were cuts
 }
@@ -76,20 +63,20 @@ TEST_CASE("the first NUL byte is noted with its offset") {
 
 TEST_CASE("gzip is recognised by its magic bytes and inflated on the fly") {
   std::string text = "{\"traceEvents\":[]}\n";
-  auto s = Source::from_string(gzip(text));
+  auto s = Source::from_string(gzip_bytes(text));
   CHECK(s->compression() == Compression::gzip);
   CHECK(drain(*s) == text);
   CHECK(s->read_error().empty());
 }
 
 TEST_CASE("concatenated gzip members read as one text") {
-  auto s = Source::from_string(gzip("first ") + gzip("second"));
+  auto s = Source::from_string(gzip_bytes("first ") + gzip_bytes("second"));
   CHECK(drain(*s) == "first second");
 }
 
 TEST_CASE("a truncated gzip stream gives the text before the cut and says it was cut short") {
   std::string text(100000, 'x');
-  std::string gz = gzip(text);
+  std::string gz = gzip_bytes(text);
   auto s = Source::from_string(gz.substr(0, gz.size() / 2));
   std::string got = drain(*s);
   CHECK(s->read_error().empty());  // not unreadable: a prefix, which the reader treats as truncated
@@ -102,7 +89,7 @@ TEST_CASE("a truncated gzip stream gives the text before the cut and says it was
 }
 
 TEST_CASE("corrupt gzip data is a read error with zlib's reason") {
-  std::string gz = gzip(std::string(1000, 'y'));
+  std::string gz = gzip_bytes(std::string(1000, 'y'));
   gz[gz.size() / 2] ^= 0x55;
   gz[gz.size() / 2 + 1] ^= 0x55;
   auto s = Source::from_string(gz);
@@ -142,7 +129,7 @@ TEST_CASE("a recording index stays exact across thousands of lines and buffers")
 TEST_CASE("files are read again for positions / in any order / plain or gzip") {
   std::string text;
   for (int i = 0; i < 20000; ++i) text += "{\"n\":" + std::to_string(i) + "}\n";
-  for (const std::string& bytes : {text, gzip(text)}) {
+  for (const std::string& bytes : {text, gzip_bytes(text)}) {
     TempFile f(bytes);
     std::string err;
     auto s = Source::open(f.path, &err);

@@ -2,8 +2,6 @@
 // one pass reads, whatever the layout, the damage, or a cut that proves wrong.
 #include <doctest/doctest.h>
 
-#include <zlib.h>
-
 #include "stream_parts.h"
 #include "test_util.h"
 
@@ -11,20 +9,6 @@ using namespace jqtrace;
 using namespace jqtrace::test;
 
 namespace {
-
-std::string gzip_text(const std::string& text) {
-  z_stream z{};
-  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 std::string event(int i) {
   return "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(i % 3) + ",\"ts\":" + std::to_string(i * 10) +
@@ -49,24 +33,6 @@ std::string pretty_trace(int n) {
     text += "      ]}\n    }" + std::string(i + 1 < n ? ",\n" : "\n");
   }
   return text + "  ]\n}\n";
-}
-
-void check_same_model(const Trace& one, const Trace& parts) {
-  CHECK(parts.events == one.events);
-  CHECK(parts.start_ns == one.start_ns);
-  CHECK(parts.end_ns == one.end_ns);
-  CHECK(parts.instants.size() == one.instants.size());
-  CHECK(parts.counters.size() == one.counters.size());
-  REQUIRE(parts.lanes.size() == one.lanes.size());
-  for (std::size_t l = 0; l < one.lanes.size(); ++l) {
-    const SpanTable &a = one.lanes[l].spans, &b = parts.lanes[l].spans;
-    REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      CHECK(a.ts[i] == b.ts[i]);
-      CHECK(a.dur[i] == b.dur[i]);
-      CHECK(one.names.view(static_cast<uint32_t>(a.name[i])) == parts.names.view(static_cast<uint32_t>(b.name[i])));
-    }
-  }
 }
 
 /// Loads bytes (a file's) in one pass and in stream parts of part_bytes; both must agree.
@@ -119,30 +85,30 @@ TEST_CASE("gzip in stream parts builds the model one pass builds, for any part s
   std::string text = lines_trace(3000);
   for (uint64_t part : {64u, 300u, 4096u, 1u << 20}) {
     CAPTURE(part);
-    check_parts_match_one_pass(gzip_text(text), part);
+    check_parts_match_one_pass(gzip_bytes(text), part);
   }
-  check_parts_match_one_pass(gzip_text(text), 256, 2);
+  check_parts_match_one_pass(gzip_bytes(text), 256, 2);
 }
 
 TEST_CASE("cuts that prove wrong (pretty-printed arrays of objects) read the rest in one pass") {
   std::string text = pretty_trace(400);
   for (uint64_t part : {64u, 200u, 1000u}) {
     CAPTURE(part);
-    check_parts_match_one_pass(gzip_text(text), part);
+    check_parts_match_one_pass(gzip_bytes(text), part);
   }
 }
 
 TEST_CASE("stream parts: damage, a cut-short stream, an empty one, and blanks all agree with one pass") {
   std::string text = lines_trace(2000);
-  std::string gz = gzip_text(text);
+  std::string gz = gzip_bytes(text);
   check_parts_match_one_pass(gz.substr(0, gz.size() / 2), 256);  // cut short: a truncated trace
   std::string broken = text;
   broken.replace(broken.find("\"ts\":15000"), 10, "\"ts\":15000,,");
-  check_parts_match_one_pass(gzip_text(broken), 256);  // the first input error, where one pass finds it
-  check_parts_match_one_pass(gzip_text(""), 256);
-  check_parts_match_one_pass(gzip_text(std::string(5000, ' ') + text), 256);
-  check_parts_match_one_pass(gzip_text("[\n" + text.substr(17, text.size() - 17 - 3)), 256);  // array form, no ']'
-  check_parts_match_one_pass(gzip_text("\"not a trace\"\n"), 64);
+  check_parts_match_one_pass(gzip_bytes(broken), 256);  // the first input error, where one pass finds it
+  check_parts_match_one_pass(gzip_bytes(""), 256);
+  check_parts_match_one_pass(gzip_bytes(std::string(5000, ' ') + text), 256);
+  check_parts_match_one_pass(gzip_bytes("[\n" + text.substr(17, text.size() - 17 - 3)), 256);  // array form, no ']'
+  check_parts_match_one_pass(gzip_bytes("\"not a trace\"\n"), 64);
 }
 
 TEST_CASE("validate in stream parts reports what one pass reports, with the same positions") {
@@ -153,14 +119,14 @@ TEST_CASE("validate in stream parts reports what one pass reports, with the same
     if (i % 400 == 7) text += "{\"ph\":\"X\",\"pid\":1,\"ts\":-5,\"dur\":1,\"name\":\"neg\"},\n";
   }
   text += event(1500) + "\n]}\n";
-  std::string gz = gzip_text(text);
+  std::string gz = gzip_bytes(text);
   std::vector<std::string> one = validate_lines(gz, 1, 0);
   CHECK(one.size() > 3);
   for (uint64_t part : {64u, 500u, 1u << 20}) {
     CAPTURE(part);
     CHECK(validate_lines(gz, 3, part) == one);
   }
-  std::string pretty = gzip_text(pretty_trace(300));
+  std::string pretty = gzip_bytes(pretty_trace(300));
   CHECK(validate_lines(pretty, 2, 128) == validate_lines(pretty, 1, 0));
 }
 
@@ -173,6 +139,6 @@ TEST_CASE("validate: a join that cannot be exact (a chain published twice) reads
               ",\"dur\":1,\"name\":\"publish\",\"args\":{\"stage\":2,\"arg\":0,\"chain\":7}},\n";
   }
   text += event(600) + "\n],\"jobqueProfile\":{\"version\":1}}\n";
-  std::string gz = gzip_text(text);
+  std::string gz = gzip_bytes(text);
   CHECK(validate_lines(gz, 3, 256) == validate_lines(gz, 1, 0));
 }

@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "reader.h"
 #include "trace.h"
@@ -30,6 +31,41 @@ struct TempFile {
   }
   ~TempFile() { std::remove(path.c_str()); }
 };
+
+/// text as one gzip member (zlib, at `level`).
+inline std::string gzip_bytes(const std::string& text, int level = 6) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+/// Two models hold the same events, lane by lane (names compared as text: each model has
+/// its own ids).
+inline void check_same_model(const Trace& one, const Trace& other) {
+  CHECK(other.events == one.events);
+  CHECK(other.start_ns == one.start_ns);
+  CHECK(other.end_ns == one.end_ns);
+  CHECK(other.instants.size() == one.instants.size());
+  CHECK(other.counters.size() == one.counters.size());
+  REQUIRE(other.lanes.size() == one.lanes.size());
+  for (std::size_t l = 0; l < one.lanes.size(); ++l) {
+    const SpanTable &a = one.lanes[l].spans, &b = other.lanes[l].spans;
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(a.ts[i] == b.ts[i]);
+      CHECK(a.dur[i] == b.dur[i]);
+      CHECK(one.names.view(static_cast<uint32_t>(a.name[i])) == other.names.view(static_cast<uint32_t>(b.name[i])));
+    }
+  }
+}
 
 inline std::string join(const std::vector<std::string>& lines) {
   std::string out;

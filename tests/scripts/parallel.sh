@@ -14,16 +14,18 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 checked=0
 
-# compare FILE ARGS...: the command on FILE at -j 1 and -j 4 (parts of PART bytes).
+# compare FILE ARGS...: the command on FILE at -j 1 and -j 4 (parts of PART bytes); with
+# STDIN set, FILE comes on standard input ("-").
 compare() {
   local file=$1
   shift
-  local a b
-  a=$(NO_COLOR=1 "$jqtrace" "$@" -j 1 "$file" 2>&1; echo "status $?")
-  b=$(NO_COLOR=1 JQTRACE_MIN_PART_BYTES=${PART:-512} "$jqtrace" "$@" -j 4 "$file" 2>&1; echo "status $?")
+  local input=("$file") from=/dev/null a b
+  if [ -n "${STDIN:-}" ]; then input=(-); from=$file; fi
+  a=$(NO_COLOR=1 "$jqtrace" "$@" -j 1 "${input[@]}" < "$from" 2>&1; echo "status $?")
+  b=$(NO_COLOR=1 JQTRACE_MIN_PART_BYTES=${PART:-512} "$jqtrace" "$@" -j 4 "${input[@]}" < "$from" 2>&1; echo "status $?")
   checked=$((checked + 1))
   if [ "$a" != "$b" ]; then
-    echo "FAIL: jqtrace $* $file: -j 1 and -j 4 differ"
+    echo "FAIL: jqtrace $* ${input[*]} ${STDIN:+< $file}: -j 1 and -j 4 differ"
     diff <(echo "$a") <(echo "$b") | head -8
     failures=$((failures + 1))
   fi
@@ -98,34 +100,21 @@ PART=4096 every_command "$tmp/gen.json"
 
 # The same layouts gzipped, in zstd, and from stdin: the decoded stream is cut into parts
 # as it comes (a wrong cut cannot re-read the input, so the rest is read in one pass).
-compare_stdin() {
-  local file=$1
-  shift
-  local a b
-  a=$(NO_COLOR=1 "$jqtrace" "$@" -j 1 - < "$file" 2>&1; echo "status $?")
-  b=$(NO_COLOR=1 JQTRACE_MIN_PART_BYTES=${PART:-512} "$jqtrace" "$@" -j 4 - < "$file" 2>&1; echo "status $?")
-  checked=$((checked + 1))
-  if [ "$a" != "$b" ]; then
-    echo "FAIL: jqtrace $* - < $file: -j 1 and -j 4 differ"
-    diff <(echo "$a") <(echo "$b") | head -8
-    failures=$((failures + 1))
-  fi
-}
 stream_commands() {
-  local run=$1 file=$2
-  $run "$file" stats --by name --format json
-  $run "$file" markers --format json
-  $run "$file" gaps --format json
-  $run "$file" window --ms 0.01 0.2
-  $run "$file" validate
+  local file=$1
+  compare "$file" stats --by name --format json
+  compare "$file" markers --format json
+  compare "$file" gaps --format json
+  compare "$file" window --ms 0.01 0.2
+  compare "$file" validate
 }
 for f in "$tmp"/*.json; do
   gzip -c "$f" > "$f.gz"
   zstd -q -c "$f" > "$f.zst"
-  stream_commands compare "$f.gz"
-  stream_commands compare "$f.zst"
-  stream_commands compare_stdin "$f"
-  stream_commands compare_stdin "$f.gz"
+  stream_commands "$f.gz"
+  stream_commands "$f.zst"
+  STDIN=1 stream_commands "$f"
+  STDIN=1 stream_commands "$f.gz"
 done
 
 # A bigger file at the default part size: several real parts.
