@@ -1,5 +1,6 @@
 #include "source.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -92,16 +93,21 @@ std::unique_ptr<Source> Source::open_part(const std::string& path, uint64_t begi
 
 std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name) {
   Compression found = Compression::none;
+  // Short text gets a window its size (compressed text may decode to more: a full one).
+  std::size_t window = std::min(kWindow, bytes.size() + 1);
   auto in = decode_by_magic(memory_input(std::move(bytes)), &found);
-  auto src = std::make_unique<Source>(std::move(in), std::move(name), 0, std::make_unique<RecordingLineIndex>());
+  if (found != Compression::none) window = kWindow;
+  auto src = std::make_unique<Source>(std::move(in), std::move(name), 0, std::make_unique<RecordingLineIndex>(), 0,
+                                      window);
   src->compression_ = found;
   return src;
 }
 
 Source::Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size,
-               std::unique_ptr<LineIndex> lines, uint64_t first_offset)
+               std::unique_ptr<LineIndex> lines, uint64_t first_offset, std::size_t window)
     : input_(std::move(input)), name_(std::move(name)), total_size_(total_size),
-      buffer_(new char[kWindow + 1]), capacity_(kWindow), window_offset_(first_offset), lines_(std::move(lines)) {
+      buffer_(new char[std::max<std::size_t>(window, 64) + 1]), capacity_(std::max<std::size_t>(window, 64)),
+      window_offset_(first_offset), lines_(std::move(lines)) {
   buffer_[0] = '\0';
   current_ = last_ = put_ = buffer_.get();
   next_window();

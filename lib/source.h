@@ -55,8 +55,10 @@ class Source {
                                            std::string* err);
 
   /// first_offset: the file offset of the input's first byte.
+  /// window: the first window's size (it grows for a longer token); less than kWindow for
+  /// text known to be short, such as one event read back by window.
   Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total_size, std::unique_ptr<LineIndex> lines,
-         uint64_t first_offset = 0);
+         uint64_t first_offset = 0, std::size_t window = kWindow);
   ~Source();
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
