@@ -1,6 +1,7 @@
 #include "decoders.h"
 
 #include <cstring>
+#include <fcntl.h>
 #include <string>
 
 #include <zlib.h>
@@ -292,6 +293,15 @@ std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed) {
   (void)compressed;
   return std::make_unique<Unsupported>("zstd input, but this jqtrace was built without zstd (libzstd-dev)");
 #endif
+}
+
+std::function<std::unique_ptr<RawInput>()> decoded_again(const std::string& path) {
+  return [path]() -> std::unique_ptr<RawInput> {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    Compression same = Compression::none;
+    return decode_by_magic(fd_input(fd, true), &same);
+  };
 }
 
 std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compression* found) {

@@ -7,6 +7,7 @@
 // the text before the cut, then fails with cut_short() (the reader treats that text as a
 // truncated trace); damage fails with an error naming the compressed byte where it was
 // found.
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,5 +40,9 @@ std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed);
 /// Reads the magic and returns the input decoded (or as it is, when not compressed), with
 /// the compression found in *found. The magic bytes read are handed on, not lost.
 std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compression* found);
+
+/// A function that opens path again and returns its text decoded (nullptr when it cannot
+/// be opened): for positions on the error path, which read a file a second time.
+std::function<std::unique_ptr<RawInput>()> decoded_again(const std::string& path);
 
 }  // namespace jqtrace

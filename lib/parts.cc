@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <mutex>
 
@@ -16,18 +17,23 @@ namespace {
 
 bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-/// Looks for the place after or at `from` (and before `limit`) where a line starts with
-/// '{' and the text before it, blanks aside, ends with ','. npos when there is none.
+/// Where the line after the newline at `nl` starts a part: its '{', when the line's first
+/// non-blank character is '{' and the text before it, blanks aside, ends with ','; else npos.
+std::size_t part_start_after(std::string_view text, std::size_t nl) {
+  std::size_t at = nl + 1;
+  while (at < text.size() && blank(text[at])) ++at;
+  if (at >= text.size() || text[at] != '{') return std::string_view::npos;
+  std::size_t before = nl;
+  while (before > 0 && blank(text[before - 1])) --before;
+  return before > 0 && text[before - 1] == ',' ? at : std::string_view::npos;
+}
+
+/// The first place after or at `from` (and before `limit`) where a part may start; npos
+/// when there is none.
 std::size_t next_cut(std::string_view text, std::size_t from, std::size_t limit) {
   for (std::size_t nl = text.find('\n', from); nl != std::string_view::npos && nl < limit;
-       nl = text.find('\n', nl + 1)) {
-    std::size_t at = nl + 1;
-    while (at < text.size() && blank(text[at])) ++at;
-    if (at >= text.size() || text[at] != '{') continue;
-    std::size_t before = nl;
-    while (before > 0 && blank(text[before - 1])) --before;
-    if (before > 0 && text[before - 1] == ',') return at;
-  }
+       nl = text.find('\n', nl + 1))
+    if (std::size_t at = part_start_after(text, nl); at != std::string_view::npos) return at;
   return std::string_view::npos;
 }
 
@@ -57,17 +63,34 @@ class SharedProgress {
 
 }  // namespace
 
+std::optional<std::string> part_prefix(std::string_view text) {
+  std::size_t first = 0;
+  while (first < text.size() && blank(text[first])) ++first;
+  if (first == text.size()) return std::nullopt;
+  // Assigned from std::string: GCC 12 warns falsely (-Wrestrict) on assigning literals here.
+  static const std::string kObjectPrefix = "{\"traceEvents\":[", kArrayPrefix = "[", kNone;
+  return text[first] == '{' ? kObjectPrefix : text[first] == '[' ? kArrayPrefix : kNone;
+}
+
+std::size_t last_part_start(std::string_view text, std::size_t min_start) {
+  for (std::size_t end = text.size(); end > 0;) {
+    const void* found = ::memrchr(text.data(), '\n', end);
+    if (!found) break;
+    std::size_t nl = static_cast<std::size_t>(static_cast<const char*>(found) - text.data());
+    std::size_t at = part_start_after(text, nl);
+    if (at != std::string_view::npos && at >= min_start) return at;
+    if (nl < min_start) break;  // the lines before start before min_start
+    end = nl;
+  }
+  return std::string_view::npos;
+}
+
 PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part) {
   PartPlan plan;
   plan.starts.push_back(0);
-  std::size_t first = 0;
-  while (first < text.size() && blank(text[first])) ++first;
-  if (first == text.size()) return plan;
-  // Assigned from std::string: GCC 12 warns falsely (-Wrestrict) on assigning literals here.
-  static const std::string kObjectPrefix = "{\"traceEvents\":[", kArrayPrefix = "[";
-  if (text[first] == '{') plan.prefix = kObjectPrefix;
-  else if (text[first] == '[') plan.prefix = kArrayPrefix;
-  else return plan;  // not a trace: the sequential reader says why
+  std::optional<std::string> prefix = part_prefix(text);
+  if (!prefix || prefix->empty()) return plan;  // blank, or not a trace: the sequential reader says why
+  plan.prefix = *prefix;
   uint64_t size = text.size();
   if (parts < 2 || size < 2 * min_part) return plan;
   uint64_t want = std::min<uint64_t>(parts, size / min_part);

@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,15 @@ struct PartPlan {
   /// {"traceEvents":[ for the object form, [ for the array form.
   std::string prefix;
 };
+
+/// The text that puts a parser where a part after the first starts, chosen by the first
+/// non-blank byte: {"traceEvents":[ for the object form, [ for the array form, "" (no
+/// parts) for anything else; nullopt while the text is all blanks.
+std::optional<std::string> part_prefix(std::string_view text);
+
+/// The last place in text where a part may start (a line starting with '{' after a line
+/// ending in ','), not before min_start; npos when there is none.
+std::size_t last_part_start(std::string_view text, std::size_t min_start);
 
 /// Up to `parts` parts of about equal size, none smaller than min_part bytes. Fewer (one:
 /// parse sequentially) when the text has no suitable line starts, e.g. a single huge line.

@@ -49,12 +49,7 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
   std::unique_ptr<RawInput> in = decoded_ahead(fd_input(fd, true), &found);
   std::unique_ptr<LineIndex> lines;
   if (regular) {
-    lines = std::make_unique<ReopeningLineIndex>([path]() -> std::unique_ptr<RawInput> {
-      int again = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (again < 0) return nullptr;
-      Compression same = Compression::none;
-      return decode_by_magic(fd_input(again, true), &same);
-    });
+    lines = std::make_unique<ReopeningLineIndex>(decoded_again(path));
   } else {
     lines = std::make_unique<RecordingLineIndex>();  // a pipe or device: no second reading
   }

@@ -14,8 +14,6 @@
 namespace jqtrace {
 namespace {
 
-bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
 /// Bytes without the zero-filling of std::string::resize: the decoder writes them all.
 class TextBuffer {
  public:
@@ -95,7 +93,8 @@ class StreamSplitter {
                  const StreamPartWork& work)
       : text_(std::move(input.text)), name_(input.name), total_size_(input.total_size),
         compression_(input.compression), reopen_(input.reopen),
-        threads_(std::max(threads, 1u)), part_bytes_(std::max<uint64_t>(part_bytes, 64)), progress_(progress),
+        threads_(std::max(threads, 1u)), part_bytes_(std::clamp<uint64_t>(part_bytes, 64, kStreamPartBytes)),
+        progress_(progress),
         work_(work) {
     if (!reopen_) recorded_ = std::make_shared<SharedLines>();
   }
@@ -191,17 +190,13 @@ class StreamSplitter {
     return b;
   }
 
-  /// The text a part other than the first starts with, from the first non-blank byte:
-  /// {"traceEvents":[ for the object form, [ for the array form; no cuts for anything
-  /// else (the reader says what is wrong). False while only blanks have been read.
+  /// Chooses the parts' prefix (part_prefix) once the text holds a non-blank byte; no cuts
+  /// when it is not a trace. False while only blanks have been read.
   bool choose_prefix(std::string_view text) {
-    std::size_t first = 0;
-    while (first < text.size() && blank(text[first])) ++first;
-    if (first == text.size()) return false;
-    static const std::string kObjectPrefix = "{\"traceEvents\":[", kArrayPrefix = "[";
-    if (text[first] == '{') prefix_ = kObjectPrefix;
-    else if (text[first] == '[') prefix_ = kArrayPrefix;
-    else cutting_ = false;
+    std::optional<std::string> prefix = part_prefix(text);
+    if (!prefix) return false;
+    prefix_ = *prefix;
+    if (prefix_.empty()) cutting_ = false;
     return true;
   }
 
@@ -288,9 +283,9 @@ class StreamSplitter {
   bool beyond_end(std::size_t k) const { return end_ != kNoEnd && k >= end_; }
 
   ReadResult parse_part(std::size_t k) {
-    auto input = std::make_unique<ChunkInput>(*this, parts_at(k).first_chunk, false);
-    uint64_t first_offset = parts_at(k).start;
-    std::unique_ptr<RawInput> in = std::move(input);
+    PartInfo part = parts_at(k);
+    std::unique_ptr<RawInput> in = std::make_unique<ChunkInput>(*this, part.first_chunk, false);
+    uint64_t first_offset = part.start;
     if (k > 0) {
       in = prefixed_input(std::move(in), prefix_);
       first_offset -= prefix_.size();
@@ -298,7 +293,7 @@ class StreamSplitter {
     Source src(std::move(in), name_, total_size_, line_index(), first_offset);
     src.set_compression(compression_);
     ReadOptions options;
-    options.stop_at = parts_at(k).stop_at;
+    options.stop_at = part.stop_at;
     return work_.read(k, src, options);
   }
 
@@ -524,26 +519,6 @@ class StreamSplitter {
 
 }  // namespace
 
-std::size_t last_part_start(std::string_view text, std::size_t min_start) {
-  std::size_t end = text.size();
-  while (end > 0) {
-    const void* found = ::memrchr(text.data(), '\n', end);
-    if (!found) return std::string_view::npos;
-    std::size_t nl = static_cast<std::size_t>(static_cast<const char*>(found) - text.data());
-    end = nl;
-    std::size_t at = nl + 1;
-    while (at < text.size() && blank(text[at])) ++at;
-    if (at >= text.size() || text[at] != '{' || at < min_start) {
-      if (at < min_start) return std::string_view::npos;
-      continue;
-    }
-    std::size_t before = nl;
-    while (before > 0 && blank(text[before - 1])) --before;
-    if (before > 0 && text[before - 1] == ',') return at;
-  }
-  return std::string_view::npos;
-}
-
 StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
                              const StreamPartWork& work) {
   StreamSplitter splitter(input, threads, part_bytes, progress, work);
@@ -574,12 +549,7 @@ std::unique_ptr<StreamInput> open_stream_input(const std::string& path) {
 #endif
   in->name = path;
   in->total_size = static_cast<uint64_t>(st.st_size);
-  in->reopen = [path]() -> std::unique_ptr<RawInput> {
-    int again = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (again < 0) return nullptr;
-    Compression same = Compression::none;
-    return decode_by_magic(fd_input(again, true), &same);
-  };
+  in->reopen = decoded_again(path);
   return in;
 }
 

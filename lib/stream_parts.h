@@ -77,16 +77,13 @@ struct StreamInput {
   uint64_t total_size = 0;
   std::function<std::unique_ptr<RawInput>()> reopen;
 };
-/// Reads input.text (decoded) in parts on `threads` parsing threads plus the decoding
-/// thread. input.reopen gives the same decoded text again from its start (for positions on
+/// Reads input.text (decoded) in parts of part_bytes (at most kStreamPartBytes) on
+/// `threads` parsing threads plus the decoding thread. input.reopen gives the same decoded text again from its start (for positions on
 /// the error path); empty for stdin, whose lines are then recorded as the text passes.
 StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
                              const StreamPartWork& work);
 
 std::unique_ptr<StreamInput> open_stream_input(const std::string& path);
 
-/// The last place in text where a part may start (see plan_parts), not before min_start;
-/// npos when there is none.
-std::size_t last_part_start(std::string_view text, std::size_t min_start);
 
 }  // namespace jqtrace

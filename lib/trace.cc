@@ -552,7 +552,7 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
   if (threads < 2) return false;
   if (auto stream = open_stream_input(path))
     return load_stream_parallel(*stream, threads, trace, diags, options, progress, result,
-                                std::min(min_part_bytes, kStreamPartBytes));
+                                min_part_bytes);
   PartPlan plan = plan_file(path, threads, min_part_bytes);
   if (plan.starts.size() < 2) return false;
   PartLoader loader(options, diags, threads);

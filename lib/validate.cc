@@ -580,8 +580,7 @@ bool validate_trace_parallel(const std::string& path, unsigned threads, Diagnost
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
   if (threads < 2) return false;
   if (auto stream = open_stream_input(path))
-    return validate_stream_parallel(*stream, threads, out, progress, std::min(min_part_bytes, kStreamPartBytes),
-                                    result);
+    return validate_stream_parallel(*stream, threads, out, progress, min_part_bytes, result);
   PartPlan plan = plan_file(path, threads, min_part_bytes);
   if (plan.starts.size() < 2) return false;
   ValidateLoader loader;
