@@ -36,7 +36,12 @@ class Decoder : public RawInput {
       }
       Step s;
       std::size_t avail_before = avail_in_;
-      if (!step(out, size, &s)) return damaged(s.error);
+      if (!step(out, size, &s)) {
+        long failed = damaged(s.error);
+        // The text decoded in the call that saw the damage comes out first (the next read
+        // fails): how much text precedes the error must not depend on the reader's buffer.
+        return s.produced ? static_cast<long>(s.produced) : failed;
+      }
       if (s.member_end) between_members_ = true;
       if (s.produced) return static_cast<long>(s.produced);
       if (s.member_end) continue;
