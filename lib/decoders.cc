@@ -1,6 +1,8 @@
 #include "decoders.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <fcntl.h>
 #include <string>
 
@@ -22,32 +24,20 @@ class Decoder : public RawInput {
  public:
   Decoder(std::unique_ptr<RawInput> compressed, Compression kind) : inner_(std::move(compressed)), kind_(kind) {}
 
+  /// Every call of the library is given exactly kOutBlock bytes to fill, into the caller's
+  /// buffer when it has room, else into our own and handed out from there. On damage the
+  /// libraries give out different amounts of text depending on the room they had (ISA-L
+  /// keeps a small tail in a buffer of its own), so fixed room makes the text before an
+  /// error the same for every reader: one pass and the stream parts count the same events.
   long read(char* out, std::size_t size) override {
+    if (held_from_ < held_to_) return hand_out(out, size);
     if (failed_) return -1;
-    for (;;) {
-      if (avail_in_ == 0 && !in_eof_ && !refill()) return -1;
-      if (between_members_) {
-        if (avail_in_ == 0) {
-          if (in_eof_) return 0;  // the end, after a complete member
-          continue;
-        }
-        if (!start_member()) return damaged("cannot start the next stream");
-        between_members_ = false;
-      }
-      Step s;
-      std::size_t avail_before = avail_in_;
-      if (!step(out, size, &s)) {
-        long failed = damaged(s.error);
-        // The text decoded in the call that saw the damage comes out first (the next read
-        // fails): how much text precedes the error must not depend on the reader's buffer.
-        return s.produced ? static_cast<long>(s.produced) : failed;
-      }
-      if (s.member_end) between_members_ = true;
-      if (s.produced) return static_cast<long>(s.produced);
-      if (s.member_end) continue;
-      if (avail_in_ == 0 && in_eof_) return truncated();
-      if (avail_in_ == avail_before && avail_in_ != 0) return damaged("the decoder makes no progress");
-    }
+    if (size >= kOutBlock) return decode(out);
+    long n = decode(held_.get());
+    if (n <= 0) return n;
+    held_from_ = 0;
+    held_to_ = static_cast<std::size_t>(n);
+    return hand_out(out, size);
   }
   const std::string& error() const override { return error_; }
   uint64_t consumed() const override { return inner_->consumed(); }
@@ -68,6 +58,41 @@ class Decoder : public RawInput {
   std::size_t avail_in_ = 0;
 
  private:
+  static constexpr std::size_t kOutBlock = 128 * 1024;
+
+  /// Decodes into out (kOutBlock bytes of room): > 0 bytes, 0 at the end, -1 on failure.
+  /// The text decoded in the call that saw damage comes out first (the next read fails).
+  long decode(char* out) {
+    for (;;) {
+      if (avail_in_ == 0 && !in_eof_ && !refill()) return -1;
+      if (between_members_) {
+        if (avail_in_ == 0) {
+          if (in_eof_) return 0;  // the end, after a complete member
+          continue;
+        }
+        if (!start_member()) return damaged("cannot start the next stream");
+        between_members_ = false;
+      }
+      Step s;
+      std::size_t avail_before = avail_in_;
+      if (!step(out, kOutBlock, &s)) {
+        long failed = damaged(s.error);
+        return s.produced ? static_cast<long>(s.produced) : failed;
+      }
+      if (s.member_end) between_members_ = true;
+      if (s.produced) return static_cast<long>(s.produced);
+      if (s.member_end) continue;
+      if (avail_in_ == 0 && in_eof_) return truncated();
+      if (avail_in_ == avail_before && avail_in_ != 0) return damaged("the decoder makes no progress");
+    }
+  }
+  long hand_out(char* out, std::size_t size) {
+    std::size_t n = std::min(size, held_to_ - held_from_);
+    std::memcpy(out, held_.get() + held_from_, n);
+    held_from_ += n;
+    return static_cast<long>(n);
+  }
+
   bool refill() {
     long n = inner_->read(in_, sizeof in_);
     if (n < 0) {
@@ -104,6 +129,8 @@ class Decoder : public RawInput {
   bool failed_ = false;
   bool cut_short_ = false;
   std::string error_;
+  std::unique_ptr<char[]> held_ = std::make_unique<char[]>(kOutBlock);  ///< text decoded for a small read
+  std::size_t held_from_ = 0, held_to_ = 0;
 };
 
 class ZlibGzip final : public Decoder {
