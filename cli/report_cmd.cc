@@ -1,7 +1,8 @@
-// jqtrace report FILE: load once → scope → stats, markers, gaps, timelines (and a validate
-// pass) → one offline HTML page; gates as in stats.
+// jqtrace report FILE: load once (validating as it reads) → scope → stats, markers, gaps,
+// timelines → one offline HTML page; gates as in stats.
 #include <algorithm>
 #include <map>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -172,19 +173,28 @@ class FirstProblems final : public DiagnosticSink {
   }
 };
 
-ReportSection validate_section(const ReportCommandOptions& o, const std::string& file) {
+/// The validation of the file: what rode along the load, else (stdin, or a broken trace
+/// whose parts' checks could not be joined) a pass of its own.
+ReportSection validate_section(const ReportCommandOptions& o, const std::string& file, ValidationTee& along,
+                               Trace& trace) {
   const char* title = "Validation";
   if (o.file == "-") return {"validate", title, "", "<p>Read from standard input: not validated (run jqtrace validate on the file).</p>\n"};
   FirstProblems problems;
   result::ValidatedFile f;
   f.file = file;
-  ParallelRead parallel = parallel_read(o.file, o.common);
-  if (!parallel.threads || !validate_trace_parallel(o.file, parallel.threads, problems, {}, parallel.min_part_bytes, &f.result)) {
-    problems = FirstProblems{};
-    std::string why;
-    auto source = open_input(o.file, o.common, &why);
-    if (!source) return {"validate", title, "", "<p>Could not read the file again to validate it.</p>\n"};
-    f.result = validate_trace(*source, problems);
+  std::string why;
+  auto locator = along.exact() ? Source::open(o.file, &why) : nullptr;  // positions of what was found
+  if (locator) {
+    f.result = along.conclude(problems, *locator, trace.read, trace.names);
+  } else {
+    ParallelRead parallel = parallel_read(o.file, o.common);
+    if (!parallel.threads ||
+        !validate_trace_parallel(o.file, parallel.threads, problems, {}, parallel.min_part_bytes, &f.result)) {
+      problems = FirstProblems{};
+      auto source = open_input(o.file, o.common, &why);
+      if (!source) return {"validate", title, "", "<p>Could not read the file again to validate it.</p>\n"};
+      f.result = validate_trace(*source, problems);
+    }
   }
   f.kept = std::move(problems.kept);
   f.omitted = problems.omitted;
@@ -236,7 +246,10 @@ int run_report(const ReportCommandOptions& o) {
   std::vector<GateSource> gates;
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace& trace = trace_for_process();
-  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  ValidationTee validation;  // the validate section's checks, made as the file is read
+  LoadOptions load;
+  if (o.file != "-") load.tee = &validation;
+  if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;
   Analysis a;
   a.trace = &trace;
   a.file = display_name(o.file);
@@ -254,13 +267,22 @@ int run_report(const ReportCommandOptions& o) {
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
   if (!gates.empty() && !cut_off && !evaluate_gates(gates, stats_metrics(a.stats, a.kinds), &results)) return kUsage;
 
+  // gaps (the longest section, mostly one thread) is measured beside the others: every
+  // section only reads the model.
+  ReportSection gaps;
+  std::thread gaps_thread;
+  if (stats.threads > 1) gaps_thread = std::thread([&] { gaps = gaps_section(a, stats.threads - 1); });
+  else gaps = gaps_section(a, 1);
   std::vector<ReportSection> sections;
   sections.push_back(summary_section(a, nullptr));
   if (!results.empty()) sections.push_back(gates_section(results));
   sections.push_back(markers_section(a));
-  sections.push_back(gaps_section(a, stats.threads));
-  sections.push_back(validate_section(o, a.file));
-  sections.push_back(timelines_section(a));
+  ReportSection validated = validate_section(o, a.file, validation, trace);
+  ReportSection timelines = timelines_section(a);
+  if (gaps_thread.joinable()) gaps_thread.join();
+  sections.push_back(std::move(gaps));
+  sections.push_back(std::move(validated));
+  sections.push_back(std::move(timelines));
   std::string html = result::render_report_html("jqtrace report: " + a.file, sections);
   auto out = Output::open(o.common);
   if (!out) return kInput;  // cannot write: an input or output error

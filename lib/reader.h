@@ -43,6 +43,12 @@ class SplittableSink : public EventSink {
  public:
   virtual std::unique_ptr<SplittableSink> fork() const = 0;
   virtual void absorb(SplittableSink& later, const std::vector<uint32_t>& names) = 0;
+  /// The interner the name ids of the events to come are in (the loaded model's, or its
+  /// part's), said before the first event.
+  virtual void bind(Interner&) {}
+  /// Where the reader's container-level problems go as well, for a sink that checks them
+  /// (null: it does not want them).
+  virtual DiagnosticSink* container_diagnostics() { return nullptr; }
 };
 
 enum class Container { unknown, object, array };

@@ -67,17 +67,27 @@ class TraceBuilder final : public EventSink {
  public:
   /// Where the events go as well from now on (a parallel load reading the rest of the
   /// input into the first part's builder gives it a sink of its own).
-  void set_tee(SplittableSink* tee) { options_.tee = tee; }
+  void set_tee(SplittableSink* tee) {
+    options_.tee = tee;
+    if (tee) tee->bind(t_.names);
+  }
 
   TraceBuilder(Trace* t, const LoadOptions& options) : t_(*t), options_(options) {
+    if (options_.tee) options_.tee->bind(t_.names);
     span_names_ = JobqueNames::interned(t_.names);
     thread_name_ = t_.names.intern("thread_name");
     process_name_ = t_.names.intern("process_name");
     thread_sort_index_ = t_.names.intern("thread_sort_index");
   }
 
-  void on_profile(const JobqueProfile& p) override { t_.profile = p; }
-  void on_window_record(const WindowRecord& w) override { t_.window = w; }
+  void on_profile(const JobqueProfile& p) override {
+    t_.profile = p;
+    if (options_.tee) options_.tee->on_profile(p);
+  }
+  void on_window_record(const WindowRecord& w) override {
+    t_.window = w;
+    if (options_.tee) options_.tee->on_window_record(w);
+  }
 
   void on_event(const RawEvent& e, const Interner& names) override {
     record(e);
@@ -447,6 +457,24 @@ std::string Trace::lane_label(std::size_t lane) const {
 
 namespace {
 
+/// The reader's container-level problems: to the loader's sink and to the tee's, when it
+/// checks them too.
+class ContainerDiagnostics final : public DiagnosticSink {
+ public:
+  ContainerDiagnostics(DiagnosticSink* loader, SplittableSink* tee)
+      : loader_(loader), tee_(tee ? tee->container_diagnostics() : nullptr) {}
+  void report(Diagnostic d) override {
+    if (tee_) tee_->report(d);
+    if (loader_) loader_->report(std::move(d));
+  }
+  /// What read_trace is given: null when nobody listens.
+  DiagnosticSink* sink() { return loader_ || tee_ ? this : nullptr; }
+
+ private:
+  DiagnosticSink* loader_;
+  DiagnosticSink* tee_;
+};
+
 /// One part of a file being loaded in parallel: its own names, model and diagnostics.
 struct Part {
   std::unique_ptr<Trace> trace = std::make_unique<Trace>();
@@ -470,7 +498,8 @@ class PartLoader {
       own.tee = part.tee.get();
     }
     part.builder = std::make_unique<TraceBuilder>(part.trace.get(), own);
-    return read_trace(src, *part.builder, part.trace->names, &part.diags, read);
+    ContainerDiagnostics diags(&part.diags, own.tee);
+    return read_trace(src, *part.builder, part.trace->names, diags.sink(), read);
   }
 
   /// Joins part k to parts 0..k-1 (k = 0: takes it as they).
@@ -493,7 +522,8 @@ class PartLoader {
     std::unique_ptr<SplittableSink> tee = options_.tee ? options_.tee->fork() : nullptr;
     into.builder->set_tee(tee.get());
     CollectedDiagnostics found;
-    ReadResult r = read_trace(src, *into.builder, into.trace->names, &found, ReadOptions{});
+    ContainerDiagnostics diags(&found, tee.get());
+    ReadResult r = read_trace(src, *into.builder, into.trace->names, diags.sink(), ReadOptions{});
     report_diagnostics(found);
     if (tee) options_.tee->absorb(*tee, identity(into.trace->names.size()));
     into.builder->set_tee(nullptr);
@@ -570,7 +600,8 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
 
 ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const LoadOptions& options) {
   TraceBuilder builder(trace, options);
-  ReadResult r = read_trace(source, builder, trace->names, diags);
+  ContainerDiagnostics both(diags, options.tee);
+  ReadResult r = read_trace(source, builder, trace->names, both.sink());
   if (r.status != ReadStatus::input_error) builder.finish();
   trace->read = r;
   return r;

@@ -64,8 +64,8 @@ class Validator final : public EventSink, public DiagnosticSink {
  public:
   /// source: where positions are looked up (null: not yet, for a part of a parallel read).
   Validator(DiagnosticSink& out, ValidateResult& result, Interner& names, Source* source)
-      : out_(&out), result_(&result), names_(names), source_(source) {
-    span_names_ = JobqueNames::interned(names_);
+      : out_(&out), result_(&result), names_(&names), source_(source) {
+    span_names_ = JobqueNames::interned(names);
   }
 
   // DiagnosticSink: everything found passes through here to be counted and located.
@@ -86,6 +86,10 @@ class Validator final : public EventSink, public DiagnosticSink {
     result_ = &result;
     source_ = &source;
   }
+
+  /// The names now live in `names` (the same ids: a loaded model's interner moved into
+  /// place).
+  void rebind(Interner& names) { names_ = &names; }
 
   /// Joins the state of the part read after this one (names: its ids to these). An E
   /// there that closed nothing but would have closed a B still open here is no longer
@@ -273,7 +277,7 @@ class Validator final : public EventSink, public DiagnosticSink {
     if (added) {
       LaneCheck lane;
       lane.tid = e.tid;
-      lane.label = lane_label(e.pid, e.tid, names_);
+      lane.label = lane_label(e.pid, e.tid, *names_);
       lane.first = e.offset;
       lanes_.push_back(std::move(lane));
     }
@@ -289,7 +293,7 @@ class Validator final : public EventSink, public DiagnosticSink {
     if (e.name != span_names_.stage_wait && e.has_chain) jobque_ = true;
     if (!e.has_stage || !e.has_arg || !e.has_chain) {
       problem("jobque-args",
-              std::string(names_.view(e.name)) + " lacks integer args.stage, args.arg and args.chain", e);
+              std::string(names_->view(e.name)) + " lacks integer args.stage, args.arg and args.chain", e);
       return;
     }
     if (e.name == span_names_.publish) publish(e);
@@ -320,7 +324,7 @@ class Validator final : public EventSink, public DiagnosticSink {
     ChainCheck& c = chains_[e.chain];
     ++c.events;
     if (e.stage < 0 || (c.publishes && e.stage >= c.nstages)) {
-      stage_problem(e.stage, e.chain, c.nstages, e.offset, std::string(names_.view(e.name)));
+      stage_problem(e.stage, e.chain, c.nstages, e.offset, std::string(names_->view(e.name)));
       return;
     }
     int16_t stage = static_cast<int16_t>(std::min<int64_t>(e.stage, INT16_MAX));
@@ -360,7 +364,7 @@ class Validator final : public EventSink, public DiagnosticSink {
 
   void metadata(const RawEvent& e) {
     if (e.name == Interner::kNone) return;
-    std::string_view name = names_.view(e.name);
+    std::string_view name = names_->view(e.name);
     for (std::string_view known : kMetadataNames)
       if (name == known) {
         if (name == "thread_name" || name == "thread_sort_index") lane_for(e);
@@ -388,7 +392,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   void check_markers() {
     if (!profile_.present) return;
     for (const auto& [name_id, seen] : global_instants_) {
-      std::string name(names_.view(name_id));
+      std::string name(names_->view(name_id));
       if (profile_.has_marker(name)) continue;
       std::vector<std::string> kinds;
       for (const ProfileMarker& m : profile_.markers) kinds.push_back(m.name);
@@ -434,7 +438,7 @@ class Validator final : public EventSink, public DiagnosticSink {
 
   DiagnosticSink* out_;
   ValidateResult* result_;
-  Interner& names_;
+  Interner* names_;  ///< the interner the events' name ids are in
   Source* source_;
   std::vector<Diagnostic> deferred_;
   JobqueNames span_names_;
@@ -480,6 +484,29 @@ void conclude(Validator& validator, ValidateResult& result) {
   validator.finish(result.read.status == ReadStatus::truncated);
 }
 
+/// Reports the joined parts' findings (in file order) through the joined validator to out,
+/// then what every read ends with.
+ValidateResult conclude_found(Validator& joined, std::vector<Diagnostic>& found, DiagnosticSink& out,
+                              Source& locator, const ReadResult& read) {
+  ValidateResult result;
+  joined.retarget(out, result, locator);
+  for (Diagnostic& d : found) joined.report(std::move(d));
+  found.clear();
+  result.read = read;
+  conclude(joined, result);
+  return result;
+}
+
+/// Appends a joined part's findings to found, but for the unmatched-end reports an earlier
+/// part's B answered (withdrawn: their offsets).
+void keep_findings(std::vector<Diagnostic>& part, std::vector<uint64_t> withdrawn, std::vector<Diagnostic>* found) {
+  std::sort(withdrawn.begin(), withdrawn.end());
+  for (Diagnostic& d : part)
+    if (!(d.rule == "unmatched-end" && std::binary_search(withdrawn.begin(), withdrawn.end(), d.offset)))
+      found->push_back(std::move(d));
+  part.clear();
+}
+
 /// One part of a parallel validation: its own names, findings and state.
 struct ValidatePart {
   Interner names;
@@ -506,11 +533,7 @@ class ValidateLoader {
       std::vector<uint32_t> names = first().names.intern_all(part.names);
       if (!first().validator->absorb(*part.validator, names, &withdrawn)) return false;
     }
-    std::sort(withdrawn.begin(), withdrawn.end());
-    for (Diagnostic& d : part.found.items)
-      if (!(d.rule == "unmatched-end" && std::binary_search(withdrawn.begin(), withdrawn.end(), d.offset)))
-        found_.push_back(std::move(d));
-    part.found.items.clear();
+    keep_findings(part.found.items, std::move(withdrawn), &found_);
     if (k > 0) part.validator.reset();
     return true;
   }
@@ -530,13 +553,7 @@ class ValidateLoader {
   /// Reports every finding through the joined validator, then the whole-file rules.
   void conclude_into(DiagnosticSink& out, Source& locator, const std::vector<PartRead>& reads, std::size_t count,
                      ValidateResult* result) {
-    *result = ValidateResult{};
-    Validator& joined = *first().validator;
-    joined.retarget(out, *result, locator);
-    for (Diagnostic& d : found_) joined.report(std::move(d));
-    found_.clear();
-    result->read = joined_result(reads, count);
-    conclude(joined, *result);
+    *result = conclude_found(*first().validator, found_, out, locator, joined_result(reads, count));
   }
 
  private:
@@ -566,6 +583,52 @@ bool validate_stream_parallel(StreamInput& in, unsigned threads, DiagnosticSink&
 }
 
 }  // namespace
+
+struct ValidationTee::State {
+  CollectedDiagnostics found;  ///< in file order; the validator reports here until conclude
+  ValidateResult scratch;      ///< counts while reading (conclude counts again)
+  std::unique_ptr<Validator> validator;  ///< made at bind(); an unbound root adopts part 0's
+  bool exact = true;
+};
+
+ValidationTee::ValidationTee() : state_(std::make_unique<State>()) {}
+ValidationTee::~ValidationTee() = default;
+
+std::unique_ptr<SplittableSink> ValidationTee::fork() const { return std::make_unique<ValidationTee>(); }
+
+void ValidationTee::bind(Interner& names) {
+  state_->validator = std::make_unique<Validator>(state_->found, state_->scratch, names, nullptr);
+}
+
+DiagnosticSink* ValidationTee::container_diagnostics() { return state_->validator.get(); }
+
+void ValidationTee::on_event(const RawEvent& e, const Interner& names) { state_->validator->on_event(e, names); }
+void ValidationTee::on_profile(const JobqueProfile& p) { state_->validator->on_profile(p); }
+void ValidationTee::on_window_record(const WindowRecord& w) { state_->validator->on_window_record(w); }
+
+void ValidationTee::absorb(SplittableSink& later_sink, const std::vector<uint32_t>& names) {
+  State& later = *static_cast<ValidationTee&>(later_sink).state_;
+  if (!state_->exact || !later.validator) return;
+  if (!state_->validator) {  // the first part: its state is the joined state so far
+    std::swap(state_, static_cast<ValidationTee&>(later_sink).state_);
+    return;
+  }
+  std::vector<uint64_t> withdrawn;
+  if (!state_->validator->absorb(*later.validator, names, &withdrawn)) {
+    state_->exact = false;
+    return;
+  }
+  keep_findings(later.found.items, std::move(withdrawn), &state_->found.items);
+}
+
+bool ValidationTee::exact() const { return state_->exact; }
+
+ValidateResult ValidationTee::conclude(DiagnosticSink& out, Source& locator, const ReadResult& read,
+                                       Interner& names) {
+  if (!state_->validator) bind(names);  // nothing was read
+  state_->validator->rebind(names);
+  return conclude_found(*state_->validator, state_->found.items, out, locator, read);
+}
 
 ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
   ValidateResult result;

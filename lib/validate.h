@@ -34,4 +34,36 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out);
 bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result);
 
+/// Validation riding along a model load (LoadOptions::tee): the checks of validate_trace
+/// on the events the load reads, so a command that needs both reads the file once. Split
+/// and joined with the load's parts; a join the validator cannot make exactly (only broken
+/// traces: see validate_trace_parallel) leaves it !exact(), and the caller validates in a
+/// pass of its own.
+class ValidationTee final : public SplittableSink {
+ public:
+  ValidationTee();
+  ~ValidationTee() override;
+  ValidationTee(const ValidationTee&) = delete;
+  ValidationTee& operator=(const ValidationTee&) = delete;
+
+  std::unique_ptr<SplittableSink> fork() const override;
+  void absorb(SplittableSink& later, const std::vector<uint32_t>& names) override;
+  void bind(Interner& names) override;
+  DiagnosticSink* container_diagnostics() override;
+  void on_event(const RawEvent& e, const Interner& names) override;
+  void on_profile(const JobqueProfile& p) override;
+  void on_window_record(const WindowRecord& w) override;
+
+  /// Whether every join was exact (the result is validate_trace's).
+  bool exact() const;
+  /// Reports what was found, in file order, to out (positions from locator), then the rules
+  /// that need the whole file. read: the load's result; names: the loaded model's interner
+  /// (where the bound one was moved to).
+  ValidateResult conclude(DiagnosticSink& out, Source& locator, const ReadResult& read, Interner& names);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace jqtrace

@@ -214,3 +214,116 @@ TEST_CASE("rule bad-string: invalid UTF-8 or a NUL in a kept string is an error"
   ValidateRun fine = validate_string(trace_of({R"({"ph":"X","name":"caf\u00e9 \ud83d\ude00","ts":1,"dur":2,"pid":0,"tid":0})"}));
   CHECK_FALSE(fine.has_rule("bad-string"));  // escapes that decode to valid UTF-8 are fine
 }
+
+// ---- validation riding along a model load (ValidationTee) ----
+namespace {
+
+std::string sample_bytes(const std::string& name) {
+  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> with_counts(const ValidateRun& run) {
+  std::vector<std::string> lines = run.lines();
+  lines.push_back(std::to_string(run.result.errors) + " errors, " + std::to_string(run.result.warnings) +
+                  " warnings, " + std::to_string(run.result.events) + " events, readable " +
+                  std::to_string(run.result.readable) + ", jobque " + std::to_string(run.result.jobque));
+  return lines;
+}
+
+/// validate_trace over the file, as `jqtrace validate -j 1` runs it.
+std::vector<std::string> validated_alone(const std::string& path) {
+  ValidateRun run;
+  auto src = Source::open(path, nullptr);
+  REQUIRE(src);
+  run.result = validate_trace(*src, run.got);
+  return with_counts(run);
+}
+
+/// The same checks made while loading the model: in one pass (threads 1), in file parts, or
+/// in stream parts (a compressed file), as `jqtrace report` loads. *exact: whether the
+/// parts' checks joined exactly.
+std::vector<std::string> validated_along(const std::string& path, unsigned threads, uint64_t part_bytes,
+                                         bool* exact) {
+  Trace trace;
+  ValidationTee tee;
+  LoadOptions options;
+  options.tee = &tee;
+  ReadResult r;
+  if (threads < 2 || !load_trace_parallel(path, threads, &trace, nullptr, options, {}, &r, part_bytes)) {
+    auto src = Source::open(path, nullptr);
+    REQUIRE(src);
+    r = load_trace(*src, &trace, nullptr, options);
+  }
+  *exact = tee.exact();
+  auto locator = Source::open(path, nullptr);
+  REQUIRE(locator);
+  ValidateRun run;
+  run.result = tee.conclude(run.got, *locator, r, trace.names);
+  return with_counts(run);
+}
+
+/// A broken trace of every kind the validator reports, many events long so that small
+/// parts cut it everywhere: E without B, negative ts, a duplicate key, a bad string, a
+/// metadata event without args, an unknown phase, overlapping spans, a B never closed.
+std::string broken_trace(int n) {
+  std::string t = "{\"traceEvents\":[\n";
+  for (int i = 0; i < n; ++i) {
+    t += "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(i % 3) + ",\"ts\":" + std::to_string(i * 10) +
+         ",\"dur\":" + (i % 97 == 3 ? "50" : "5") + ",\"name\":\"e" + std::to_string(i % 7) + "\"},\n";
+    if (i % 211 == 5) t += "{\"ph\":\"E\",\"pid\":1,\"tid\":0,\"ts\":" + std::to_string(i * 10) + "},\n";
+    if (i % 307 == 9) t += "{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i * 10) + ",\"name\":\"b\"},\n";
+    if (i % 401 == 7) t += "{\"ph\":\"X\",\"pid\":1,\"ts\":-5,\"ts\":3,\"dur\":1,\"name\":\"neg\"},\n";
+    if (i % 503 == 1) t += "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":1,\"dur\":1,\"name\":\"\xff\"},\n";
+    if (i % 601 == 2) t += "{\"ph\":\"M\",\"pid\":1,\"name\":\"thread_name\"},\n7,\n{\"ph\":\"?\"},\n";
+  }
+  return t + "{\"ph\":\"i\",\"pid\":1,\"tid\":0,\"ts\":5,\"name\":\"mark\"}\n]}\n";
+}
+
+}  // namespace
+
+TEST_CASE("validation along a load reports what validate reports: one pass, file parts, stream parts") {
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const char* name : {"broken.trace.json", "ring-full.trace.json", "decode-small.trace.json",
+                           "truncated.trace.json", "chrome-small.json", "array-form.json", "legacy-small.trace.json"})
+    inputs.emplace_back(name, sample_bytes(name));
+  inputs.emplace_back("broken (generated)", broken_trace(3000));
+  inputs.emplace_back("broken, cut off", broken_trace(2000).substr(0, 90000));
+  inputs.emplace_back("broken, json error", broken_trace(2000).replace(60000, 1, "#"));
+  for (auto& [name, bytes] : inputs) {
+    for (bool gz : {false, true}) {
+      CAPTURE(name);
+      CAPTURE(gz);
+      TempFile file(gz ? gzip_bytes(bytes) : bytes);
+      std::vector<std::string> alone = validated_alone(file.path);
+      for (auto [threads, part] : {std::pair<unsigned, uint64_t>{1, 0}, {3, 256}, {2, 4096}, {3, 1u << 20}}) {
+        CAPTURE(threads);
+        CAPTURE(part);
+        bool exact = false;
+        std::vector<std::string> along = validated_along(file.path, threads, part, &exact);
+        CHECK(exact);
+        CHECK(along == alone);
+      }
+    }
+  }
+}
+
+TEST_CASE("validation along a load: a join that cannot be exact says so (the caller validates alone)") {
+  std::string text = "{\"traceEvents\":[\n";
+  for (int i = 0; i < 600; ++i) {
+    text += "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":" + std::to_string(i * 10) + ",\"dur\":5,\"name\":\"e\"},\n";
+    if (i == 50 || i == 450)  // the same chain published twice, far apart
+      text += "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":" + std::to_string(i * 10) +
+              ",\"dur\":1,\"name\":\"publish\",\"args\":{\"stage\":2,\"arg\":0,\"chain\":7}},\n";
+  }
+  text += "{\"ph\":\"i\",\"pid\":1,\"tid\":0,\"ts\":5,\"name\":\"m\"}\n],\"jobqueProfile\":{\"version\":1}}\n";
+  TempFile file(text);
+  bool exact = true;
+  validated_along(file.path, 3, 256, &exact);
+  CHECK_FALSE(exact);
+  std::vector<std::string> one_pass = validated_along(file.path, 1, 0, &exact);
+  CHECK(exact);
+  CHECK(one_pass == validated_alone(file.path));
+}
