@@ -18,6 +18,7 @@
 #include "load.h"
 #include "markers.h"
 #include "markers_schema.h"
+#include "parallel.h"
 #include "render.h"
 #include "scope_options.h"
 #include "stats_schema.h"
@@ -46,6 +47,7 @@ struct Analysis {
   RangeStats stats;
   std::vector<KindSummary> kinds;
   std::vector<TimelineGroup> groups;  ///< the stats groups with their colours, for charts
+  unsigned threads = 1;               ///< -j
 };
 
 using result::ReportSection;
@@ -97,19 +99,26 @@ std::vector<Unit> slowest_units(std::vector<Unit> units) {
 }
 
 /// Each unit's range stats by category (what markers --kind computes for every unit).
-std::vector<UnitRow> rows_of(const Trace& trace, const SpanIndex& index, const std::vector<Unit>& units) {
+/// Units already in `known` (by unit index: the chart's rows, when the table's units are
+/// among them) are taken from there, not computed again.
+/// The units are measured on `threads` threads (each unit on one).
+std::vector<UnitRow> rows_of(const Analysis& a, const std::vector<Unit>& units, const std::vector<UnitRow>& known = {}) {
+  std::map<int64_t, const UnitRow*> by_index;
+  for (const UnitRow& r : known) by_index[r.unit.index] = &r;
   StatsOptions options;
-  options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
+  options.by = a.trace->jobque ? GroupBy::category : GroupBy::cat;
   options.distributions = false;
-  std::vector<UnitRow> rows;
-  for (const Unit& u : units) rows.push_back({u, compute_stats(trace, index, u.range, options)});
+  std::vector<UnitRow> rows(units.size());
+  run_parallel(units.size(), a.threads, [&](std::size_t k) {
+    auto it = by_index.find(units[k].index);
+    rows[k] = it != by_index.end() ? *it->second : UnitRow{units[k], compute_stats(*a.trace, *a.index, units[k].range, options)};
+  });
   return rows;
 }
 
 /// For each marker kind: its units' durations stacked by category, and the units' table.
 ReportSection markers_section(const Analysis& a) {
   std::string body;
-  const SpanIndex& index = *a.index;
   auto colors = colors_of(a.groups);
   result::MarkersContext c;
   c.file = a.file;
@@ -118,7 +127,8 @@ ReportSection markers_section(const Analysis& a) {
     if (k.count == 0) continue;
     std::vector<Unit> units = units_of(*a.trace, k.kind, k.rule.at);
     std::vector<result::UnitBar> bars;
-    for (const UnitRow& r : rows_of(*a.trace, index, chart_units(units))) {
+    std::vector<UnitRow> charted = rows_of(a, chart_units(units));
+    for (const UnitRow& r : charted) {
       result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
       bar.tip = fmt::format("{} {}: {} us", k.kind, r.unit.index, us_fixed(r.unit.range.length()));
       for (const GroupStats& g : r.stats.groups) {
@@ -131,7 +141,7 @@ ReportSection markers_section(const Analysis& a) {
     std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
-    std::vector<UnitRow> rows = rows_of(*a.trace, index, slowest_units(units));
+    std::vector<UnitRow> rows = rows_of(a, slowest_units(units), charted);
     if (units.size() > kMaxTableUnits)
       body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
     c.kind = k.kind;
@@ -257,6 +267,7 @@ int run_report(const ReportCommandOptions& o) {
   StatsOptions stats;
   choose_grouping("", trace, &stats.by);
   stats.threads = worker_threads(o.common);
+  a.threads = stats.threads;
   SpanIndex index(trace);
   a.index = &index;
   a.stats = compute_stats(trace, index, a.scope.range, stats);
