@@ -1,8 +1,8 @@
 // jqtrace report FILE: load once (validating as it reads) → scope → stats, markers, gaps,
 // timelines → one offline HTML page; gates as in stats.
 #include <algorithm>
+#include <future>
 #include <map>
-#include <thread>
 
 #include <fmt/core.h>
 
@@ -159,17 +159,17 @@ ReportSection markers_section(const Analysis& a) {
           body};
 }
 
-ReportSection gaps_section(const Analysis& a, unsigned threads) {
+ReportSection gaps_section(const Trace& trace, const Scope& scope, const std::string& file, unsigned threads) {
   GapsOptions options;
   options.threads = threads;
   GapsReport report;
   std::string error;
-  if (!a.trace->jobque || !compute_gaps(*a.trace, a.scope.range, options, &report, &error))
+  if (!trace.jobque || !compute_gaps(trace, scope.range, options, &report, &error))
     return {"gaps", "Chains, stages and publishes", "", "<p>Not a jobque trace: no chains to measure.</p>\n"};
   return {"gaps", "Chains, stages and publishes",
           "Per chain class its wall time and publish, per stage its span and effective parallelism, the stage "
           "tails, fat publishes and each lane's idle gaps (as jqtrace gaps).",
-          result::render_html_fragment(result::gaps_document(report, a.file, a.scope, options.quantiles))};
+          result::render_html_fragment(result::gaps_document(report, file, scope, options.quantiles))};
 }
 
 /// At most this many problems are listed (every one is counted).
@@ -268,6 +268,11 @@ int run_report(const ReportCommandOptions& o) {
   choose_grouping("", trace, &stats.by);
   stats.threads = worker_threads(o.common);
   a.threads = stats.threads;
+  // gaps (the longest section, mostly on one thread) is measured beside everything else
+  // from here on: it reads only the model and the scope.
+  std::future<ReportSection> gaps =
+      std::async(a.threads > 1 ? std::launch::async : std::launch::deferred,
+                 [&trace, scope = a.scope, file = a.file, threads = a.threads] { return gaps_section(trace, scope, file, threads); });
   SpanIndex index(trace);
   a.index = &index;
   a.stats = compute_stats(trace, index, a.scope.range, stats);
@@ -278,20 +283,13 @@ int run_report(const ReportCommandOptions& o) {
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
   if (!gates.empty() && !cut_off && !evaluate_gates(gates, stats_metrics(a.stats, a.kinds), &results)) return kUsage;
 
-  // gaps (the longest section, mostly one thread) is measured beside the others: every
-  // section only reads the model.
-  ReportSection gaps;
-  std::thread gaps_thread;
-  if (stats.threads > 1) gaps_thread = std::thread([&] { gaps = gaps_section(a, stats.threads - 1); });
-  else gaps = gaps_section(a, 1);
   std::vector<ReportSection> sections;
   sections.push_back(summary_section(a, nullptr));
   if (!results.empty()) sections.push_back(gates_section(results));
   sections.push_back(markers_section(a));
   ReportSection validated = validate_section(o, a.file, validation, trace);
   ReportSection timelines = timelines_section(a);
-  if (gaps_thread.joinable()) gaps_thread.join();
-  sections.push_back(std::move(gaps));
+  sections.push_back(gaps.get());
   sections.push_back(std::move(validated));
   sections.push_back(std::move(timelines));
   std::string html = result::render_report_html("jqtrace report: " + a.file, sections);
