@@ -1,8 +1,9 @@
 // libFuzzer target: the parallel loader, with parts as small as 64 bytes, must build the
 // model one pass builds (or decline and leave the read to one pass) for any bytes; the
-// parallel validator likewise reports what the one-pass validator reports. Both also read
-// the bytes gzipped, where the decoded stream is cut into parts as it comes (never
-// declined: a stream cannot be read twice).
+// parallel validator, and validation riding a model load (report's), likewise report what
+// the one-pass validator reports. All of them also read the bytes gzipped, where the
+// decoded stream is cut into parts as it comes (never declined: a stream cannot be read
+// twice).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +78,30 @@ void check_same_model(const ReadResult& r1, const Trace& one, const ReadResult& 
   }
 }
 
+/// Loads path as report does, validating along (one pass and in parts of 64 bytes): the
+/// same counts as validating alone (expected), unless a join could not be exact.
+void check_validation_along(const std::string& path, const ValidateResult& expected, std::size_t expected_count) {
+  for (unsigned threads : {1u, 3u}) {
+    Trace trace;
+    ValidationTee tee;
+    LoadOptions options;
+    options.tee = &tee;
+    ReadResult r;
+    if (threads < 2 || !load_trace_parallel(path, threads, &trace, nullptr, options, {}, &r, 64)) {
+      auto src = Source::open(path, nullptr);
+      if (!src) std::abort();
+      r = load_trace(*src, &trace, nullptr, options);
+    }
+    if (!tee.exact()) continue;
+    auto locator = Source::open(path, nullptr);
+    if (!locator) std::abort();
+    CountingSink found;
+    ValidateResult v = tee.conclude(found, *locator, r, trace.names);
+    check(v.errors == expected.errors && v.warnings == expected.warnings && v.events == expected.events);
+    check(found.count == expected_count);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
@@ -99,7 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   check(load_trace_parallel(gz, 2, &streamed, nullptr, LoadOptions{}, {}, &r3, 64));
   check_same_model(r1_gz, one_gz, r3, streamed);
 
-  CountingSink a, b, c;
+  CountingSink a, b, c, d;
   auto again = Source::from_string(std::string(reinterpret_cast<const char*>(data), size));
   ValidateResult v1 = validate_trace(*again, a);
   ValidateResult v2;
@@ -107,9 +132,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     check(v1.errors == v2.errors && v1.warnings == v2.warnings);
     check(a.count == b.count);
   }
-  CountingSink d;
+  // Validation riding a model load (as report does): what validate_trace reports, unless a
+  // join could not be exact (then report validates alone).
+  check_validation_along(path, v1, a.count);
   auto gz_again = Source::from_string(gz_bytes);
   ValidateResult v1_gz = validate_trace(*gz_again, d);
+  check_validation_along(gz, v1_gz, d.count);
   ValidateResult v3;
   check(validate_trace_parallel(gz, 2, c, {}, 64, &v3));
   check(v1_gz.errors == v3.errors && v1_gz.warnings == v3.warnings);
