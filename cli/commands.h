@@ -18,5 +18,6 @@ void setup_diff(CLI::App& app);
 void setup_phases(CLI::App& app);
 void setup_timeline(CLI::App& app);
 void setup_report(CLI::App& app);
+void setup_index(CLI::App& app);
 
 }  // namespace jqtrace::cli

@@ -73,6 +73,12 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Fo
   cmd.add_flag("-q,--quiet", opts.quiet, "No progress bar and no warnings");
 }
 
+void add_index_options(CLI::App& cmd, CommonOptions& opts, bool reads) {
+  cmd.add_flag("--index", opts.write_index, "Also write the sidecar index (TRACE.jqx, see jqtrace index) from this pass");
+  if (reads)
+    cmd.add_flag("--no-index", opts.no_index, "Read the whole trace even when a fresh sidecar index could answer");
+}
+
 namespace {
 
 bool offers(const std::vector<Format>& offered, Format f) {

@@ -29,6 +29,8 @@ struct CommonOptions {
   unsigned threads = 0;      ///< -j N; 0: all cores
   std::string color = "auto";
   bool quiet = false;
+  bool write_index = false;  ///< --index: write the sidecar index from this command's pass
+  bool no_index = false;     ///< --no-index: never read a sidecar index
 
   /// --format, else the format -o's extension names (when the command offers it), else
   /// the command's default.
@@ -38,6 +40,10 @@ struct CommonOptions {
 /// Adds --format (with the formats this command offers, the default first), -o, -j,
 /// --color, -q, and --columns when it offers tables.
 void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Format>& formats);
+
+/// --index (write the sidecar index as a side effect of the full pass) and, for a command
+/// that can read one (`reads`), --no-index.
+void add_index_options(CLI::App& cmd, CommonOptions& opts, bool reads);
 
 /// False (after saying why) when -o's extension names a format the command does not
 /// write and no --format overrides it: "-o x.svg" on stats is a mistake, not a table.

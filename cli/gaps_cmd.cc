@@ -58,6 +58,7 @@ void setup_gaps(CLI::App& app) {
   auto opts = std::make_shared<GapsCommandOptions>();
   CLI::App* cmd = app.add_subcommand("gaps", "Chain, tail, publish and lane-gap metrics (the old trace_* scripts)");
   add_common_options(*cmd, opts->common, result::kDocumentFormats);
+  add_index_options(*cmd, opts->common, false);
   add_scope_options(*cmd, opts->scope);
   cmd->add_option("--by", opts->by, "Classes of chains: nstages or category (default: category if chains are tagged)")
       ->check(CLI::IsMember({"nstages", "category"}))

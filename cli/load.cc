@@ -3,7 +3,11 @@
 #include <memory>
 #include <vector>
 
+#include <cstdlib>
+
 #include <fmt/core.h>
+
+#include "trace_index.h"
 
 namespace jqtrace::cli {
 
@@ -37,13 +41,11 @@ bool read_model(const std::string& path, const CommonOptions& opts, Trace* trace
 
 }  // namespace
 
-int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
-                      const std::string& shown_as) {
-  ReadResult r;
-  bool read = read_model(path, opts, trace, load, &r);
-  end_progress();
-  if (!read) return kInput;
-  std::string name = display_name(shown_as.empty() ? path : shown_as);
+namespace {
+
+/// What a read lost, on stderr (the same from a full read and from an index's skeleton,
+/// which keeps the read's outcome and counts). kOk or kInput.
+int report_read(const std::string& name, const ReadResult& r, const Trace& trace, const CommonOptions& opts) {
   if (r.status == ReadStatus::input_error) {
     if (r.position.line)
       print_error(fmt::format("{}:{}:{}: {}", name, r.position.line, r.position.column, r.message));
@@ -51,7 +53,7 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
       print_error(fmt::format("{}: {}", name, r.message));
     return kInput;
   }
-  if (trace->durations_too_large()) {
+  if (trace.durations_too_large()) {
     print_error(fmt::format("{}: the spans' durations add up past 2^62 ns (about 146 years), more time than "
                             "jqtrace adds up safely: refused rather than risk a wrong number",
                             name));
@@ -59,15 +61,130 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
   }
   if (r.status == ReadStatus::truncated)
     print_warning(opts, fmt::format("{}; analysed {} events", truncation_text(name, r), r.events));
-  if (trace->malformed)
+  if (trace.malformed)
     print_warning(opts, fmt::format("{}: skipped {} malformed events (jqtrace validate lists them)", name,
-                                    trace->malformed));
-  if (trace->unclosed_begins)
+                                    trace.malformed));
+  if (trace.unclosed_begins)
     print_warning(opts, fmt::format("{}: {} B events never closed; they run to the end of the trace", name,
-                                    trace->unclosed_begins));
-  if (trace->unmatched_ends)
-    print_warning(opts, fmt::format("{}: {} E events close nothing; dropped", name, trace->unmatched_ends));
+                                    trace.unclosed_begins));
+  if (trace.unmatched_ends)
+    print_warning(opts, fmt::format("{}: {} E events close nothing; dropped", name, trace.unmatched_ends));
   return kOk;
+}
+
+/// The blocks of an index smaller than usual (JQTRACE_INDEX_BLOCK_BYTES: the tests cut
+/// small files into many blocks).
+uint64_t index_block_bytes() {
+  const char* v = std::getenv("JQTRACE_INDEX_BLOCK_BYTES");
+  if (!v || !*v) return TraceIndex::kBlockBytes;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  return end && *end == '\0' && n > 0 ? n : TraceIndex::kBlockBytes;
+}
+
+/// --index: writes the index from the pass just made (a note says where, or why not).
+void write_index_after(const std::string& path, const std::string& name, const Trace& trace, const ReadResult& r,
+                       BlockRecorder& recorder, const CommonOptions& opts) {
+  std::string why;
+  std::string written = write_index(path, trace, r, recorder, &why);
+  if (written.empty())
+    print_warning(opts, fmt::format("{}: no index written: {}", name, why));
+  else if (!opts.quiet)
+    fmt::print(stderr, "jqtrace: index of {} written to {} ({} blocks, {} bytes{})\n", name, written,
+               recorder.blocks(), recorder.index_bytes(),
+               r.bytes ? fmt::format(", {:.2f}% of the trace's text", 100.0 * static_cast<double>(recorder.index_bytes()) / static_cast<double>(r.bytes)) : "");
+}
+
+}  // namespace
+
+int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
+                      const std::string& shown_as) {
+  std::string name = display_name(shown_as.empty() ? path : shown_as);
+  bool indexing = opts.write_index && name != "<stdin>";
+  if (opts.write_index && !indexing) print_warning(opts, "--index needs a file: standard input is not indexed");
+  BlockRecorder recorder(index_block_bytes());
+  SinkPair both(load.tee, &recorder);
+  LoadOptions own = load;
+  if (indexing) {
+    own.tee = load.tee ? static_cast<SplittableSink*>(&both) : &recorder;
+    own.categories = true;  // the index keeps every chain's category
+  }
+  ReadResult r;
+  bool read = read_model(path, opts, trace, own, &r);
+  end_progress();
+  if (!read) return kInput;
+  if (int status = report_read(name, r, *trace, opts)) return status;
+  if (indexing) write_index_after(path, name, *trace, r, recorder, opts);
+  return kOk;
+}
+
+namespace {
+
+bool range_given(const ScopeOptions& scope) { return !scope.marker.empty() || !scope.ms.empty() || !scope.us.empty(); }
+
+/// The fresh index of path, unless --no-index, --index (which writes a new one), or the
+/// input is not a file. A stale or broken one is named in a warning and not used.
+std::optional<TraceIndex> fresh_index(const std::string& path, const CommonOptions& opts, const std::string& shown_as) {
+  if (opts.no_index || opts.write_index || path == "-" || shown_as == "-") return std::nullopt;
+  std::string warning;
+  auto index = read_fresh_index(path, &warning);
+  if (!warning.empty()) print_warning(opts, warning);
+  return index;
+}
+
+constexpr int kReadWhole = -1;  ///< the index could not answer: read the whole trace
+
+/// The skeleton, the scope resolved on it, and the blocks the scope needs; kReadWhole when
+/// a block is not where the index says (the file is not the one indexed).
+int load_from_index(TraceIndex& index, const std::string& path, const CommonOptions& opts,
+                    const ScopeOptions& scope_options, Trace* trace, Scope* scope, const LoadOptions& load,
+                    BlocksFor need, const std::string& name) {
+  *trace = std::move(index.skeleton);
+  if (int status = report_read(name, trace->read, *trace, opts)) return status;
+  if (!resolve_scope_options(scope_options, *trace, opts, scope)) return kUsage;
+  std::vector<uint32_t> chosen =
+      need == BlocksFor::window ? index.blocks_for_window(scope->range) : index.blocks_overlapping(scope->range);
+  std::vector<ByteRange> blocks;
+  for (uint32_t b : chosen) blocks.push_back({index.blocks[b].start, index.blocks[b].stop});
+  if (std::getenv("JQTRACE_SHOW_INDEX"))  // tests and the curious: what the index saved
+    fmt::print(stderr, "jqtrace: index: {} of {} blocks read\n", blocks.size(), index.blocks.size());
+  if (blocks.empty()) return kOk;  // nothing happens in the range
+  Trace partial;
+  ReadResult r;
+  LoadOptions block_load = load;
+  block_load.categories = false;  // the skeleton's chains name the categories
+  if (!load_blocks(blocks, block_opener(path, index, blocks), worker_threads(opts), block_load, &partial, &r)) {
+    print_warning(opts, fmt::format("{}: the index does not match the trace; reading it whole", name));
+    return kReadWhole;
+  }
+  if (load.spans) graft_spans(trace, partial, worker_threads(opts));
+  return kOk;
+}
+
+}  // namespace
+
+int load_scoped(const std::string& path, const CommonOptions& opts, const ScopeOptions& scope_options, Trace* trace,
+                Scope* scope, const LoadOptions& load, BlocksFor need, const std::string& shown_as) {
+  if (range_given(scope_options)) {
+    auto index = fresh_index(path, opts, shown_as);
+    if (index && index->ranges) {
+      std::string name = display_name(shown_as.empty() ? path : shown_as);
+      int status = load_from_index(*index, path, opts, scope_options, trace, scope, load, need, name);
+      if (status != kReadWhole) return status;
+      *trace = Trace{};
+    }
+  }
+  if (int status = load_for_analysis(path, opts, trace, load, shown_as)) return status;
+  return resolve_scope_options(scope_options, *trace, opts, scope) ? kOk : kUsage;
+}
+
+int load_skeleton(const std::string& path, const CommonOptions& opts, Trace* trace) {
+  if (auto index = fresh_index(path, opts, {})) {
+    if (std::getenv("JQTRACE_SHOW_INDEX")) fmt::print(stderr, "jqtrace: index: 0 of {} blocks read\n", index->blocks.size());
+    *trace = std::move(index->skeleton);
+    return report_read(display_name(path), trace->read, *trace, opts);
+  }
+  return load_for_analysis(path, opts, trace);
 }
 
 }  // namespace jqtrace::cli

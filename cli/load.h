@@ -4,13 +4,32 @@
 #include <string>
 
 #include "common.h"
+#include "scope_options.h"
 #include "trace.h"
 
 namespace jqtrace::cli {
 
-/// Loads path into *trace. Returns kOk, or kInput after printing why (with file:line:col).
+/// Loads path into *trace (and with --index writes its sidecar index from the same pass).
+/// Returns kOk, or kInput after printing why (with file:line:col).
 int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace,
                       const LoadOptions& load = {}, const std::string& shown_as = {});
+
+/// Which blocks of an index a scoped command reads: those whose time overlaps the range,
+/// or for window those and the blocks of every metadata event and of the publishes of
+/// their chains.
+enum class BlocksFor { spans, window };
+
+/// Loads path for a command with a scope, and resolves the scope into *scope. With a range
+/// option given and a fresh sidecar index (TRACE.jqx), the model is the index's skeleton
+/// with the spans of only the blocks the scope needs (load.tee sees only their events);
+/// else the whole trace is read. kOk, kUsage (the scope) or kInput after printing why.
+int load_scoped(const std::string& path, const CommonOptions& opts, const ScopeOptions& scope_options, Trace* trace,
+                Scope* scope, const LoadOptions& load = {}, BlocksFor need = BlocksFor::spans,
+                const std::string& shown_as = {});
+
+/// For a command that reads no span (markers without --kind): a fresh index's skeleton,
+/// else the whole trace.
+int load_skeleton(const std::string& path, const CommonOptions& opts, Trace* trace);
 
 /// A trace model that lives until the process ends and is never freed: a model is
 /// hundreds of MB in many columns, giving it back piece by piece took 15 ms after the

@@ -45,7 +45,10 @@ int run_markers(const MarkersCommandOptions& o) {
   std::vector<GateSource> gates;
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace& trace = trace_for_process();
-  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  // Kinds and their unit durations need no span: a fresh index answers them alone.
+  bool spans_needed = !o.kind.empty() || !gates.empty();
+  if (int status = spans_needed ? load_for_analysis(o.file, o.common, &trace) : load_skeleton(o.file, o.common, &trace))
+    return status;
   QuantileMethod quantiles = quantile_method(o.quantiles);
   std::vector<KindSummary> kinds = summarize_kinds(trace, unit_at_request(o.unit_at), quantiles);
   std::vector<UnitRow> rows;
@@ -81,6 +84,7 @@ void setup_markers(CLI::App& app) {
   auto opts = std::make_shared<MarkersCommandOptions>();
   CLI::App* cmd = app.add_subcommand("markers", "Marker kinds and their units; with --kind, stats per unit");
   add_common_options(*cmd, opts->common, result::kDocumentFormats);
+  add_index_options(*cmd, opts->common, true);
   cmd->add_option("--kind", opts->kind, "One row per unit of this marker kind, with its range stats")
       ->option_text("KIND");
   add_unit_at_option(*cmd, opts->unit_at);

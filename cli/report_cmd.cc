@@ -306,6 +306,7 @@ void setup_report(CLI::App& app) {
   auto opts = std::make_shared<ReportCommandOptions>();
   CLI::App* cmd = app.add_subcommand("report", "One offline HTML page: shares, units, lanes, gaps, validation, timelines");
   add_common_options(*cmd, opts->common, {Format::html});
+  add_index_options(*cmd, opts->common, false);
   add_scope_options(*cmd, opts->scope);
   add_gate_options(*cmd, opts->gates);
   add_trace_argument(*cmd, opts->file);

@@ -86,9 +86,8 @@ int run_stats(const StatsCommandOptions& o) {
   std::vector<GateSource> gates;
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace& trace = trace_for_process();
-  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
   Scope scope;
-  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;
+  if (int status = load_scoped(o.file, o.common, o.scope, &trace, &scope)) return status;
   StatsOptions options;
   if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
   options.hist = o.hist;
@@ -110,6 +109,7 @@ void setup_stats(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("stats", "Range stats: busy, wait, idle, parallelism, per group and lane");
   add_common_options(*cmd, opts->common, result::kDocumentFormats);
   add_scope_options(*cmd, opts->scope);
+  add_index_options(*cmd, opts->common, true);
   add_grouping_option(*cmd, opts->by);
   cmd->add_flag("--hist", opts->hist, "Add log2 duration histograms per group");
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);

@@ -30,9 +30,8 @@ std::string heading(const std::string& file, const Scope& scope, const Trace& tr
 int run_timeline(const TimelineCommandOptions& o) {
   if (!check_output_format(o.common, "timeline")) return kUsage;
   Trace& trace = trace_for_process();
-  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
   Scope scope;
-  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;
+  if (int status = load_scoped(o.file, o.common, o.scope, &trace, &scope)) return status;
   TimelineOptions options;
   if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
   result::SvgLayout layout;
@@ -54,6 +53,7 @@ void setup_timeline(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("timeline", "An SVG picture of a scope: lanes by time, spans coloured by category");
   add_common_options(*cmd, opts->common, {Format::svg});
   add_scope_options(*cmd, opts->scope);
+  add_index_options(*cmd, opts->common, true);
   cmd->add_option("--by", opts->by, "Colour by category (jobque default), cat (generic default) or name")
       ->check(CLI::IsMember({"category", "cat", "name"}))
       ->option_text("GROUPING");

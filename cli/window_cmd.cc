@@ -269,10 +269,10 @@ int run_window(WindowCommandOptions o) {
   LoadOptions load;
   load.spans = false;
   load.tee = &index;
-  if (int status = load_for_analysis(o.file, o.common, &trace, load, o.file_shown)) return status;
-  index.finish(trace.end_ns);
   Scope scope;
-  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;
+  if (int status = load_scoped(o.file, o.common, o.scope, &trace, &scope, load, BlocksFor::window, o.file_shown))
+    return status;
+  index.finish(trace.end_ns);
   Range range = scope.range;
   std::vector<EventIndex::Entry> chosen = select_window(index, range);
   std::string err;
@@ -309,6 +309,7 @@ void setup_window(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("window", "Cut the events of a scope out of a trace (a trace Perfetto opens)");
   add_common_options(*cmd, opts->common, {Format::trace, Format::compact, Format::csv, Format::tsv});
   add_scope_options(*cmd, opts->scope);
+  add_index_options(*cmd, opts->common, true);
   cmd->add_flag("--rebase", opts->rebase, "Shift every ts so that the window starts at 0 (trace format)");
   add_trace_argument(*cmd, opts->file);
   cmd->footer("Examples:\n  jqtrace window --marker token 3 big.trace.json.gz -o token3.json\n  jqtrace window --rebase --marker layer 10..12 trace.json > layers.json\n  jqtrace window --format csv --us 1000 1500 trace.json");

@@ -216,7 +216,8 @@ class TraceBuilder final : public EventSink {
           return;
         }
         touch(e, 0);
-        if (options_.spans) begin_ends_[current_lane_].push_back({e.ts_ns, e.name, e.cat, e.ph == 'B'});
+        // Paired without span tables too: the counts of unpaired ones are the model's.
+        begin_ends_[current_lane_].push_back({e.ts_ns, e.name, e.cat, e.ph == 'B'});
         break;
       case 'i':
       case 'I': add_instant(e); break;
@@ -275,11 +276,11 @@ class TraceBuilder final : public EventSink {
     // Chains are noted as the file is read (each part of a parallel read its own, joined
     // in file order): the category join after the pass then needs no scan for publishes.
     if (e.name == span_names_.publish && e.has_chain && (options_.categories || !options_.spans)) note_publish(e.chain, e.stage);
+    add_duration(e.dur_ns);  // with or without span tables: an index's skeleton is the same either way
     if (!options_.spans) return;
     SpanTable& s = t_.lanes[current_lane_].spans;
     s.ts.push(e.ts_ns);
     s.dur.push(e.dur_ns);
-    add_duration(e.dur_ns);
     s.name.push(e.name);
     s.cat.push(e.cat == Interner::kNone ? 0 : int64_t{e.cat} + 1);
     s.stage.push(e.stage);
@@ -342,9 +343,10 @@ class TraceBuilder final : public EventSink {
       BeginEndPairing<BeginEnd> pairing;
       SpanTable& s = t_.lanes[l].spans;
       auto emit = [&](const BeginEnd& b, int64_t end) {
+        add_duration(std::max<int64_t>(0, end - b.ts));
+        if (!options_.spans) return;
         s.ts.push(b.ts);
         s.dur.push(std::max<int64_t>(0, end - b.ts));
-        add_duration(std::max<int64_t>(0, end - b.ts));
         s.name.push(b.name);
         s.cat.push(b.cat == Interner::kNone ? 0 : int64_t{b.cat} + 1);
         s.stage.push(0);
@@ -596,6 +598,78 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
   loader.finish(r, threads, trace);
   *result = r;
   return true;
+}
+
+bool load_blocks(const std::vector<ByteRange>& blocks, const BlockOpener& open, unsigned threads,
+                 const LoadOptions& options, Trace* partial, ReadResult* result) {
+  if (blocks.empty()) return false;
+  // The tee sees the blocks' events only once every block proved to be where it should.
+  std::unique_ptr<SplittableSink> staging = options.tee ? options.tee->fork() : nullptr;
+  LoadOptions own = options;
+  own.tee = staging.get();
+  PartLoader loader(own, nullptr, 1);
+  std::vector<PartRead> reads(blocks.size());
+  run_parallel(blocks.size(), std::max(threads, 1u), [&](std::size_t k) {
+    auto src = open(k);
+    if (!src) return;
+    reads[k].opened = true;
+    ReadOptions read;
+    read.stop_at = blocks[k].stop;
+    reads[k].result = loader.read(k, *src, read);
+  });
+  for (std::size_t k = 0; k < reads.size(); ++k) {
+    const ReadResult& r = reads[k].result;
+    bool last_of_file = blocks[k].stop == UINT64_MAX;
+    // Each block must end exactly where the index says the next event starts: anything
+    // else means the file is not the one indexed.
+    if (!reads[k].opened || r.status == ReadStatus::input_error ||
+        (!last_of_file && r.stop != ReadResult::Stop::at_boundary))
+      return false;
+  }
+  for (std::size_t k = 0; k < reads.size(); ++k) loader.join(k);
+  ReadResult r = joined_result(reads, reads.size());
+  loader.finish(r, threads, partial);
+  if (staging) {
+    std::vector<uint32_t> same(partial->names.size());
+    std::iota(same.begin(), same.end(), 0u);
+    options.tee->absorb(*staging, same);
+  }
+  *result = r;
+  return true;
+}
+
+void graft_spans(Trace* skeleton, Trace& partial, unsigned threads) {
+  Trace& t = *skeleton;
+  std::vector<uint32_t> names = t.names.intern_all(partial.names);
+  std::map<LaneKey, uint32_t> lane_of;
+  for (uint32_t l = 0; l < t.lanes.size(); ++l) lane_of.emplace(lane_key(t.lanes[l].pid, t.lanes[l].tid), l);
+  std::vector<std::pair<uint32_t, uint32_t>> moves;  // (partial lane, skeleton lane)
+  for (uint32_t l = 0; l < partial.lanes.size(); ++l) {
+    const Lane& from = partial.lanes[l];
+    auto it = lane_of.find(lane_key(reinterned(from.pid, names), reinterned(from.tid, names)));
+    if (it != lane_of.end() && from.spans.size()) moves.emplace_back(l, it->second);
+  }
+  bool categories = t.jobque;
+  std::optional<ChainCategories> chain_categories;
+  if (categories) chain_categories.emplace(t.chains);
+  JobqueNames span_names = JobqueNames::found(t.names);
+  run_parallel(moves.size(), std::max(threads, 1u), [&](std::size_t m) {
+    SpanTable& from = partial.lanes[moves[m].first].spans;
+    SpanTable& to = t.lanes[moves[m].second].spans;
+    auto name = [&](int64_t id) -> int64_t { return id < 0 ? id : names[static_cast<std::size_t>(id)]; };
+    auto cat = [&](int64_t c) -> int64_t { return c == 0 ? 0 : int64_t{names[static_cast<std::size_t>(c - 1)]} + 1; };
+    to.ts = std::move(from.ts);
+    to.dur = std::move(from.dur);
+    to.name.append_mapped(from.name, name);
+    to.cat.append_mapped(from.cat, cat);
+    to.stage = std::move(from.stage);
+    to.arg = std::move(from.arg);
+    to.chain = std::move(from.chain);
+    if (categories)
+      for (std::size_t i = 0; i < to.size(); ++i)
+        to.category.push(span_names.chained(to.name[i]) ? chain_categories->of(to.chain[i]) : 0);
+    from = SpanTable{};
+  });
 }
 
 ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const LoadOptions& options) {

@@ -7,6 +7,8 @@
 // big jobque trace stays under a quarter of the file size.
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -136,5 +138,28 @@ constexpr uint64_t kDefaultMinPartBytes = 4u << 20;
 bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes = kDefaultMinPartBytes);
+
+/// [start, stop) of a file's text; stop UINT64_MAX: to the end of the file.
+struct ByteRange {
+  uint64_t start = 0, stop = UINT64_MAX;
+};
+
+/// Opens the text of block k (a run of whole events of a file, with the text that puts a
+/// parser inside the events array before it; offsets the file's own). Called from several
+/// threads, for increasing k.
+using BlockOpener = std::function<std::unique_ptr<Source>(std::size_t k)>;
+
+/// Loads the events of some runs of whole events of a file (blocks of its index, in file
+/// order), each read as a part, on up to `threads` threads, joined in order into *partial
+/// (options.tee sees their events once all of them are read). False when a block does not
+/// open or does not end exactly where the next event starts (not the file the blocks were
+/// cut from); then nothing was joined.
+bool load_blocks(const std::vector<ByteRange>& blocks, const BlockOpener& open, unsigned threads,
+                 const LoadOptions& options, Trace* partial, ReadResult* result);
+
+/// Gives the lanes of skeleton (a model without span tables, of the whole file) the spans
+/// of partial (blocks of the same file, loaded without categories), each span taking its
+/// chain's category from the skeleton's chains, as a full load would have.
+void graft_spans(Trace* skeleton, Trace& partial, unsigned threads);
 
 }  // namespace jqtrace

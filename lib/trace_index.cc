@@ -1,0 +1,814 @@
+#include "trace_index.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "jobque.h"
+#include "line_index.h"
+#include "raw_input.h"
+
+namespace jqtrace {
+namespace {
+
+constexpr char kMagic[8] = {'J', 'Q', 'T', 'R', 'A', 'C', 'E', 'X'};
+constexpr std::size_t kEnds = 64 * 1024;  ///< bytes of each end of the trace its identity hashes
+
+// ---------------------------------------------------------------------------------------
+// Encoding: LEB128 varints, zigzag for signed values, strings as length + bytes.
+
+class Writer {
+ public:
+  void u(uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<char>(v));
+  }
+  void s(int64_t v) { u((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void b(bool v) { u(v ? 1 : 0); }
+  void text(std::string_view t) {
+    u(t.size());
+    out_.append(t);
+  }
+  void column(const IntColumn& c) {
+    u(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i) s(c[i]);
+  }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  std::string& bytes() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+/// Reads what Writer wrote; any read past the end or out of its range makes ok() false
+/// (and yields zeros), so a corrupt index is refused, never trusted.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  uint64_t u() {
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      if (at_ >= in_.size()) return fail();
+      auto byte = static_cast<uint8_t>(in_[at_++]);
+      v |= uint64_t{byte & 0x7Fu} << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    return fail();
+  }
+  int64_t s() {
+    uint64_t z = u();
+    return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1);
+  }
+  bool b() { return u() != 0; }
+  /// A count of items that each take at least one byte: never more than the bytes left.
+  std::size_t count() {
+    uint64_t n = u();
+    return n <= in_.size() - at_ ? static_cast<std::size_t>(n) : static_cast<std::size_t>(fail());
+  }
+  std::string text() {
+    std::size_t n = count();
+    std::string t(in_.substr(at_, n));
+    at_ += n;
+    return t;
+  }
+  void column(IntColumn* c) {
+    std::size_t n = count();
+    for (std::size_t i = 0; i < n && ok_; ++i) c->push(s());
+  }
+  uint32_t u32() { return static_cast<uint32_t>(fixed(4)); }
+  uint64_t u64() { return fixed(8); }
+  bool ok() const { return ok_; }
+  /// Marks the input corrupt (a value out of its range).
+  void invalid() { fail(); }
+  bool at_end() const { return at_ == in_.size(); }
+  std::string_view rest() const { return in_.substr(at_); }
+
+ private:
+  uint64_t fixed(unsigned n) {
+    if (in_.size() - at_ < n) return fail();
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; ++i) v |= uint64_t{static_cast<uint8_t>(in_[at_ + i])} << (8 * i);
+    at_ += n;
+    return v;
+  }
+  uint64_t fail() {
+    ok_ = false;
+    at_ = in_.size();
+    return 0;
+  }
+  std::string_view in_;
+  std::size_t at_ = 0;
+  bool ok_ = true;
+};
+
+// ---------------------------------------------------------------------------------------
+// The skeleton: a Trace without its span tables.
+
+void put_process(Writer& w, const ProcessId& p) {
+  w.b(p.present);
+  w.b(p.is_string);
+  w.s(p.number);
+  w.u(p.text == Interner::kNone ? 0 : uint64_t{p.text} + 1);
+}
+
+ProcessId get_process(Reader& r, std::size_t names) {
+  ProcessId p;
+  p.present = r.b();
+  p.is_string = r.b();
+  p.number = r.s();
+  uint64_t text = r.u();
+  if (text > names) r.invalid();
+  p.text = text == 0 ? Interner::kNone : static_cast<uint32_t>(text - 1);
+  return p;
+}
+
+void put_profile(Writer& w, const JobqueProfile& p) {
+  w.b(p.present);
+  w.s(p.version);
+  w.s(p.lanes);
+  w.u(p.categories.size());
+  for (const ProfileCategory& c : p.categories) {
+    w.s(c.id);
+    w.text(c.name);
+    w.text(c.color);
+  }
+  w.u(p.markers.size());
+  for (const ProfileMarker& m : p.markers) {
+    w.s(m.id);
+    w.text(m.name);
+  }
+}
+
+void get_profile(Reader& r, JobqueProfile* p) {
+  p->present = r.b();
+  p->version = r.s();
+  p->lanes = r.s();
+  p->categories.resize(r.count());
+  for (ProfileCategory& c : p->categories) {
+    c.id = r.s();
+    c.name = r.text();
+    c.color = r.text();
+  }
+  p->markers.resize(r.count());
+  for (ProfileMarker& m : p->markers) {
+    m.id = r.s();
+    m.name = r.text();
+  }
+}
+
+void put_window(Writer& w, const WindowRecord& x) {
+  w.b(x.present);
+  w.text(x.source);
+  w.text(x.scope);
+  w.s(x.lo_ns);
+  w.s(x.hi_ns);
+  w.s(x.rebased_by_ns);
+}
+
+void get_window(Reader& r, WindowRecord* x) {
+  x->present = r.b();
+  x->source = r.text();
+  x->scope = r.text();
+  x->lo_ns = r.s();
+  x->hi_ns = r.s();
+  x->rebased_by_ns = r.s();
+}
+
+void put_lanes(Writer& w, const std::vector<Lane>& lanes) {
+  w.u(lanes.size());
+  for (const Lane& l : lanes) {
+    put_process(w, l.pid);
+    put_process(w, l.tid);
+    w.text(l.thread_name);
+    w.u(l.events);
+    w.s(l.first_ts);
+    w.s(l.last_end);
+    w.b(l.has_time);
+  }
+}
+
+void get_lanes(Reader& r, std::size_t names, std::vector<Lane>* lanes) {
+  std::size_t n = r.count();
+  for (std::size_t i = 0; i < n && r.ok(); ++i) {
+    Lane& l = lanes->emplace_back();
+    l.pid = get_process(r, names);
+    l.tid = get_process(r, names);
+    l.thread_name = r.text();
+    l.events = r.u();
+    l.first_ts = r.s();
+    l.last_end = r.s();
+    l.has_time = r.b();
+  }
+}
+
+void put_chains(Writer& w, const FlatMap<ChainInfo>& chains) {
+  w.u(chains.size());
+  chains.for_each([&](int64_t id, const ChainInfo& c) {
+    w.s(id);
+    w.s(c.tag);
+    w.u(c.category);
+    w.u(c.nstages);
+    w.u(c.publishes);
+  });
+}
+
+void get_chains(Reader& r, FlatMap<ChainInfo>* chains) {
+  std::size_t n = r.count();
+  chains->reserve(n);
+  for (std::size_t i = 0; i < n && r.ok(); ++i) {
+    ChainInfo& c = (*chains)[r.s()];
+    c.tag = static_cast<int32_t>(r.s());
+    c.category = static_cast<uint16_t>(r.u());
+    c.nstages = static_cast<uint8_t>(r.u());
+    c.publishes = static_cast<uint8_t>(r.u());
+  }
+}
+
+/// The read's outcome. An index is only written for a usable read (ok or truncated), so
+/// there is no error message or rule to keep.
+void put_read(Writer& w, const ReadResult& x) {
+  w.u(static_cast<unsigned>(x.status));
+  w.u(x.offset);
+  w.u(static_cast<unsigned>(x.container));
+  w.u(x.events);
+  w.u(x.bytes);
+  w.b(x.array_unterminated);
+  w.b(x.stream_cut);
+  w.u(static_cast<unsigned>(x.compression));
+  w.b(x.has_events_array);
+  w.u(x.profile_offset);
+  w.u(x.profile_end);
+}
+
+void get_read(Reader& r, ReadResult* x) {
+  uint64_t status = r.u();
+  x->status = status == 1 ? ReadStatus::truncated : ReadStatus::ok;
+  if (status > 1) r.invalid();  // an input error is never indexed
+  x->offset = r.u();
+  uint64_t container = r.u();
+  x->container = container == 1 ? Container::object : container == 2 ? Container::array : Container::unknown;
+  x->events = r.u();
+  x->bytes = r.u();
+  x->array_unterminated = r.b();
+  x->stream_cut = r.b();
+  uint64_t compression = r.u();
+  x->compression = compression == 1 ? Compression::gzip : compression == 2 ? Compression::zstd : Compression::none;
+  x->has_events_array = r.b();
+  x->profile_offset = r.u();
+  x->profile_end = r.u();
+}
+
+void put_skeleton(Writer& w, const Trace& t) {
+  w.u(t.names.size());
+  for (uint32_t id = 0; id < t.names.size(); ++id) w.text(t.names.view(id));
+  put_profile(w, t.profile);
+  put_window(w, t.window);
+  w.b(t.jobque);
+  put_lanes(w, t.lanes);
+  for (const IntColumn* c : {&t.instants.ts, &t.instants.lane, &t.instants.name, &t.instants.arg, &t.instants.scope})
+    w.column(*c);
+  for (const IntColumn* c : {&t.counters.ts, &t.counters.lane, &t.counters.name}) w.column(*c);
+  w.u(t.categories.size());
+  for (const Category& c : t.categories) {
+    w.text(c.name);
+    w.text(c.color);
+  }
+  put_chains(w, t.chains);
+  w.u(t.process_names.size());
+  for (const ProcessName& p : t.process_names) {
+    put_process(w, p.pid);
+    w.text(p.name);
+  }
+  w.s(t.start_ns);
+  w.s(t.end_ns);
+  w.b(t.has_time);
+  for (uint64_t n : t.phase_counts) w.u(n);
+  for (uint64_t n : {t.events, t.malformed, t.unclosed_begins, t.unmatched_ends}) w.u(n);
+  w.s(t.duration_sum_ns);
+  put_read(w, t.read);
+}
+
+/// The name ids a skeleton's columns hold must name something: checked once it is read.
+bool names_in_range(const Trace& t) {
+  auto within = [&](const IntColumn& c, int64_t lo) {
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (c[i] < lo || c[i] >= static_cast<int64_t>(t.names.size())) return false;
+    return true;
+  };
+  auto lanes_within = [&](const IntColumn& c) {
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (c[i] < 0 || c[i] >= static_cast<int64_t>(t.lanes.size())) return false;
+    return true;
+  };
+  return within(t.instants.name, 0) && within(t.counters.name, -1) && lanes_within(t.instants.lane) &&
+         lanes_within(t.counters.lane) && t.instants.lane.size() == t.instants.ts.size() &&
+         t.instants.name.size() == t.instants.ts.size() && t.instants.arg.size() == t.instants.ts.size() &&
+         t.instants.scope.size() == t.instants.ts.size() && t.counters.lane.size() == t.counters.ts.size() &&
+         t.counters.name.size() == t.counters.ts.size();
+}
+
+bool get_skeleton(Reader& r, Trace* t) {
+  std::size_t names = r.count();
+  for (std::size_t i = 0; i < names && r.ok(); ++i)
+    if (t->names.intern(r.text()) != i) return false;  // a name twice: not what we wrote
+  get_profile(r, &t->profile);
+  get_window(r, &t->window);
+  t->jobque = r.b();
+  get_lanes(r, names, &t->lanes);
+  for (IntColumn* c : {&t->instants.ts, &t->instants.lane, &t->instants.name, &t->instants.arg, &t->instants.scope})
+    r.column(c);
+  for (IntColumn* c : {&t->counters.ts, &t->counters.lane, &t->counters.name}) r.column(c);
+  t->categories.resize(r.count());
+  for (Category& c : t->categories) {
+    c.name = r.text();
+    c.color = r.text();
+  }
+  get_chains(r, &t->chains);
+  std::size_t processes = r.count();
+  for (std::size_t i = 0; i < processes && r.ok(); ++i) {
+    ProcessId pid = get_process(r, names);
+    t->process_names.push_back({pid, r.text()});
+  }
+  t->start_ns = r.s();
+  t->end_ns = r.s();
+  t->has_time = r.b();
+  for (uint64_t& n : t->phase_counts) n = r.u();
+  for (uint64_t* n : {&t->events, &t->malformed, &t->unclosed_begins, &t->unmatched_ends}) *n = r.u();
+  t->duration_sum_ns = r.s();
+  get_read(r, &t->read);
+  return r.ok() && names_in_range(*t);
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocks.
+
+void put_blocks(Writer& w, const std::vector<IndexBlock>& blocks) {
+  w.u(blocks.size());
+  uint64_t previous = 0;
+  for (const IndexBlock& b : blocks) {
+    w.u(b.start - previous);  // blocks are in file order: small deltas
+    w.u(b.stop == UINT64_MAX ? 0 : b.stop - b.start + 1);
+    previous = b.start;
+    w.b(b.has_time);
+    w.s(b.lo_ns);
+    w.s(b.hi_ns);
+    w.b(b.has_metadata);
+    w.u(b.publish_blocks.size());
+    for (uint32_t p : b.publish_blocks) w.u(p);
+  }
+}
+
+bool get_blocks(Reader& r, std::vector<IndexBlock>* blocks) {
+  std::size_t n = r.count();
+  uint64_t previous = 0;
+  for (std::size_t i = 0; i < n && r.ok(); ++i) {
+    IndexBlock& b = blocks->emplace_back();
+    b.start = previous + r.u();
+    uint64_t length = r.u();
+    b.stop = length == 0 ? UINT64_MAX : b.start + length - 1;
+    previous = b.start;
+    b.has_time = r.b();
+    b.lo_ns = r.s();
+    b.hi_ns = r.s();
+    b.has_metadata = r.b();
+    b.publish_blocks.resize(r.count());
+    for (uint32_t& p : b.publish_blocks) {
+      uint64_t at = r.u();
+      if (at >= n) return false;
+      p = static_cast<uint32_t>(at);
+    }
+  }
+  if (!r.ok()) return false;
+  for (std::size_t i = 0; i < blocks->size(); ++i) {  // in file order, each stopping where the next starts
+    const IndexBlock& b = (*blocks)[i];
+    bool last = i + 1 == blocks->size();
+    if (last ? b.stop != UINT64_MAX : b.stop != (*blocks)[i + 1].start || b.stop <= b.start) return false;
+  }
+  return true;
+}
+
+uint32_t crc_of(int fd, uint64_t offset, std::size_t n) {
+  std::string bytes(n, '\0');
+  std::size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, bytes.data() + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(got)));
+}
+
+std::string absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char* cwd = ::getcwd(nullptr, 0);
+  std::string out = cwd ? std::string(cwd) + "/" + path : path;
+  std::free(cwd);
+  return out;
+}
+
+std::string cache_directory() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return std::string(xdg) + "/jqtrace";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/jqtrace";
+}
+
+/// The cache's name for a trace: its file name and a hash of its absolute path (two
+/// traces of one name in different directories get different indexes).
+std::string cached_index_path(const std::string& trace_path) {
+  std::string abs = absolute(trace_path);
+  auto slash = abs.rfind('/');
+  std::string base = abs.substr(slash + 1);
+  uint32_t hash = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(abs.data()), static_cast<uInt>(abs.size())));
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", hash);
+  return cache_directory() + "/" + base + "-" + hex + ".jqx";
+}
+
+bool make_directories(const std::string& dir) {
+  for (std::size_t at = 1; at <= dir.size(); ++at) {
+    if (at != dir.size() && dir[at] != '/') continue;
+    std::string prefix = dir.substr(0, at);
+    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  return true;
+}
+
+bool read_whole(const std::string& path, std::string* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return false;
+  }
+  out->resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (got < out->size()) {
+    ssize_t r = ::read(fd, out->data() + got, out->size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  out->resize(got);
+  return true;
+}
+
+/// The text of chosen blocks of a compressed file, decoded once, in order: block k waits
+/// until every earlier block was copied out (run_parallel hands blocks out in order, so
+/// the block being decoded is always one a thread is working on).
+class DecodedBlocks {
+ public:
+  DecodedBlocks(const std::string& path, std::vector<ByteRange> blocks) : blocks_(std::move(blocks)) {
+    if (auto open = decoded_again(path)) input_ = open();
+  }
+
+  /// Block k's text, and a few bytes after it (a part proves it stopped at a boundary by
+  /// seeing the next event's '{'). False when the decoder fails or the text ends early.
+  bool text(std::size_t k, std::string* out) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    turn_.wait(lock, [&] { return next_ == k; });
+    bool ok = copy(blocks_[k], out);
+    ++next_;
+    turn_.notify_all();
+    return ok;
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 256 * 1024;
+  static constexpr uint64_t kTail = 64;
+
+  bool copy(const ByteRange& block, std::string* out) {
+    if (!input_ || !skip_to(block.start)) return false;
+    uint64_t end = block.stop == UINT64_MAX ? UINT64_MAX : block.stop + kTail;
+    bool more = true;
+    while (more && window_start_ + window_.size() < end) more = fill();
+    if (!input_ok_) return false;
+    std::size_t n = static_cast<std::size_t>(std::min<uint64_t>(end, window_start_ + window_.size()) - block.start);
+    out->assign(window_, static_cast<std::size_t>(block.start - window_start_), n);
+    return block.stop == UINT64_MAX || window_start_ + window_.size() > block.stop;
+  }
+
+  /// Drops the text before offset (decoding and dropping what lies between).
+  bool skip_to(uint64_t offset) {
+    while (window_start_ + window_.size() < offset) {
+      window_start_ += window_.size();
+      window_.clear();
+      if (!fill()) return false;
+    }
+    window_.erase(0, static_cast<std::size_t>(offset - window_start_));
+    window_start_ = offset;
+    return true;
+  }
+
+  /// Appends up to kChunk decoded bytes; false at the end or on an error.
+  bool fill() {
+    std::size_t had = window_.size();
+    window_.resize(had + kChunk);
+    long n = input_->read(window_.data() + had, kChunk);
+    window_.resize(had + static_cast<std::size_t>(std::max(n, 0L)));
+    if (n < 0 && !input_->cut_short()) input_ok_ = false;  // a stream cut short just ends (a truncated trace)
+    return n > 0;
+  }
+
+  std::vector<ByteRange> blocks_;
+  std::unique_ptr<RawInput> input_;
+  bool input_ok_ = true;
+  std::string window_;           ///< decoded text from window_start_
+  uint64_t window_start_ = 0;
+  std::mutex mutex_;
+  std::condition_variable turn_;
+  std::size_t next_ = 0;
+};
+
+/// A source over one block's text held in memory, at the block's offsets.
+std::unique_ptr<Source> block_source(std::string text, const ByteRange& block, const std::string& prefix,
+                                     const std::string& name) {
+  std::size_t window = std::min(Source::kWindow, text.size() + prefix.size() + 1);
+  auto in = prefixed_input(memory_input(std::move(text)), prefix);
+  return std::make_unique<Source>(std::move(in), name, 0, std::make_unique<RecordingLineIndex>(),
+                                  block.start - prefix.size(), window);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+BlockOpener block_opener(const std::string& path, const TraceIndex& index, const std::vector<ByteRange>& blocks) {
+  std::string prefix = index.prefix;
+  if (index.compression == Compression::none) {
+    return [path, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
+      std::string err;
+      return Source::open_part(path, blocks[k].start, prefix, &err);
+    };
+  }
+  auto decoded = std::make_shared<DecodedBlocks>(path, blocks);
+  return [decoded, path, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
+    std::string text;
+    if (!decoded->text(k, &text) || blocks[k].start < prefix.size()) return nullptr;
+    return block_source(std::move(text), blocks[k], prefix, path);
+  };
+}
+
+std::optional<FileIdentity> identify_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  FileIdentity id;
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  id.head_crc = crc_of(fd, 0, static_cast<std::size_t>(std::min<uint64_t>(id.size, kEnds)));
+  uint64_t tail = std::min<uint64_t>(id.size, kEnds);
+  id.tail_crc = crc_of(fd, id.size - tail, static_cast<std::size_t>(tail));
+  ::close(fd);
+  return id;
+}
+
+std::vector<uint32_t> TraceIndex::blocks_overlapping(Range range) const {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < blocks.size(); ++i)
+    if (blocks[i].has_time && blocks[i].lo_ns <= range.hi && blocks[i].hi_ns >= range.lo) out.push_back(i);
+  return out;
+}
+
+std::vector<uint32_t> TraceIndex::blocks_for_window(Range range) const {
+  std::vector<bool> wanted(blocks.size());
+  for (uint32_t i : blocks_overlapping(range)) {
+    wanted[i] = true;
+    for (uint32_t p : blocks[i].publish_blocks) wanted[p] = true;
+  }
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < blocks.size(); ++i)
+    if (wanted[i] || blocks[i].has_metadata) out.push_back(i);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+
+void BlockRecorder::on_event(const RawEvent& e, const Interner& names) {
+  if (publish_name_ == Interner::kNone) publish_name_ = names.find(kPublish);
+  if (open_ && e.offset - blocks_.back().start >= block_bytes_) close_block();
+  if (!open_) {
+    blocks_.emplace_back().start = e.offset;
+    open_ = true;
+  }
+  IndexBlock& b = blocks_.back();
+  open_end_ = e.end_offset;
+  if (e.ph == 'M') b.has_metadata = true;
+  if (e.ph == 'B' || e.ph == 'E') begin_end_ = true;
+  bool timed = e.has_ts && !(e.problems & (kTsNotNumber | kTsOutOfRange));
+  if (timed) {
+    int64_t end = e.ts_ns;
+    bool dur = e.has_dur && !(e.problems & (kDurNotNumber | kDurOutOfRange)) && e.dur_ns > 0;
+    if (dur && __builtin_add_overflow(e.ts_ns, e.dur_ns, &end)) end = INT64_MAX;
+    b.lo_ns = b.has_time ? std::min(b.lo_ns, e.ts_ns) : e.ts_ns;
+    b.hi_ns = b.has_time ? std::max(b.hi_ns, end) : end;
+    b.has_time = true;
+  }
+  if (e.has_chain) {
+    if (open_chains_.empty() || open_chains_.back() != e.chain) open_chains_.push_back(e.chain);
+    if (e.ph == 'X' && e.name == publish_name_) publish_block_[e.chain] = static_cast<uint32_t>(blocks_.size() - 1);
+  }
+}
+
+void BlockRecorder::close_block() {
+  std::sort(open_chains_.begin(), open_chains_.end());
+  open_chains_.erase(std::unique(open_chains_.begin(), open_chains_.end()), open_chains_.end());
+  chains_.push_back(std::move(open_chains_));
+  open_chains_.clear();
+  open_ = false;
+}
+
+void BlockRecorder::absorb(SplittableSink& later_sink, const std::vector<uint32_t>&) {
+  auto& later = static_cast<BlockRecorder&>(later_sink);
+  if (later.blocks_.empty()) return;
+  if (open_) close_block();
+  if (later.open_) later.close_block();
+  auto base = static_cast<uint32_t>(blocks_.size());
+  for (IndexBlock& b : later.blocks_) blocks_.push_back(std::move(b));
+  for (auto& c : later.chains_) chains_.push_back(std::move(c));
+  publish_block_.absorb_each(later.publish_block_, [&](int64_t chain, uint32_t block) { publish_block_[chain] = base + block; });
+  begin_end_ = begin_end_ || later.begin_end_;
+  later = BlockRecorder(later.block_bytes_);
+}
+
+std::vector<IndexBlock> BlockRecorder::finish() {
+  if (open_) close_block();
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    IndexBlock& b = blocks_[i];
+    b.stop = i + 1 < blocks_.size() ? blocks_[i + 1].start : UINT64_MAX;
+    for (int64_t chain : chains_[i]) {
+      const uint32_t* p = publish_block_.find(chain);
+      if (p && *p != i) b.publish_blocks.push_back(*p);
+    }
+    std::sort(b.publish_blocks.begin(), b.publish_blocks.end());
+    b.publish_blocks.erase(std::unique(b.publish_blocks.begin(), b.publish_blocks.end()), b.publish_blocks.end());
+  }
+  chains_.clear();
+  return std::move(blocks_);
+}
+
+std::unique_ptr<SplittableSink> SinkPair::fork() const {
+  auto a = first_->fork(), b = second_->fork();
+  auto pair = std::make_unique<SinkPair>(a.get(), b.get());
+  pair->owned_first_ = std::move(a);
+  pair->owned_second_ = std::move(b);
+  return pair;
+}
+
+void SinkPair::absorb(SplittableSink& later_sink, const std::vector<uint32_t>& names) {
+  auto& later = static_cast<SinkPair&>(later_sink);
+  first_->absorb(*later.first_, names);
+  second_->absorb(*later.second_, names);
+}
+
+// ---------------------------------------------------------------------------------------
+
+std::string serialize_index(const TraceIndex& index, const Trace& trace) {
+  Writer payload;
+  payload.u(static_cast<unsigned>(index.compression));
+  payload.text(index.prefix);
+  payload.b(index.ranges);
+  put_blocks(payload, index.blocks);
+  put_skeleton(payload, trace);
+  Writer file;
+  file.bytes().append(kMagic, sizeof kMagic);
+  file.u32(TraceIndex::kVersion);
+  file.u64(index.identity.size);
+  file.u64(static_cast<uint64_t>(index.identity.mtime_ns));
+  file.u32(index.identity.head_crc);
+  file.u32(index.identity.tail_crc);
+  const std::string& body = payload.bytes();
+  file.u64(body.size());
+  file.u32(static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
+  file.bytes() += body;
+  return std::move(file.bytes());
+}
+
+bool parse_index(std::string_view bytes, TraceIndex* index, std::string* why) {
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    *why = "not a jqtrace index";
+    return false;
+  }
+  Reader head(bytes.substr(sizeof kMagic));
+  uint32_t version = head.u32();
+  if (head.ok() && version != TraceIndex::kVersion) {
+    *why = "written in index format " + std::to_string(version) + ", this jqtrace reads format " +
+           std::to_string(TraceIndex::kVersion);
+    return false;
+  }
+  index->identity.size = head.u64();
+  index->identity.mtime_ns = static_cast<int64_t>(head.u64());
+  index->identity.head_crc = head.u32();
+  index->identity.tail_crc = head.u32();
+  uint64_t length = head.u64();
+  uint32_t crc = head.u32();
+  std::string_view body = head.rest();
+  if (!head.ok() || body.size() != length ||
+      crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())) != crc) {
+    *why = "truncated or corrupt";
+    return false;
+  }
+  Reader r(body);
+  uint64_t compression = r.u();
+  index->compression = compression == 1 ? Compression::gzip : compression == 2 ? Compression::zstd : Compression::none;
+  index->prefix = r.text();
+  index->ranges = r.b();
+  if (!get_blocks(r, &index->blocks) || !get_skeleton(r, &index->skeleton) || !r.at_end()) {
+    *why = "corrupt";
+    return false;
+  }
+  return true;
+}
+
+std::string index_path_for_writing(const std::string& trace_path) {
+  std::string beside = trace_path + ".jqx";
+  auto slash = trace_path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : trace_path.substr(0, slash);
+  if (::access(dir.c_str(), W_OK) == 0) return beside;
+  return cached_index_path(trace_path);
+}
+
+std::vector<std::string> index_paths_for_reading(const std::string& trace_path) {
+  return {trace_path + ".jqx", cached_index_path(trace_path)};
+}
+
+std::string write_index(const std::string& path, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
+                        std::string* why) {
+  auto identity = identify_file(path);
+  if (!identity) {
+    *why = "not a regular file";
+    return "";
+  }
+  TraceIndex index;
+  index.identity = *identity;
+  index.compression = read.compression;
+  index.prefix = read.container == Container::array ? "[" : "{\"traceEvents\":[";
+  index.ranges = !recorder.saw_begin_end();
+  index.blocks = recorder.finish();
+  std::string bytes = serialize_index(index, trace);
+  recorder.note_written(index.blocks.size(), bytes.size());
+  std::string out = index_path_for_writing(path);
+  if (out != path + ".jqx") {
+    std::string dir = out.substr(0, out.rfind('/'));
+    if (!make_directories(dir)) {
+      *why = "cannot create " + dir + ": " + std::strerror(errno);
+      return "";
+    }
+  }
+  // Written aside and renamed: a reader never sees half an index.
+  std::string temp = out + ".tmp" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  if (f) ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(temp.c_str(), out.c_str()) != 0) {
+    *why = "cannot write " + out + ": " + std::strerror(errno);
+    std::remove(temp.c_str());
+    return "";
+  }
+  return out;
+}
+
+std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string* warning) {
+  for (const std::string& candidate : index_paths_for_reading(path)) {
+    std::string bytes;
+    if (!read_whole(candidate, &bytes)) continue;
+    TraceIndex index;
+    std::string why;
+    if (!parse_index(bytes, &index, &why)) {
+      *warning = candidate + ": " + why + "; ignored (jqtrace index " + path + " writes a new one)";
+      return std::nullopt;
+    }
+    auto now = identify_file(path);
+    if (!now || !(*now == index.identity)) {
+      *warning = candidate + ": stale (the trace changed since it was indexed); ignored (jqtrace index " + path +
+                 " writes a new one)";
+      return std::nullopt;
+    }
+    return index;
+  }
+  return std::nullopt;
+}
+
+}  // namespace jqtrace

@@ -1,0 +1,245 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "test_util.h"
+#include "trace_index.h"
+#include "window.h"
+
+using namespace jqtrace;
+using namespace jqtrace::test;
+
+namespace {
+
+std::string sample(const std::string& name) {
+  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A jobque-like trace written lane by lane (as the tracer does): chains published on one
+/// lane, chunked on all, markers at the end.
+std::string lane_by_lane_trace() {
+  std::string t = "{\"traceEvents\":[\n";
+  for (int lane = 0; lane < 3; ++lane) {
+    t += "{\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(lane) +
+         ",\"name\":\"thread_name\",\"args\":{\"name\":\"w" + std::to_string(lane) + "\"}},\n";
+    for (int i = 0; i < 60; ++i) {
+      int chain = i / 3 + 1;
+      std::string ts = std::to_string(i * 100 + lane * 7), dur = std::to_string(40 + (i * 13) % 70);
+      std::string name = lane == 2 && i % 3 == 0 ? "publish" : "chunk";
+      std::string stage = name == "publish" ? std::to_string((2 << 8) | 2) : std::to_string(i % 2);
+      t += "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(lane) + ",\"ts\":" + ts + ",\"dur\":" + dur +
+           ",\"name\":\"" + name + "\",\"args\":{\"stage\":" + stage + ",\"arg\":" + std::to_string(i) +
+           ",\"chain\":" + std::to_string(chain) + "}},\n";
+    }
+  }
+  for (int u = 0; u < 6; ++u)
+    t += "{\"ph\":\"i\",\"pid\":1,\"tid\":2,\"ts\":" + std::to_string(u * 1000 + 990) +
+         ",\"name\":\"token\",\"s\":\"t\",\"args\":{\"arg\":" + std::to_string(u) + "}},\n";
+  t += "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":6500,\"dur\":10,\"name\":\"wake\"}\n]}\n";
+  return t;
+}
+
+struct Indexed {
+  Trace trace;
+  ReadResult read;
+  TraceIndex index;
+  std::string bytes;  ///< the index file
+};
+
+/// Loads path (spans or not, in `threads` parts of `part` bytes) with a recorder cutting
+/// blocks of block_bytes, and makes its index.
+void index_file(const std::string& path, bool spans, uint64_t block_bytes, Indexed* out, unsigned threads = 1,
+                uint64_t part = 1 << 20) {
+  BlockRecorder recorder(block_bytes);
+  LoadOptions load;
+  load.spans = spans;
+  load.tee = &recorder;
+  if (threads < 2 || !load_trace_parallel(path, threads, &out->trace, nullptr, load, {}, &out->read, part)) {
+    std::string err;
+    auto src = Source::open(path, &err);
+    REQUIRE(src);
+    out->read = load_trace(*src, &out->trace, nullptr, load);
+  }
+  out->index.identity = *identify_file(path);
+  out->index.compression = out->read.compression;
+  out->index.prefix = out->read.container == Container::array ? "[" : "{\"traceEvents\":[";
+  out->index.ranges = !recorder.saw_begin_end();
+  out->index.blocks = recorder.finish();
+  out->bytes = serialize_index(out->index, out->trace);
+}
+
+/// The spans of each lane that overlap range, as text (names, categories by name).
+std::vector<std::string> spans_in(const Trace& t, Range range) {
+  std::vector<std::string> out;
+  for (const Lane& lane : t.lanes) {
+    const SpanTable& s = lane.spans;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!range.overlaps(s.ts[i], s.end(i))) continue;
+      std::string category = s.category.size() ? t.categories[static_cast<std::size_t>(s.category[i])].name : "-";
+      out.push_back(std::to_string(lane.tid.number) + " " + std::to_string(s.ts[i]) + " " + std::to_string(s.dur[i]) +
+                    " " + std::string(t.names.view(static_cast<uint32_t>(s.name[i]))) + " " + category + " " +
+                    std::to_string(s.chain[i]));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an index's skeleton reads back as it was written") {
+  for (const char* name : {"decode-small.trace.json", "legacy-small.trace.json", "chrome-small.json", "truncated.trace.json"}) {
+    CAPTURE(name);
+    TempFile file(sample(name));
+    Indexed x;
+    index_file(file.path, false, 512, &x);
+    TraceIndex back;
+    std::string why;
+    REQUIRE(parse_index(x.bytes, &back, &why));
+    CHECK(serialize_index(back, back.skeleton) == x.bytes);  // every field came back
+    CHECK(back.skeleton.lanes.size() == x.trace.lanes.size());
+    CHECK(back.skeleton.instants.size() == x.trace.instants.size());
+    CHECK(back.skeleton.chains.size() == x.trace.chains.size());
+    CHECK(back.skeleton.categories.size() == x.trace.categories.size());
+    CHECK(back.skeleton.end_ns == x.trace.end_ns);
+    CHECK(back.skeleton.read.status == x.read.status);
+    CHECK(back.blocks.size() == x.index.blocks.size());
+  }
+}
+
+TEST_CASE("the skeleton is the same whether the load kept span tables or not") {
+  // B/E pairs (chrome-small) count their unpaired ends either way, and the durations'
+  // sum is kept either way: `jqtrace index` loads without span tables.
+  for (const char* name : {"decode-small.trace.json", "chrome-small.json", "broken.trace.json"}) {
+    CAPTURE(name);
+    TempFile file(sample(name));
+    Indexed with, without;
+    index_file(file.path, true, 512, &with);
+    index_file(file.path, false, 512, &without);
+    CHECK(with.bytes == without.bytes);
+  }
+  std::string unclosed = "[{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1,\"name\":\"a\"},"
+                         "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":5},{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":9,\"dur\":3,\"name\":\"b\"}]";
+  TempFile file(unclosed);
+  Indexed without;
+  index_file(file.path, false, 512, &without);
+  CHECK(without.trace.unclosed_begins == 1);
+  CHECK(without.trace.unmatched_ends == 1);
+  CHECK(without.trace.duration_sum_ns == 3000 + 11000);
+  CHECK_FALSE(without.index.ranges);
+}
+
+TEST_CASE("a truncated or damaged index is refused, never trusted") {
+  TempFile file(lane_by_lane_trace());
+  Indexed x;
+  index_file(file.path, false, 256, &x);
+  std::string why;
+  for (std::size_t n = 0; n < x.bytes.size(); ++n) {
+    TraceIndex back;
+    CHECK_FALSE(parse_index(std::string_view(x.bytes).substr(0, n), &back, &why));
+  }
+  for (std::size_t at = 8; at < x.bytes.size(); at += 7) {
+    std::string damaged = x.bytes;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x5A);
+    TraceIndex back;
+    bool parsed = parse_index(damaged, &back, &why);
+    // The identity fields are not in the payload's CRC: damage there parses, and the
+    // index then describes another file (stale). Anywhere else it is refused.
+    if (at >= 12 && at < 36) CHECK((parsed && !(back.identity == x.index.identity)));
+    else CHECK_FALSE(parsed);
+  }
+  std::string other_version = x.bytes;
+  other_version[8] = 2;
+  TraceIndex back;
+  CHECK_FALSE(parse_index(other_version, &back, &why));
+  CHECK(why.find("format 2") != std::string::npos);
+}
+
+TEST_CASE("blocks cover every event once, in file order, one pass or in parts") {
+  std::string text = lane_by_lane_trace();
+  TempFile file(text);
+  for (unsigned threads : {1u, 3u}) {
+    CAPTURE(threads);
+    Indexed x;
+    index_file(file.path, false, 300, &x, threads, 512);
+    REQUIRE(x.index.blocks.size() > 10);
+    EventIndex events;
+    Trace t;
+    LoadOptions load;
+    load.spans = false;
+    load.tee = &events;
+    auto src = Source::from_string(text);
+    load_trace(*src, &t, nullptr, load);
+    std::size_t block = 0;
+    events.for_each([&](const EventIndex::Entry& e) {
+      while (block + 1 < x.index.blocks.size() && e.offset >= x.index.blocks[block].stop) ++block;
+      const IndexBlock& b = x.index.blocks[block];
+      CHECK((e.offset >= b.start && e.offset < b.stop));
+      if (e.kind == EventIndex::kSpan)
+        CHECK((b.has_time && b.lo_ns <= e.ts_ns && b.hi_ns >= e.ts_ns + e.dur_ns));
+      if (e.kind == EventIndex::kMetadata) CHECK(b.has_metadata);
+    });
+    CHECK(x.index.blocks.back().stop == UINT64_MAX);
+  }
+}
+
+TEST_CASE("the blocks a range needs, grafted on the skeleton, hold every span of the range as a full read") {
+  std::string text = lane_by_lane_trace();
+  Trace full;
+  auto whole = Source::from_string(text);
+  load_trace(*whole, &full, nullptr);
+  for (bool gzipped : {false, true}) {
+    CAPTURE(gzipped);
+    TempFile file(gzipped ? gzip_bytes(text) : text);
+    Indexed x;
+    index_file(file.path, false, 300, &x);
+    CHECK(x.index.compression == (gzipped ? Compression::gzip : Compression::none));
+    for (Range range : {Range{0, 100}, Range{1'990'000, 2'990'000}, Range{2'500'000, 2'500'000},
+                        Range{-5, 7'000'000}, Range{5'900'000, 9'000'000}}) {
+      CAPTURE(range.lo);
+      CAPTURE(range.hi);
+      TraceIndex index;
+      std::string why;
+      REQUIRE(parse_index(x.bytes, &index, &why));
+      std::vector<ByteRange> blocks;
+      for (uint32_t b : index.blocks_overlapping(range)) blocks.push_back({index.blocks[b].start, index.blocks[b].stop});
+      if (range.lo > 0 && range.hi < 5'000'000) CHECK(blocks.size() < index.blocks.size());
+      Trace partial;
+      ReadResult r;
+      LoadOptions load;
+      load.categories = false;
+      Trace& skeleton = index.skeleton;
+      if (!blocks.empty()) {
+        REQUIRE(load_blocks(blocks, block_opener(file.path, index, blocks), 2, load, &partial, &r));
+        graft_spans(&skeleton, partial, 2);
+      }
+      CHECK(spans_in(skeleton, range) == spans_in(full, range));
+      CHECK(skeleton.events == full.events);
+    }
+  }
+}
+
+TEST_CASE("a block that does not end where the index says is refused, and nothing reaches the tee") {
+  std::string text = lane_by_lane_trace();
+  for (bool gzipped : {false, true}) {
+    CAPTURE(gzipped);
+    TempFile file(gzipped ? gzip_bytes(text) : text);
+    Indexed x;
+    index_file(file.path, false, 300, &x);
+    const IndexBlock& b = x.index.blocks[1];
+    Trace partial;
+    ReadResult r;
+    std::vector<ByteRange> good{{b.start, b.stop}};
+    CHECK(load_blocks(good, block_opener(file.path, x.index, good), 1, LoadOptions{}, &partial, &r));
+    std::vector<ByteRange> off{{b.start, b.stop - 3}, {x.index.blocks[3].start, x.index.blocks[3].stop}};
+    EventIndex events;
+    LoadOptions load;
+    load.tee = &events;
+    Trace other;
+    CHECK_FALSE(load_blocks(off, block_opener(file.path, x.index, off), 2, load, &other, &r));
+    CHECK(events.size() == 0);
+  }
+}
