@@ -3,7 +3,9 @@
 #include <memory>
 #include <vector>
 
+#include <cstdio>
 #include <cstdlib>
+#include <future>
 
 #include <fmt/core.h>
 
@@ -82,11 +84,29 @@ uint64_t index_block_bytes() {
   return end && *end == '\0' && n > 0 ? n : TraceIndex::kBlockBytes;
 }
 
+bool is_gzip_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char head[2] = {};
+  bool gzip = std::fread(head, 1, 2, f) == 2 && sniff_compression(std::string_view(head, 2)) == Compression::gzip;
+  std::fclose(f);
+  return gzip;
+}
+
+/// Access points about a block apart (none when zlib cannot read the file through: the
+/// blocks are then decoded from the start of the stream).
+std::vector<GzipPoint> gzip_points_of(std::string path) {
+  std::vector<GzipPoint> points;
+  std::string why;
+  if (!build_gzip_points(path, index_block_bytes(), &points, &why)) points.clear();
+  return points;
+}
+
 /// --index: writes the index from the pass just made (a note says where, or why not).
 void write_index_after(const std::string& path, const std::string& name, const Trace& trace, const ReadResult& r,
-                       BlockRecorder& recorder, const CommonOptions& opts) {
+                       BlockRecorder& recorder, std::vector<GzipPoint> points, const CommonOptions& opts) {
   std::string why;
-  std::string written = write_index(path, trace, r, recorder, &why);
+  std::string written = write_index(path, trace, r, recorder, std::move(points), &why);
   if (written.empty())
     print_warning(opts, fmt::format("{}: no index written: {}", name, why));
   else if (!opts.quiet)
@@ -109,12 +129,16 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
     own.tee = load.tee ? static_cast<SplittableSink*>(&both) : &recorder;
     own.categories = true;  // the index keeps every chain's category
   }
+  // A gzip trace's access points come from a zlib pass of their own, beside the load.
+  std::future<std::vector<GzipPoint>> points;
+  if (indexing && is_gzip_file(path)) points = std::async(std::launch::async, gzip_points_of, path);
   ReadResult r;
   bool read = read_model(path, opts, trace, own, &r);
   end_progress();
+  std::vector<GzipPoint> found = points.valid() ? points.get() : std::vector<GzipPoint>{};
   if (!read) return kInput;
   if (int status = report_read(name, r, *trace, opts)) return status;
-  if (indexing) write_index_after(path, name, *trace, r, recorder, opts);
+  if (indexing) write_index_after(path, name, *trace, r, recorder, std::move(found), opts);
   return kOk;
 }
 

@@ -402,6 +402,47 @@ bool get_blocks(Reader& r, std::vector<IndexBlock>* blocks) {
   return true;
 }
 
+/// Access points: their windows deflated (32 KiB of JSON text each is mostly repeats).
+void put_points(Writer& w, const std::vector<GzipPoint>& points) {
+  w.u(points.size());
+  uint64_t out = 0, in = 0;
+  for (const GzipPoint& p : points) {
+    w.u(p.out - out);
+    w.u(p.in - in);
+    out = p.out;
+    in = p.in;
+    w.u(p.bits);
+    w.u(p.window.size());
+    uLongf size = compressBound(static_cast<uLong>(p.window.size()));
+    std::string packed(size, '\0');
+    compress2(reinterpret_cast<Bytef*>(packed.data()), &size, reinterpret_cast<const Bytef*>(p.window.data()),
+              static_cast<uLong>(p.window.size()), 6);
+    packed.resize(size);
+    w.text(packed);
+  }
+}
+
+bool get_points(Reader& r, std::vector<GzipPoint>* points) {
+  std::size_t n = r.count();
+  uint64_t out = 0, in = 0;
+  for (std::size_t i = 0; i < n && r.ok(); ++i) {
+    GzipPoint& p = points->emplace_back();
+    p.out = out += r.u();
+    p.in = in += r.u();
+    uint64_t bits = r.u(), size = r.u();
+    std::string packed = r.text();
+    if (!r.ok() || bits > 7 || size > 32 * 1024) return false;
+    p.bits = static_cast<uint8_t>(bits);
+    p.window.resize(static_cast<std::size_t>(size));
+    uLongf got = static_cast<uLongf>(size);
+    if (size && (uncompress(reinterpret_cast<Bytef*>(p.window.data()), &got,
+                            reinterpret_cast<const Bytef*>(packed.data()), static_cast<uLong>(packed.size())) != Z_OK ||
+                 got != size))
+      return false;
+  }
+  return r.ok();
+}
+
 uint32_t crc_of(int fd, uint64_t offset, std::size_t n) {
   std::string bytes(n, '\0');
   std::size_t got = 0;
@@ -471,6 +512,10 @@ bool read_whole(const std::string& path, std::string* out) {
   return true;
 }
 
+/// Bytes of text decoded past a block's end: a part proves it stopped at a boundary by
+/// seeing the next event's '{' there.
+constexpr uint64_t kBlockTail = 64;
+
 /// The text of chosen blocks of a compressed file, decoded once, in order: block k waits
 /// until every earlier block was copied out (run_parallel hands blocks out in order, so
 /// the block being decoded is always one a thread is working on).
@@ -493,11 +538,10 @@ class DecodedBlocks {
 
  private:
   static constexpr std::size_t kChunk = 256 * 1024;
-  static constexpr uint64_t kTail = 64;
 
   bool copy(const ByteRange& block, std::string* out) {
     if (!input_ || !skip_to(block.start)) return false;
-    uint64_t end = block.stop == UINT64_MAX ? UINT64_MAX : block.stop + kTail;
+    uint64_t end = block.stop == UINT64_MAX ? UINT64_MAX : block.stop + kBlockTail;
     bool more = true;
     while (more && window_start_ + window_.size() < end) more = fill();
     if (!input_ok_) return false;
@@ -557,6 +601,18 @@ BlockOpener block_opener(const std::string& path, const TraceIndex& index, const
     return [path, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
       std::string err;
       return Source::open_part(path, blocks[k].start, prefix, &err);
+    };
+  }
+  if (index.compression == Compression::gzip && index.points.size() > 1) {
+    // Each block decoded from the access point before it, on any thread.
+    auto points = std::make_shared<std::vector<GzipPoint>>(index.points);
+    return [points, path, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
+      const ByteRange& b = blocks[k];
+      const GzipPoint* from = point_before(*points, b.start);
+      std::string text;
+      uint64_t end = b.stop == UINT64_MAX ? UINT64_MAX : b.stop + kBlockTail;
+      if (!from || b.start < prefix.size() || !decode_from_point(path, *from, b.start, end, &text)) return nullptr;
+      return block_source(std::move(text), b, prefix, path);
     };
   }
   auto decoded = std::make_shared<DecodedBlocks>(path, blocks);
@@ -691,6 +747,7 @@ std::string serialize_index(const TraceIndex& index, const Trace& trace) {
   payload.text(index.prefix);
   payload.b(index.ranges);
   put_blocks(payload, index.blocks);
+  put_points(payload, index.points);
   put_skeleton(payload, trace);
   Writer file;
   file.bytes().append(kMagic, sizeof kMagic);
@@ -735,7 +792,8 @@ bool parse_index(std::string_view bytes, TraceIndex* index, std::string* why) {
   index->compression = compression == 1 ? Compression::gzip : compression == 2 ? Compression::zstd : Compression::none;
   index->prefix = r.text();
   index->ranges = r.b();
-  if (!get_blocks(r, &index->blocks) || !get_skeleton(r, &index->skeleton) || !r.at_end()) {
+  if (!get_blocks(r, &index->blocks) || !get_points(r, &index->points) || !get_skeleton(r, &index->skeleton) ||
+      !r.at_end()) {
     *why = "corrupt";
     return false;
   }
@@ -755,7 +813,7 @@ std::vector<std::string> index_paths_for_reading(const std::string& trace_path) 
 }
 
 std::string write_index(const std::string& path, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
-                        std::string* why) {
+                        std::vector<GzipPoint> points, std::string* why) {
   auto identity = identify_file(path);
   if (!identity) {
     *why = "not a regular file";
@@ -767,6 +825,7 @@ std::string write_index(const std::string& path, const Trace& trace, const ReadR
   index.prefix = read.container == Container::array ? "[" : "{\"traceEvents\":[";
   index.ranges = !recorder.saw_begin_end();
   index.blocks = recorder.finish();
+  if (read.compression == Compression::gzip) index.points = std::move(points);
   std::string bytes = serialize_index(index, trace);
   recorder.note_written(index.blocks.size(), bytes.size());
   std::string out = index_path_for_writing(path);

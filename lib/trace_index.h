@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "flat_map.h"
+#include "gzip_points.h"
 #include "reader.h"
 #include "scope.h"
 #include "trace.h"
@@ -61,6 +62,9 @@ struct TraceIndex {
   /// skeleton is used.
   bool ranges = true;
   std::vector<IndexBlock> blocks;
+  /// gzip: where decoding can start in the middle (about one a block); empty otherwise,
+  /// and a block is then decoded from the start of the stream.
+  std::vector<GzipPoint> points;
   Trace skeleton;
 
   /// The blocks whose events may overlap range, in file order.
@@ -153,9 +157,9 @@ std::string index_path_for_writing(const std::string& trace_path);
 std::vector<std::string> index_paths_for_reading(const std::string& trace_path);
 
 /// Writes the index of the file at path (already read into trace, blocks recorded by
-/// recorder). Returns the index's path, or "" with *why.
+/// recorder, gzip access points built by build_gzip_points). Returns the index's path, or "" with *why.
 std::string write_index(const std::string& path, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
-                        std::string* why);
+                        std::vector<GzipPoint> points, std::string* why);
 
 /// The index of path when one exists and describes the file as it is now. nullopt when
 /// there is none (silently) or with *warning when one exists but is stale, truncated,

@@ -66,6 +66,10 @@ void index_file(const std::string& path, bool spans, uint64_t block_bytes, Index
   }
   out->index.identity = *identify_file(path);
   out->index.compression = out->read.compression;
+  if (out->read.compression == Compression::gzip) {
+    std::string why;
+    REQUIRE(build_gzip_points(path, block_bytes, &out->index.points, &why));
+  }
   out->index.prefix = out->read.container == Container::array ? "[" : "{\"traceEvents\":[";
   out->index.ranges = !recorder.saw_begin_end();
   out->index.blocks = recorder.finish();

@@ -1,0 +1,34 @@
+#pragma once
+// Access points into a gzip file, so that text in the middle of it can be decoded without
+// decoding everything before it: at a deflate block boundary, the compressed position (a
+// byte and a bit) and the 32 KiB of text before it (the window a back-reference may reach).
+// The sidecar index keeps them for its blocks (trace_index.h). Built and used with zlib,
+// whose Z_BLOCK flush stops at block boundaries (ISA-L has no such stop).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jqtrace {
+
+struct GzipPoint {
+  uint64_t out = 0;    ///< offset in the decoded text
+  uint64_t in = 0;     ///< offset in the file of the first byte holding bits of the next block
+  uint8_t bits = 0;    ///< bits of the byte before `in` that belong to the next block (0..7)
+  std::string window;  ///< the decoded text just before `out` (up to 32 KiB; empty at a member's start)
+};
+
+/// Access points about every `spacing` bytes of decoded text, from one pass of zlib over
+/// the file (the first at its start). False with *why when the file is not gzip or zlib
+/// fails before the end; a stream cut short keeps the points before the cut.
+bool build_gzip_points(const std::string& path, uint64_t spacing, std::vector<GzipPoint>* points, std::string* why);
+
+/// The decoded text [from, to) of the gzip file at path, decoding from point (point.out <=
+/// from); to = UINT64_MAX: up to the end. Concatenated members are followed. False when
+/// the file cannot be read or is damaged there; text cut short by the end of the file is
+/// returned as far as it goes.
+bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out);
+
+/// The point to start from for text at offset: the last one at or before it.
+const GzipPoint* point_before(const std::vector<GzipPoint>& points, uint64_t offset);
+
+}  // namespace jqtrace
