@@ -93,12 +93,13 @@ bool is_gzip_file(const std::string& path) {
   return gzip;
 }
 
-/// Access points about a block apart (none when zlib cannot read the file through: the
+/// Access points about two blocks apart (none when zlib cannot read the file through: the
 /// blocks are then decoded from the start of the stream).
 std::vector<GzipPoint> gzip_points_of(std::string path) {
   std::vector<GzipPoint> points;
   std::string why;
-  if (!build_gzip_points(path, index_block_bytes(), &points, &why)) points.clear();
+  // Two blocks apart: half the windows to keep for a few ms more decoding a block.
+  if (!build_gzip_points(path, 2 * index_block_bytes(), &points, &why)) points.clear();
   return points;
 }
 
@@ -166,8 +167,7 @@ int load_from_index(TraceIndex& index, const std::string& path, const CommonOpti
   *trace = std::move(index.skeleton);
   if (int status = report_read(name, trace->read, *trace, opts)) return status;
   if (!resolve_scope_options(scope_options, *trace, opts, scope)) return kUsage;
-  std::vector<uint32_t> chosen =
-      need == BlocksFor::window ? index.blocks_for_window(scope->range) : index.blocks_overlapping(scope->range);
+  std::vector<uint32_t> chosen = index.blocks_for(scope->range, need == BlocksFor::window);
   std::vector<ByteRange> blocks;
   for (uint32_t b : chosen) blocks.push_back({index.blocks[b].start, index.blocks[b].stop});
   if (std::getenv("JQTRACE_SHOW_INDEX"))  // tests and the curious: what the index saved
@@ -176,25 +176,29 @@ int load_from_index(TraceIndex& index, const std::string& path, const CommonOpti
   Trace partial;
   ReadResult r;
   LoadOptions block_load = load;
-  block_load.categories = false;  // the skeleton's chains name the categories
+  block_load.categories = true;  // the blocks' publishes give their chains' stage counts and tags
   if (!load_blocks(blocks, block_opener(path, index, blocks), worker_threads(opts), block_load, &partial, &r)) {
     print_warning(opts, fmt::format("{}: the index does not match the trace; reading it whole", name));
     return kReadWhole;
   }
-  if (load.spans) graft_spans(trace, partial, worker_threads(opts));
+  graft_blocks(trace, partial, worker_threads(opts));
   return kOk;
 }
 
 }  // namespace
 
 int load_scoped(const std::string& path, const CommonOptions& opts, const ScopeOptions& scope_options, Trace* trace,
-                Scope* scope, const LoadOptions& load, BlocksFor need, const std::string& shown_as) {
+                Scope* scope, const LoadOptions& load, BlocksFor need, const std::string& shown_as,
+                std::vector<GzipPoint>* gzip_points) {
   if (range_given(scope_options)) {
     auto index = fresh_index(path, opts, shown_as);
     if (index && index->ranges) {
       std::string name = display_name(shown_as.empty() ? path : shown_as);
       int status = load_from_index(*index, path, opts, scope_options, trace, scope, load, need, name);
-      if (status != kReadWhole) return status;
+      if (status != kReadWhole) {
+        if (gzip_points) *gzip_points = std::move(index->points);
+        return status;
+      }
       *trace = Trace{};
     }
   }

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "scope_options.h"
+#include "gzip_points.h"
 #include "trace.h"
 
 namespace jqtrace::cli {
@@ -23,9 +24,11 @@ enum class BlocksFor { spans, window };
 /// option given and a fresh sidecar index (TRACE.jqx), the model is the index's skeleton
 /// with the spans of only the blocks the scope needs (load.tee sees only their events);
 /// else the whole trace is read. kOk, kUsage (the scope) or kInput after printing why.
+/// With gzip_points, an index's access points are handed over (window reads its events'
+/// text again through them).
 int load_scoped(const std::string& path, const CommonOptions& opts, const ScopeOptions& scope_options, Trace* trace,
                 Scope* scope, const LoadOptions& load = {}, BlocksFor need = BlocksFor::spans,
-                const std::string& shown_as = {});
+                const std::string& shown_as = {}, std::vector<GzipPoint>* gzip_points = nullptr);
 
 /// For a command that reads no span (markers without --kind): a fresh index's skeleton,
 /// else the whole trace.

@@ -270,13 +270,15 @@ int run_window(WindowCommandOptions o) {
   load.spans = false;
   load.tee = &index;
   Scope scope;
-  if (int status = load_scoped(o.file, o.common, o.scope, &trace, &scope, load, BlocksFor::window, o.file_shown))
+  std::vector<GzipPoint> points;  // a gzip trace's index: where its events' text can be decoded from
+  if (int status =
+          load_scoped(o.file, o.common, o.scope, &trace, &scope, load, BlocksFor::window, o.file_shown, &points))
     return status;
   index.finish(trace.end_ns);
   Range range = scope.range;
   std::vector<EventIndex::Entry> chosen = select_window(index, range);
   std::string err;
-  auto text = TextRanges::open(o.file, &err);
+  auto text = TextRanges::open(o.file, &err, &points);
   if (!text) {
     print_error(fmt::format("{}: cannot read again: {}", name, err));
     return kInput;

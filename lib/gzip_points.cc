@@ -14,6 +14,8 @@ constexpr std::size_t kInChunk = 128 * 1024;
 constexpr int kGzipHeader = 15 + 32;  ///< zlib: a gzip (or zlib) header, then deflate
 constexpr int kRawDeflate = -15;
 
+}  // namespace
+
 /// A file read in chunks from any offset.
 class FileBytes {
  public:
@@ -36,6 +38,8 @@ class FileBytes {
  private:
   int fd_;
 };
+
+namespace {
 
 /// The last `keep` bytes written to a ring of kWindow bytes whose next write is at `at`.
 std::string ring_tail(const unsigned char* ring, std::size_t at, std::size_t keep) {
@@ -105,64 +109,94 @@ bool build_gzip_points(const std::string& path, uint64_t spacing, std::vector<Gz
   return ok;
 }
 
+bool unpack_point(const GzipPoint& point, GzipPoint* out) {
+  *out = point;
+  if (point.packed_size == 0) return true;
+  out->packed_size = 0;
+  out->window.assign(point.packed_size, '\0');
+  uLongf got = point.packed_size;
+  return uncompress(reinterpret_cast<Bytef*>(out->window.data()), &got, reinterpret_cast<const Bytef*>(point.window.data()),
+                    static_cast<uLong>(point.window.size())) == Z_OK &&
+         got == point.packed_size;
+}
+
 const GzipPoint* point_before(const std::vector<GzipPoint>& points, uint64_t offset) {
   auto after = std::upper_bound(points.begin(), points.end(), offset,
                                 [](uint64_t at, const GzipPoint& p) { return at < p.out; });
   return after == points.begin() ? nullptr : &*(after - 1);
 }
 
-bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out) {
-  FileBytes file(path);
-  if (!file.ok() || point.out > from) return false;
-  z_stream z{};
-  bool at_header = point.out == 0 || (point.bits == 0 && point.window.empty() && point.in == 0);
-  if (inflateInit2(&z, at_header ? kGzipHeader : kRawDeflate) != Z_OK) return false;
-  uint64_t file_at = point.in;
-  bool ok = true;
-  if (!at_header) {
-    if (point.bits) {
-      unsigned char byte = 0;
-      ok = point.in > 0 && file.read(point.in - 1, &byte, 1) == 1 &&
-           inflatePrime(&z, point.bits, byte >> (8 - point.bits)) == Z_OK;
-    }
-    if (ok && !point.window.empty())
-      ok = inflateSetDictionary(&z, reinterpret_cast<const Bytef*>(point.window.data()),
-                                static_cast<uInt>(point.window.size())) == Z_OK;
+GzipCursor::GzipCursor(const std::string& path)
+    : file_(std::make_unique<FileBytes>(path)), in_(kInChunk), text_(kInChunk) {}
+
+GzipCursor::~GzipCursor() {
+  if (started_) inflateEnd(stream());
+}
+
+bool GzipCursor::start(const GzipPoint& packed) {
+  if (started_) inflateEnd(stream());
+  started_ = false;
+  GzipPoint point;
+  if (!file_->ok() || !unpack_point(packed, &point)) return false;
+  z_stream& z = *stream();
+  z = z_stream{};
+  raw_ = point.out != 0;
+  if (inflateInit2(&z, raw_ ? kRawDeflate : kGzipHeader) != Z_OK) return false;
+  started_ = true;
+  file_at_ = point.in;
+  text_at_ = point.out;
+  if (raw_ && point.bits) {
+    unsigned char byte = 0;
+    if (point.in == 0 || file_->read(point.in - 1, &byte, 1) != 1 ||
+        inflatePrime(&z, point.bits, byte >> (8 - point.bits)) != Z_OK)
+      return false;
   }
-  bool raw = !at_header;
-  std::vector<unsigned char> in(kInChunk), text(kInChunk);
-  uint64_t text_at = point.out;
-  while (ok && text_at < to) {
+  if (raw_ && !point.window.empty() &&
+      inflateSetDictionary(&z, reinterpret_cast<const Bytef*>(point.window.data()),
+                           static_cast<uInt>(point.window.size())) != Z_OK)
+    return false;
+  ok_ = true;
+  return true;
+}
+
+bool GzipCursor::read(uint64_t from, uint64_t to, std::string* out) {
+  if (!started_ || from < text_at_) return false;
+  z_stream& z = *stream();
+  while (ok_ && text_at_ < to) {
     if (z.avail_in == 0) {
-      long n = file.read(file_at, in.data(), in.size());
-      if (n < 0) ok = false;
-      if (n <= 0) break;  // the end of the file: the text as far as it goes
-      file_at += static_cast<uint64_t>(n);
-      z.next_in = in.data();
+      long n = file_->read(file_at_, in_.data(), in_.size());
+      if (n < 0) ok_ = false;
+      if (n <= 0) break;  // the end of the file
+      file_at_ += static_cast<uint64_t>(n);
+      z.next_in = in_.data();
       z.avail_in = static_cast<uInt>(n);
     }
-    z.next_out = text.data();
-    z.avail_out = static_cast<uInt>(text.size());
+    // Never past `to`: the text after it stays in the stream for the next read.
+    std::size_t room = static_cast<std::size_t>(std::min<uint64_t>(text_.size(), to - text_at_));
+    z.next_out = text_.data();
+    z.avail_out = static_cast<uInt>(room);
     int ret = inflate(&z, Z_NO_FLUSH);
-    std::size_t made = text.size() - z.avail_out;
-    uint64_t lo = std::max(text_at, from), hi = std::min(text_at + made, to);
-    if (hi > lo) out->append(reinterpret_cast<const char*>(text.data()) + (lo - text_at), static_cast<std::size_t>(hi - lo));
-    text_at += made;
+    std::size_t made = room - z.avail_out;
+    uint64_t lo = std::max(text_at_, from), hi = text_at_ + made;
+    if (hi > lo) out->append(reinterpret_cast<const char*>(text_.data()) + (lo - text_at_), static_cast<std::size_t>(hi - lo));
+    text_at_ += made;
     if (ret == Z_STREAM_END) {
       // The member ended. Raw deflate leaves its 8-byte trailer unread; the next member
       // starts with a header of its own.
-      uint64_t consumed = file_at - z.avail_in;
-      file_at = consumed + (raw ? 8 : 0);
+      file_at_ = file_at_ - z.avail_in + (raw_ ? 8 : 0);
       z.avail_in = 0;
-      raw = false;
-      ok = inflateReset2(&z, kGzipHeader) == Z_OK;
-      continue;
+      raw_ = false;
+      ok_ = inflateReset2(&z, kGzipHeader) == Z_OK;
+    } else if ((ret == Z_BUF_ERROR && made == 0 && z.avail_in != 0) || (ret != Z_OK && ret != Z_BUF_ERROR)) {
+      ok_ = false;
     }
-    if (ret == Z_BUF_ERROR && made == 0 && z.avail_in != 0) ok = false;
-    else if (ret != Z_OK && ret != Z_BUF_ERROR) ok = false;
   }
-  inflateEnd(&z);
-  return ok;
+  return ok_;
+}
+
+bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out) {
+  GzipCursor cursor(path);
+  return cursor.start(point) && cursor.read(from, to, out);
 }
 
 }  // namespace jqtrace

@@ -5,8 +5,11 @@
 // The sidecar index keeps them for its blocks (trace_index.h). Built and used with zlib,
 // whose Z_BLOCK flush stops at block boundaries (ISA-L has no such stop).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <zlib.h>
 
 namespace jqtrace {
 
@@ -15,7 +18,14 @@ struct GzipPoint {
   uint64_t in = 0;     ///< offset in the file of the first byte holding bits of the next block
   uint8_t bits = 0;    ///< bits of the byte before `in` that belong to the next block (0..7)
   std::string window;  ///< the decoded text just before `out` (up to 32 KiB; empty at a member's start)
+  /// Nonzero when `window` holds that text deflated (as an index keeps it until a point
+  /// is used): its size once inflated.
+  uint32_t packed_size = 0;
 };
+
+/// point with its window inflated (as it is when it was not packed); false when the
+/// packed window does not inflate to its size.
+bool unpack_point(const GzipPoint& point, GzipPoint* out);
 
 /// Access points about every `spacing` bytes of decoded text, from one pass of zlib over
 /// the file (the first at its start). False with *why when the file is not gzip or zlib
@@ -27,6 +37,33 @@ bool build_gzip_points(const std::string& path, uint64_t spacing, std::vector<Gz
 /// the file cannot be read or is damaged there; text cut short by the end of the file is
 /// returned as far as it goes.
 bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out);
+
+class FileBytes;
+
+/// Decoding a gzip file from an access point onwards, in reads of increasing offsets.
+class GzipCursor {
+ public:
+  explicit GzipCursor(const std::string& path);
+  ~GzipCursor();
+  GzipCursor(const GzipCursor&) = delete;
+  GzipCursor& operator=(const GzipCursor&) = delete;
+  /// Starts (again) at point; false when the file cannot be read or the point is bad.
+  bool start(const GzipPoint& point);
+  /// The offset of the next byte of text it decodes.
+  uint64_t position() const { return text_at_; }
+  /// Appends the text [from, to) (from >= position()), decoding and dropping what lies
+  /// before it; to = UINT64_MAX: up to the end. False when the file is damaged there
+  /// (text the end of the file cuts short is appended as far as it goes).
+  bool read(uint64_t from, uint64_t to, std::string* out);
+
+ private:
+  z_stream* stream() { return &z_; }
+  std::unique_ptr<FileBytes> file_;
+  z_stream z_{};
+  std::vector<unsigned char> in_, text_;
+  uint64_t file_at_ = 0, text_at_ = 0;
+  bool raw_ = false, started_ = false, ok_ = false;
+};
 
 /// The point to start from for text at offset: the last one at or before it.
 const GzipPoint* point_before(const std::vector<GzipPoint>& points, uint64_t offset);

@@ -638,8 +638,33 @@ bool load_blocks(const std::vector<ByteRange>& blocks, const BlockOpener& open, 
   return true;
 }
 
-void graft_spans(Trace* skeleton, Trace& partial, unsigned threads) {
+namespace {
+
+/// The partial model's chains, each with the category the skeleton's (whole trace's)
+/// category table gives it: what a full read's join would have named it.
+void adopt_chains(Trace& t, const Trace& partial) {
+  std::map<std::string, uint16_t, std::less<>> by_name;
+  for (std::size_t i = 0; i < t.categories.size(); ++i) by_name.emplace(t.categories[i].name, static_cast<uint16_t>(i));
+  std::map<std::pair<uint8_t, int32_t>, uint16_t> known;  // (stage count, tag) → category
+  partial.chains.for_each([&](int64_t id, const ChainInfo& c) {
+    ChainInfo& to = t.chains[id];
+    to = c;
+    to.category = 0;
+    if (!t.jobque) return;  // a full read names no category then either
+    auto [it, added] = known.try_emplace({c.nstages, c.tag}, uint16_t{0});
+    if (added) {
+      auto named = by_name.find(chain_category(c.nstages, c.tag, t.profile));
+      it->second = named == by_name.end() ? 0 : named->second;
+    }
+    to.category = it->second;
+  });
+}
+
+}  // namespace
+
+void graft_blocks(Trace* skeleton, Trace& partial, unsigned threads) {
   Trace& t = *skeleton;
+  adopt_chains(t, partial);
   std::vector<uint32_t> names = t.names.intern_all(partial.names);
   std::map<LaneKey, uint32_t> lane_of;
   for (uint32_t l = 0; l < t.lanes.size(); ++l) lane_of.emplace(lane_key(t.lanes[l].pid, t.lanes[l].tid), l);

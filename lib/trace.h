@@ -157,9 +157,11 @@ using BlockOpener = std::function<std::unique_ptr<Source>(std::size_t k)>;
 bool load_blocks(const std::vector<ByteRange>& blocks, const BlockOpener& open, unsigned threads,
                  const LoadOptions& options, Trace* partial, ReadResult* result);
 
-/// Gives the lanes of skeleton (a model without span tables, of the whole file) the spans
-/// of partial (blocks of the same file, loaded without categories), each span taking its
-/// chain's category from the skeleton's chains, as a full load would have.
-void graft_spans(Trace* skeleton, Trace& partial, unsigned threads);
+/// Completes skeleton (a model of the whole file without span tables and chain table)
+/// with what partial (blocks of the same file: those a range needs and those of their
+/// chains' publishes) holds: its chains, named by the skeleton's categories, and its
+/// spans, on the skeleton's lanes, each with its chain's category as a full read gives it.
+/// (A chain's `publishes` counts only the publishes in the blocks.)
+void graft_blocks(Trace* skeleton, Trace& partial, unsigned threads);
 
 }  // namespace jqtrace

@@ -39,9 +39,14 @@ class Writer {
     u(t.size());
     out_.append(t);
   }
-  void column(const IntColumn& c) {
+  /// A column; `deltas` for one sorted by value (times): small numbers instead of large.
+  void column(const IntColumn& c, bool deltas = false) {
     u(c.size());
-    for (std::size_t i = 0; i < c.size(); ++i) s(c[i]);
+    int64_t previous = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      s(deltas ? static_cast<int64_t>(static_cast<uint64_t>(c[i]) - static_cast<uint64_t>(previous)) : c[i]);
+      previous = c[i];
+    }
   }
   void u32(uint32_t v) {
     for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>(v >> (8 * i)));
@@ -61,6 +66,10 @@ class Reader {
  public:
   explicit Reader(std::string_view in) : in_(in) {}
   uint64_t u() {
+    if (at_ < in_.size() && static_cast<uint8_t>(in_[at_]) < 0x80) return static_cast<uint8_t>(in_[at_++]);
+    return u_long();
+  }
+  uint64_t u_long() {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
       if (at_ >= in_.size()) return fail();
@@ -86,9 +95,15 @@ class Reader {
     at_ += n;
     return t;
   }
-  void column(IntColumn* c) {
+  void column(IntColumn* c, bool deltas = false) {
     std::size_t n = count();
-    for (std::size_t i = 0; i < n && ok_; ++i) c->push(s());
+    int64_t previous = 0;
+    for (std::size_t i = 0; i < n && ok_; ++i) {
+      int64_t v = s();
+      if (deltas) v = static_cast<int64_t>(static_cast<uint64_t>(previous) + static_cast<uint64_t>(v));
+      c->push(v);
+      previous = v;
+    }
   }
   uint32_t u32() { return static_cast<uint32_t>(fixed(4)); }
   uint64_t u64() { return fixed(8); }
@@ -216,29 +231,6 @@ void get_lanes(Reader& r, std::size_t names, std::vector<Lane>* lanes) {
   }
 }
 
-void put_chains(Writer& w, const FlatMap<ChainInfo>& chains) {
-  w.u(chains.size());
-  chains.for_each([&](int64_t id, const ChainInfo& c) {
-    w.s(id);
-    w.s(c.tag);
-    w.u(c.category);
-    w.u(c.nstages);
-    w.u(c.publishes);
-  });
-}
-
-void get_chains(Reader& r, FlatMap<ChainInfo>* chains) {
-  std::size_t n = r.count();
-  chains->reserve(n);
-  for (std::size_t i = 0; i < n && r.ok(); ++i) {
-    ChainInfo& c = (*chains)[r.s()];
-    c.tag = static_cast<int32_t>(r.s());
-    c.category = static_cast<uint16_t>(r.u());
-    c.nstages = static_cast<uint8_t>(r.u());
-    c.publishes = static_cast<uint8_t>(r.u());
-  }
-}
-
 /// The read's outcome. An index is only written for a usable read (ok or truncated), so
 /// there is no error message or rule to keep.
 void put_read(Writer& w, const ReadResult& x) {
@@ -280,15 +272,15 @@ void put_skeleton(Writer& w, const Trace& t) {
   put_window(w, t.window);
   w.b(t.jobque);
   put_lanes(w, t.lanes);
-  for (const IntColumn* c : {&t.instants.ts, &t.instants.lane, &t.instants.name, &t.instants.arg, &t.instants.scope})
-    w.column(*c);
-  for (const IntColumn* c : {&t.counters.ts, &t.counters.lane, &t.counters.name}) w.column(*c);
+  w.column(t.instants.ts, true);  // sorted by time
+  for (const IntColumn* c : {&t.instants.lane, &t.instants.name, &t.instants.arg, &t.instants.scope}) w.column(*c);
+  w.column(t.counters.ts, true);  // in file order: mostly increasing
+  for (const IntColumn* c : {&t.counters.lane, &t.counters.name}) w.column(*c);
   w.u(t.categories.size());
   for (const Category& c : t.categories) {
     w.text(c.name);
     w.text(c.color);
   }
-  put_chains(w, t.chains);
   w.u(t.process_names.size());
   for (const ProcessName& p : t.process_names) {
     put_process(w, p.pid);
@@ -330,15 +322,15 @@ bool get_skeleton(Reader& r, Trace* t) {
   get_window(r, &t->window);
   t->jobque = r.b();
   get_lanes(r, names, &t->lanes);
-  for (IntColumn* c : {&t->instants.ts, &t->instants.lane, &t->instants.name, &t->instants.arg, &t->instants.scope})
-    r.column(c);
-  for (IntColumn* c : {&t->counters.ts, &t->counters.lane, &t->counters.name}) r.column(c);
+  r.column(&t->instants.ts, true);
+  for (IntColumn* c : {&t->instants.lane, &t->instants.name, &t->instants.arg, &t->instants.scope}) r.column(c);
+  r.column(&t->counters.ts, true);
+  for (IntColumn* c : {&t->counters.lane, &t->counters.name}) r.column(c);
   t->categories.resize(r.count());
   for (Category& c : t->categories) {
     c.name = r.text();
     c.color = r.text();
   }
-  get_chains(r, &t->chains);
   std::size_t processes = r.count();
   for (std::size_t i = 0; i < processes && r.ok(); ++i) {
     ProcessId pid = get_process(r, names);
@@ -412,6 +404,11 @@ void put_points(Writer& w, const std::vector<GzipPoint>& points) {
     out = p.out;
     in = p.in;
     w.u(p.bits);
+    if (p.packed_size) {  // read from an index: already packed
+      w.u(p.packed_size);
+      w.text(p.window);
+      continue;
+    }
     w.u(p.window.size());
     uLongf size = compressBound(static_cast<uLong>(p.window.size()));
     std::string packed(size, '\0');
@@ -430,15 +427,12 @@ bool get_points(Reader& r, std::vector<GzipPoint>* points) {
     p.out = out += r.u();
     p.in = in += r.u();
     uint64_t bits = r.u(), size = r.u();
-    std::string packed = r.text();
+    // Kept packed: a command inflates the few windows it uses (unpack_point).
+    p.window = r.text();
     if (!r.ok() || bits > 7 || size > 32 * 1024) return false;
     p.bits = static_cast<uint8_t>(bits);
-    p.window.resize(static_cast<std::size_t>(size));
-    uLongf got = static_cast<uLongf>(size);
-    if (size && (uncompress(reinterpret_cast<Bytef*>(p.window.data()), &got,
-                            reinterpret_cast<const Bytef*>(packed.data()), static_cast<uLong>(packed.size())) != Z_OK ||
-                 got != size))
-      return false;
+    p.packed_size = static_cast<uint32_t>(size);
+    if (size == 0) p.window.clear();
   }
   return r.ok();
 }
@@ -612,6 +606,7 @@ BlockOpener block_opener(const std::string& path, const TraceIndex& index, const
       std::string text;
       uint64_t end = b.stop == UINT64_MAX ? UINT64_MAX : b.stop + kBlockTail;
       if (!from || b.start < prefix.size() || !decode_from_point(path, *from, b.start, end, &text)) return nullptr;
+      if (std::getenv("JQ_DEBUG")) std::fprintf(stderr, "block %zu start %lu stop %lu point %lu text %zu\n", k, (unsigned long)b.start, (unsigned long)b.stop, (unsigned long)from->out, text.size());
       return block_source(std::move(text), b, prefix, path);
     };
   }
@@ -648,7 +643,7 @@ std::vector<uint32_t> TraceIndex::blocks_overlapping(Range range) const {
   return out;
 }
 
-std::vector<uint32_t> TraceIndex::blocks_for_window(Range range) const {
+std::vector<uint32_t> TraceIndex::blocks_for(Range range, bool metadata) const {
   std::vector<bool> wanted(blocks.size());
   for (uint32_t i : blocks_overlapping(range)) {
     wanted[i] = true;
@@ -656,7 +651,7 @@ std::vector<uint32_t> TraceIndex::blocks_for_window(Range range) const {
   }
   std::vector<uint32_t> out;
   for (uint32_t i = 0; i < blocks.size(); ++i)
-    if (wanted[i] || blocks[i].has_metadata) out.push_back(i);
+    if (wanted[i] || (metadata && blocks[i].has_metadata)) out.push_back(i);
   return out;
 }
 

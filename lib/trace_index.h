@@ -1,14 +1,15 @@
 #pragma once
 // The sidecar index (TRACE.jqx): what a range query needs from a trace without reading it.
 //
-// It holds the trace's model without its span tables (the "skeleton": lanes, names,
-// instants, counters, chains and their categories, the profile, the time range, the
+// It holds the trace's model without its span tables and chain table (the "skeleton":
+// lanes, names, instants, counters, the categories, the profile, the time range, the
 // counts the warnings come from) and the events array cut into blocks of about
 // kBlockBytes at event boundaries, each with the time its events cover. A scoped command
 // resolves its scope on the skeleton, reads only the blocks whose time overlaps the
-// range (as parts, like a parallel read) and grafts their spans onto the skeleton: the
-// model it analyses has every span that overlaps the range, in the order a full read
-// gives, and everything else exactly as a full read builds it.
+// range and those of their chains' publishes (as parts, like a parallel read) and grafts
+// their spans and chains onto the skeleton: the model it analyses has every span that
+// overlaps the range, in the order a full read gives, each with the category a full read
+// gives it, and everything else exactly as a full read builds it.
 //
 // Format (version 1): "JQTRACEX" magic, a little-endian u32 version, the identity of the
 // trace it describes (size, mtime, CRC-32 of its first and last 64 KiB), the payload's
@@ -69,9 +70,10 @@ struct TraceIndex {
 
   /// The blocks whose events may overlap range, in file order.
   std::vector<uint32_t> blocks_overlapping(Range range) const;
-  /// Those, the blocks with metadata and the blocks with their chains' publishes: every
-  /// event window chooses for range is in them.
-  std::vector<uint32_t> blocks_for_window(Range range) const;
+  /// Those and the blocks with their chains' publishes (which give a chain its category),
+  /// and with `metadata` every block with a metadata event: every event window chooses
+  /// for range is in them.
+  std::vector<uint32_t> blocks_for(Range range, bool metadata) const;
 };
 
 /// Records the blocks as the events go by (a tee of the model load; split per part).

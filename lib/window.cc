@@ -171,11 +171,40 @@ class StreamRanges final : public TextRanges {
   std::unique_ptr<Source> source_;
 };
 
+/// A gzip file with access points (an index's): each range decoded from the point before
+/// it, or onwards from the last one when that is near.
+class PointRanges final : public TextRanges {
+ public:
+  PointRanges(const std::string& path, const std::vector<GzipPoint>& points) : points_(points), cursor_(path) {}
+  bool read(uint64_t offset, uint64_t end, std::string* out) override {
+    const GzipPoint* from = point_before(points_, offset);
+    if (!from) return false;
+    // Jumping to a point beats decoding more than a few MiB up to the range.
+    bool behind = !started_ || offset < cursor_.position();
+    bool far = from->out > cursor_.position() && offset - cursor_.position() > kNear;
+    if (behind || far) {
+      started_ = cursor_.start(*from);
+      if (!started_) return false;
+    }
+    std::size_t had = out->size();
+    return cursor_.read(offset, end, out) && out->size() - had == end - offset;
+  }
+
+ private:
+  static constexpr uint64_t kNear = 4u << 20;
+  const std::vector<GzipPoint>& points_;
+  GzipCursor cursor_;
+  bool started_ = false;
+};
+
 }  // namespace
 
-std::unique_ptr<TextRanges> TextRanges::open(const std::string& path, std::string* err) {
+std::unique_ptr<TextRanges> TextRanges::open(const std::string& path, std::string* err,
+                                             const std::vector<GzipPoint>* points) {
   auto source = Source::open(path, err);
   if (!source) return nullptr;
+  if (source->compression() == Compression::gzip && points && points->size() > 1)
+    return std::make_unique<PointRanges>(path, *points);
   if (source->compressed()) return std::make_unique<StreamRanges>(std::move(source));
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

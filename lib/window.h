@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "flat_map.h"
+#include "gzip_points.h"
 #include "int_column.h"
 #include "reader.h"
 #include "scope.h"
@@ -100,8 +101,10 @@ std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range rang
 class TextRanges {
  public:
   /// A plain file is read with pread at the offsets; a gzip file is inflated again from
-  /// the start. Null with *err on failure.
-  static std::unique_ptr<TextRanges> open(const std::string& path, std::string* err);
+  /// the access point before each range (points: an index's), else from the start. Null
+  /// with *err on failure. points must outlive the reader.
+  static std::unique_ptr<TextRanges> open(const std::string& path, std::string* err,
+                                          const std::vector<GzipPoint>* points = nullptr);
   virtual ~TextRanges() = default;
   /// Appends [offset, end) to *out; offsets must not decrease between calls.
   virtual bool read(uint64_t offset, uint64_t end, std::string* out) = 0;
