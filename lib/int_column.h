@@ -64,6 +64,17 @@ class IntColumn {
     uint64_t merged = (old & ~max_for_width_) | z;
     std::memcpy(data_.get() + i * width_, &merged, 8);
   }
+  /// Room for n values of `width` bytes, so that filling an empty column known in advance
+  /// (an index's) neither copies nor widens it.
+  void reserve(std::size_t n, unsigned width) {
+    if (size_ != 0 || width == 0 || width > 8) return;
+    widen(mask(width));
+    std::size_t need = n * width_ + 8;
+    if (need > capacity_) {
+      data_.grow(need);
+      capacity_ = data_.capacity();
+    }
+  }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   unsigned width() const { return width_; }

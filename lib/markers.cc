@@ -14,11 +14,11 @@ std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_
     KindSummary k;
     k.kind = kind;
     k.rule = unit_rule(markers[i], whole, unit_at);
-    std::vector<Unit> units = cut_units(markers[i], whole, k.rule.at);
-    k.count = units.size();
+    k.count = markers[i].ts.size();  // a unit a marker
     DurationSample durations;
-    for (const Unit& u : units) durations.add(u.range.length());
-    if (!units.empty()) {
+    durations.reserve(k.count);
+    for_each_unit(markers[i], whole, k.rule.at, [&](std::size_t, Range r) { durations.add(r.length()); });
+    if (k.count) {
       k.first_ns = markers[i].ts.front();
       k.last_ns = markers[i].ts.back();
     }

@@ -33,6 +33,8 @@ class DurationSample {
     else long_.push_back(ns);
     sum_ += ns;
   }
+  /// Room for n values (most durations fit 32 bits).
+  void reserve(std::size_t n) { short_.reserve(n); }
   /// Takes in every value of other (samples of slices of a trace walked apart).
   void absorb(DurationSample&& other) {
     if (short_.empty()) short_ = std::move(other.short_);

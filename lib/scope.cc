@@ -54,6 +54,13 @@ std::vector<Markers> markers_of_kinds(const Trace& trace, const std::vector<std:
     if (id != Interner::kNone) slot[id] = k;
   }
   const InstantTable& in = trace.instants;  // sorted by ts
+  std::vector<std::size_t> counts(kinds.size());  // sized first: no growth of big vectors
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (const std::size_t* k = slot.find(in.name[i])) ++counts[*k];
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    out[k].ts.reserve(counts[k]);
+    out[k].arg.reserve(counts[k]);
+  }
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::size_t* k = slot.find(in.name[i]);
     if (!k) continue;
@@ -82,16 +89,11 @@ UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest requ
 
 std::vector<Unit> cut_units(const Markers& markers, Range whole, UnitAt at) {
   std::vector<Unit> units(markers.ts.size());
-  for (std::size_t i = 0; i < units.size(); ++i) {
+  for_each_unit(markers, whole, at, [&](std::size_t i, Range r) {
     units[i].index = static_cast<int64_t>(i);
     units[i].arg = markers.arg[i];
-    units[i].range = {markers.ts[i], markers.ts[i]};
-  }
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    Range& r = units[i].range;
-    if (at == UnitAt::start) r.hi = i + 1 < units.size() ? units[i + 1].range.lo : std::max(whole.hi, r.lo);
-    else r.lo = i > 0 ? units[i - 1].range.hi : std::min(whole.lo, r.hi);
-  }
+    units[i].range = r;
+  });
   return units;
 }
 

@@ -3,6 +3,7 @@
 // Times are the file's own values. The markers of a kind, sorted by time, either start
 // their units (unit i spans [ts_i, ts_{i+1}], the last ending at the trace end) or close
 // them (unit i spans [ts_{i-1}, ts_i], the first starting at the trace start): see UnitAt.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -73,6 +74,20 @@ std::vector<std::string> marker_kinds(const Trace& trace);
 struct Markers {
   std::vector<int64_t> ts, arg;
 };
+
+/// Calls f(i, range) for every unit cut_units makes of markers, without making them (a
+/// kind with hundreds of thousands of units is summarised without a table of them).
+template <typename F>
+void for_each_unit(const Markers& markers, Range whole, UnitAt at, F&& f) {
+  const std::vector<int64_t>& ts = markers.ts;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    Range r{ts[i], ts[i]};
+    if (at == UnitAt::start) r.hi = i + 1 < ts.size() ? ts[i + 1] : std::max(whole.hi, r.lo);
+    else r.lo = i > 0 ? ts[i - 1] : std::min(whole.lo, r.hi);
+    f(i, r);
+  }
+}
+
 
 /// The markers of one kind (none when the trace has no such instants).
 Markers markers_of(const Trace& trace, std::string_view kind);

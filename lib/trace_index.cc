@@ -42,6 +42,7 @@ class Writer {
   /// A column; `deltas` for one sorted by value (times): small numbers instead of large.
   void column(const IntColumn& c, bool deltas = false) {
     u(c.size());
+    u(c.width());  // the reader sizes the column at once
     int64_t previous = 0;
     for (std::size_t i = 0; i < c.size(); ++i) {
       s(deltas ? static_cast<int64_t>(static_cast<uint64_t>(c[i]) - static_cast<uint64_t>(previous)) : c[i]);
@@ -97,6 +98,9 @@ class Reader {
   }
   void column(IntColumn* c, bool deltas = false) {
     std::size_t n = count();
+    uint64_t width = u();
+    if (width > 8) return invalid();
+    c->reserve(n, static_cast<unsigned>(width));
     int64_t previous = 0;
     for (std::size_t i = 0; i < n && ok_; ++i) {
       int64_t v = s();

@@ -1,6 +1,6 @@
 // libFuzzer target: the small text grammars jqtrace reads besides traces: gate
 // expressions and gate files, phase log lines, saved baseline JSON (stats --format json),
-// and the jqtraceWindow record; and the renderers, given the bytes as names and keys:
+// and the jqtraceWindow record; sidecar index files; and the renderers, given the bytes as names and keys:
 // every format must come out valid (JSON parses as UTF-8, no NUL anywhere).
 #include <cstdint>
 #include <cstdlib>
@@ -12,8 +12,10 @@
 #include "phases.h"
 #include "formats.h"
 #include "stats_schema.h"
+#include "trace_index.h"
 
 #include <rapidjson/document.h>
+#include <zlib.h>
 
 using namespace jqtrace;
 
@@ -45,6 +47,31 @@ void render_everything(const std::string& bytes) {
   }
 }
 
+/// The bytes as the payload of an index file with a right header and CRC (the fuzzer
+/// could never forge the CRC: this reaches the payload's decoder).
+std::string as_index_payload(std::string_view payload) {
+  std::string file = "JQTRACEX";
+  auto put = [&](uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) file.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  put(TraceIndex::kVersion, 4);
+  file.append(8 + 8 + 4 + 4, '\0');  // the identity of no file
+  put(payload.size(), 8);
+  put(crc32(0, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())), 4);
+  file.append(payload);
+  return file;
+}
+
+/// Any bytes as a sidecar index: refused, or read into an index that writes back into
+/// bytes that read again.
+void check_index(std::string_view bytes) {
+  TraceIndex index;
+  std::string why;
+  if (!parse_index(bytes, &index, &why)) return;
+  TraceIndex again;
+  if (!parse_index(serialize_index(index, index.skeleton), &again, &why)) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
@@ -71,5 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   BaselineShares shares;
   result::read_stats_json(text, &shares, &why);
   render_everything(std::string(text));
+  check_index(text);
+  check_index(as_index_payload(text));
   return 0;
 }
