@@ -18,12 +18,6 @@ using namespace jqtrace::test;
 
 namespace {
 
-std::string read_sample(const char* name) {
-  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string mutate(std::string s, std::mt19937& rng) {
   const char kNasty[] = "{}[],:\"\\-.0123456789eE\n\x00\xff tfn";
@@ -78,7 +72,7 @@ void analyse_everything(const std::string& damaged) {
 TEST_CASE("damaged traces never crash stats, markers, gaps or window") {
   std::mt19937 rng(7);
   for (const char* sample : {"tiny.trace.json", "chrome-small.json", "single-lane.trace.json", "array-form.json"}) {
-    std::string original = read_sample(sample);
+    std::string original = sample_bytes(sample);
     REQUIRE(!original.empty());
     for (int i = 0; i < 300; ++i) analyse_everything(mutate(original, rng));
   }
@@ -87,7 +81,7 @@ TEST_CASE("damaged traces never crash stats, markers, gaps or window") {
 TEST_CASE("damaged traces never crash the validator or the model builder") {
   std::mt19937 rng(20261129);
   for (const char* sample : {"broken.trace.json", "chrome-small.json", "ring-full.trace.json"}) {
-    std::string original = read_sample(sample);
+    std::string original = sample_bytes(sample);
     REQUIRE(!original.empty());
     int statuses[3] = {0, 0, 0};
     for (int i = 0; i < 400; ++i) {

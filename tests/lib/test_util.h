@@ -101,16 +101,19 @@ inline ReadResult load_string(const std::string& json, Trace* trace) {
   return load_trace(*src, trace, nullptr);
 }
 
+/// The bytes of samples/NAME.
+inline std::string sample_bytes(const std::string& name) {
+  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 /// The model of samples/NAME, loaded once per test run.
 inline const Trace& load_sample(const std::string& name) {
   static std::map<std::string, Trace> cache;
   auto [it, added] = cache.try_emplace(name);
-  if (added) {
-    std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    load_string(ss.str(), &it->second);
-  }
+  if (added) load_string(sample_bytes(name), &it->second);
   return it->second;
 }
 

@@ -12,13 +12,6 @@ using namespace jqtrace::test;
 
 namespace {
 
-std::string sample(const std::string& name) {
-  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 /// A jobque-like trace written lane by lane (as the tracer does): chains published on one
 /// lane, chunked on all, markers at the end.
 std::string lane_by_lane_trace() {
@@ -97,7 +90,7 @@ std::vector<std::string> spans_in(const Trace& t, Range range) {
 TEST_CASE("an index's skeleton reads back as it was written") {
   for (const char* name : {"decode-small.trace.json", "legacy-small.trace.json", "chrome-small.json", "truncated.trace.json"}) {
     CAPTURE(name);
-    TempFile file(sample(name));
+    TempFile file(sample_bytes(name));
     Indexed x;
     index_file(file.path, false, 512, &x);
     TraceIndex back;
@@ -119,7 +112,7 @@ TEST_CASE("the skeleton is the same whether the load kept span tables or not") {
   // sum is kept either way: `jqtrace index` loads without span tables.
   for (const char* name : {"decode-small.trace.json", "chrome-small.json", "broken.trace.json"}) {
     CAPTURE(name);
-    TempFile file(sample(name));
+    TempFile file(sample_bytes(name));
     Indexed with, without;
     index_file(file.path, true, 512, &with);
     index_file(file.path, false, 512, &without);

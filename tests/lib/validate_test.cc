@@ -218,12 +218,6 @@ TEST_CASE("rule bad-string: invalid UTF-8 or a NUL in a kept string is an error"
 // ---- validation riding along a model load (ValidationTee) ----
 namespace {
 
-std::string sample_bytes(const std::string& name) {
-  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> with_counts(const ValidateRun& run) {
   std::vector<std::string> lines = run.lines();
