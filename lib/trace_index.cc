@@ -589,6 +589,26 @@ std::unique_ptr<Source> block_source(std::string text, const ByteRange& block, c
                                   block.start - prefix.size(), window);
 }
 
+/// Writes bytes to path through a temporary file renamed over it: a reader never sees half
+/// an index. Makes the cache's directories as needed.
+bool write_atomically(const std::string& path, const std::string& bytes, std::string* why) {
+  std::string dir = path.substr(0, path.rfind('/'));
+  if (path.rfind('/') != std::string::npos && !dir.empty() && !make_directories(dir)) {
+    *why = "cannot create " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string temp = path + ".tmp" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  if (f) ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+    *why = "cannot write " + path + ": " + std::strerror(errno);
+    std::remove(temp.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -667,6 +687,7 @@ void BlockRecorder::on_event(const RawEvent& e, const Interner& names) {
   if (!open_) {
     blocks_.emplace_back().start = e.offset;
     open_ = true;
+    recent_chains_.fill(INT64_MIN);
   }
   IndexBlock& b = blocks_.back();
   open_end_ = e.end_offset;
@@ -682,7 +703,13 @@ void BlockRecorder::on_event(const RawEvent& e, const Interner& names) {
     b.has_time = true;
   }
   if (e.has_chain) {
-    if (open_chains_.empty() || open_chains_.back() != e.chain) open_chains_.push_back(e.chain);
+    // A block's events name a few thousand chains many times each: a direct-mapped
+    // table of the chains seen keeps the list (sorted at the block's end) short.
+    int64_t& seen = recent_chains_[static_cast<uint64_t>(e.chain) % recent_chains_.size()];
+    if (seen != e.chain) {
+      seen = e.chain;
+      open_chains_.push_back(e.chain);
+    }
     if (e.ph == 'X' && e.name == publish_name_) publish_block_[e.chain] = static_cast<uint32_t>(blocks_.size() - 1);
   }
 }
@@ -827,25 +854,13 @@ std::string write_index(const std::string& path, const Trace& trace, const ReadR
   if (read.compression == Compression::gzip) index.points = std::move(points);
   std::string bytes = serialize_index(index, trace);
   recorder.note_written(index.blocks.size(), bytes.size());
+  // Beside the trace; where that fails (a read-only file system, which even root cannot
+  // write), in the cache.
   std::string out = index_path_for_writing(path);
-  if (out != path + ".jqx") {
-    std::string dir = out.substr(0, out.rfind('/'));
-    if (!make_directories(dir)) {
-      *why = "cannot create " + dir + ": " + std::strerror(errno);
-      return "";
-    }
-  }
-  // Written aside and renamed: a reader never sees half an index.
-  std::string temp = out + ".tmp" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  if (f) ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(temp.c_str(), out.c_str()) != 0) {
-    *why = "cannot write " + out + ": " + std::strerror(errno);
-    std::remove(temp.c_str());
-    return "";
-  }
-  return out;
+  if (write_atomically(out, bytes, why)) return out;
+  if (out != path + ".jqx") return "";
+  out = cached_index_path(path);
+  return write_atomically(out, bytes, why) ? out : "";
 }
 
 std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string* warning) {
