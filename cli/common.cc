@@ -280,15 +280,17 @@ uint64_t regular_size(const std::string& path) {
   return static_cast<uint64_t>(st.st_size);
 }
 
-uint64_t min_part_bytes() {
-  const char* v = std::getenv("JQTRACE_MIN_PART_BYTES");
-  if (!v || !*v) return kDefaultMinPartBytes;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v, &end, 10);
-  return end && *end == '\0' && n > 0 ? n : kDefaultMinPartBytes;
-}
+uint64_t min_part_bytes() { return bytes_from_env("JQTRACE_MIN_PART_BYTES", kDefaultMinPartBytes); }
 
 }  // namespace
+
+uint64_t bytes_from_env(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  return end && *end == '\0' && n > 0 ? n : fallback;
+}
 
 unsigned worker_threads(const CommonOptions& opts) {
   unsigned cores = std::thread::hardware_concurrency();

@@ -99,6 +99,10 @@ std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions&
 /// is large, and neither -q nor CI says otherwise.
 ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOptions& opts);
 
+/// A positive byte count from the environment variable `name` (the tests' knobs, such as
+/// JQTRACE_MIN_PART_BYTES), else fallback.
+uint64_t bytes_from_env(const char* name, uint64_t fallback);
+
 /// The threads -j asks for: N, or every core for 0.
 unsigned worker_threads(const CommonOptions& opts);
 

@@ -76,13 +76,7 @@ int report_read(const std::string& name, const ReadResult& r, const Trace& trace
 
 /// The blocks of an index smaller than usual (JQTRACE_INDEX_BLOCK_BYTES: the tests cut
 /// small files into many blocks).
-uint64_t index_block_bytes() {
-  const char* v = std::getenv("JQTRACE_INDEX_BLOCK_BYTES");
-  if (!v || !*v) return TraceIndex::kBlockBytes;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v, &end, 10);
-  return end && *end == '\0' && n > 0 ? n : TraceIndex::kBlockBytes;
-}
+uint64_t index_block_bytes() { return bytes_from_env("JQTRACE_INDEX_BLOCK_BYTES", TraceIndex::kBlockBytes); }
 
 bool is_gzip_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");

@@ -30,6 +30,16 @@ bool is_identity(const std::vector<uint32_t>& ids) {
   return true;
 }
 
+/// A name id of a part's interner (negative: none) as the interner it joins numbers it
+/// (names: Interner::intern_all's mapping).
+int64_t renamed(const std::vector<uint32_t>& names, int64_t id) {
+  return id < 0 ? id : names[static_cast<std::size_t>(id)];
+}
+/// The same for a span's cat column, which holds id + 1 (0: no cat).
+int64_t renamed_cat(const std::vector<uint32_t>& names, int64_t cat) {
+  return cat == 0 ? 0 : int64_t{names[static_cast<std::size_t>(cat - 1)]} + 1;
+}
+
 /// Appends from to column through f, or as it is when f changes nothing (one copy of the
 /// bytes instead of a loop over the values).
 template <typename F>
@@ -104,8 +114,8 @@ class TraceBuilder final : public EventSink {
     Trace& p = later.t_;
     std::vector<uint32_t> names = t_.names.intern_all(p.names);
     bool same_names = is_identity(names);
-    auto name = [&](int64_t id) -> int64_t { return id < 0 ? id : names[static_cast<std::size_t>(id)]; };
-    auto cat = [&](int64_t c) -> int64_t { return c == 0 ? 0 : int64_t{names[static_cast<std::size_t>(c - 1)]} + 1; };
+    auto name = [&](int64_t id) { return renamed(names, id); };
+    auto cat = [&](int64_t c) { return renamed_cat(names, c); };
 
     std::vector<uint32_t> lanes(p.lanes.size());
     for (std::size_t l = 0; l < p.lanes.size(); ++l) {
@@ -681,8 +691,8 @@ void graft_blocks(Trace* skeleton, Trace& partial, unsigned threads) {
   run_parallel(moves.size(), std::max(threads, 1u), [&](std::size_t m) {
     SpanTable& from = partial.lanes[moves[m].first].spans;
     SpanTable& to = t.lanes[moves[m].second].spans;
-    auto name = [&](int64_t id) -> int64_t { return id < 0 ? id : names[static_cast<std::size_t>(id)]; };
-    auto cat = [&](int64_t c) -> int64_t { return c == 0 ? 0 : int64_t{names[static_cast<std::size_t>(c - 1)]} + 1; };
+    auto name = [&](int64_t id) { return renamed(names, id); };
+    auto cat = [&](int64_t c) { return renamed_cat(names, c); };
     to.ts = std::move(from.ts);
     to.dur = std::move(from.dur);
     to.name.append_mapped(from.name, name);
