@@ -33,6 +33,7 @@ class Decoder : public RawInput {
     if (held_from_ < held_to_) return hand_out(out, size);
     if (failed_) return -1;
     if (size >= kOutBlock) return decode(out);
+    if (!held_) held_ = std::make_unique<char[]>(kOutBlock);
     long n = decode(held_.get());
     if (n <= 0) return n;
     held_from_ = 0;
@@ -128,7 +129,7 @@ class Decoder : public RawInput {
   bool failed_ = false;
   bool cut_short_ = false;
   std::string error_;
-  std::unique_ptr<char[]> held_ = std::make_unique<char[]>(kOutBlock);  ///< text decoded for a small read
+  std::unique_ptr<char[]> held_;  ///< text decoded for a small read (allocated at the first)
   std::size_t held_from_ = 0, held_to_ = 0;
 };
 

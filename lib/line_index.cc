@@ -53,7 +53,7 @@ TextPosition RecordingLineIndex::locate(uint64_t offset) {
 }
 
 ReopeningLineIndex::ReopeningLineIndex(std::function<std::unique_ptr<RawInput>()> open_again)
-    : open_again_(std::move(open_again)), buffer_(64 * 1024) {}
+    : open_again_(std::move(open_again)) {}
 
 ReopeningLineIndex::~ReopeningLineIndex() = default;
 
@@ -61,6 +61,7 @@ TextPosition ReopeningLineIndex::locate(uint64_t offset) {
   if (!input_ || offset < offset_) {  // start over
     input_ = open_again_();
     if (!input_) return {};
+    buffer_.resize(kReadBytes);  // only now: most loads never locate anything
     buffered_ = consumed_ = 0;
     offset_ = newlines_ = 0;
     last_newline_ = -1;

@@ -51,6 +51,7 @@ class ReopeningLineIndex final : public LineIndex {
   TextPosition locate(uint64_t offset) override;
 
  private:
+  static constexpr std::size_t kReadBytes = 64 * 1024;
   std::function<std::unique_ptr<RawInput>()> open_again_;
   std::unique_ptr<RawInput> input_;
   std::vector<char> buffer_;

@@ -13,12 +13,8 @@ namespace {
 class ReadAheadInput final : public RawInput {
  public:
   ReadAheadInput(std::unique_ptr<RawInput> inner, std::size_t slot_bytes, unsigned slots)
-      : inner_(std::move(inner)), slots_(std::max(slots, 2u)) {
-    // Left unfilled: the pages a small input never reaches are never touched.
-    for (Slot& s : slots_) {
-      s.capacity = std::max<std::size_t>(slot_bytes, 1);
-      s.bytes.reset(new char[s.capacity]);
-    }
+      : inner_(std::move(inner)), slots_(std::max(slots, 2u)), slot_bytes_(std::max<std::size_t>(slot_bytes, 1)),
+        fill_bytes_(std::min(slot_bytes_, kFirstFillBytes)) {
     thread_ = std::thread([this] { produce(); });
   }
   ~ReadAheadInput() override {
@@ -79,6 +75,10 @@ class ReadAheadInput final : public RawInput {
         if (stopping_) return;
       }
       Slot& s = slots_[fill];  // the reader does not touch a slot that is not full
+      if (s.capacity < fill_bytes_) {
+        s.bytes.reset(new char[fill_bytes_]);  // left unfilled: pages never reached are never touched
+        s.capacity = fill_bytes_;
+      }
       s.size = 0;
       long n = 0;
       while (s.size < s.capacity) {
@@ -86,6 +86,7 @@ class ReadAheadInput final : public RawInput {
         if (n <= 0) break;
         s.size += static_cast<std::size_t>(n);
       }
+      if (s.size == s.capacity) fill_bytes_ = std::min(slot_bytes_, 2 * fill_bytes_);
       s.consumed = inner_->consumed();
       std::lock_guard<std::mutex> lock(mutex_);
       if (s.size) {
@@ -104,8 +105,14 @@ class ReadAheadInput final : public RawInput {
     }
   }
 
+  /// Slots are allocated as the text comes, from this size up, doubling while the input
+  /// fills them: a small input (a test's, a fuzz target's) never allocates megabytes.
+  static constexpr std::size_t kFirstFillBytes = 64 * 1024;
+
   std::unique_ptr<RawInput> inner_;  // used by the producing thread only
   std::vector<Slot> slots_;
+  const std::size_t slot_bytes_;
+  std::size_t fill_bytes_;  // producing thread only
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable changed_;

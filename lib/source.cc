@@ -19,6 +19,16 @@ std::unique_ptr<RawInput> decoded_ahead(std::unique_ptr<RawInput> raw, Compressi
   return *found == Compression::none ? std::move(in) : read_ahead(std::move(in));
 }
 
+/// A full window, or for short uncompressed text (size known: 0 when it is not) a smaller
+/// one: a test's or a fuzz target's thousand loads a second then allocate kilobytes, not
+/// megabytes. Compressed text may decode to any length. The floor keeps a file that grows
+/// while it is read from being read in tiny windows.
+std::size_t window_for(Compression found, uint64_t text_bytes) {
+  constexpr uint64_t kSmallest = 4096;
+  if (found != Compression::none || text_bytes == 0) return Source::kWindow;
+  return static_cast<std::size_t>(std::clamp<uint64_t>(text_bytes + 1, kSmallest, Source::kWindow));
+}
+
 }  // namespace
 
 std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) {
@@ -53,7 +63,7 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
   } else {
     lines = std::make_unique<RecordingLineIndex>();  // a pipe or device: no second reading
   }
-  auto src = std::make_unique<Source>(std::move(in), path, size, std::move(lines));
+  auto src = std::make_unique<Source>(std::move(in), path, size, std::move(lines), 0, window_for(found, size));
   src->compression_ = found;
   return src;
 }
@@ -83,15 +93,15 @@ std::unique_ptr<Source> Source::open_part(const std::string& path, uint64_t begi
     return fd_input(again, true);
   });
   auto in = prefixed_input(fd_input(fd, true), prefix);
-  return std::make_unique<Source>(std::move(in), path, size, std::move(lines), begin - prefix.size());
+  return std::make_unique<Source>(std::move(in), path, size, std::move(lines), begin - prefix.size(),
+                                  window_for(Compression::none, size - begin + prefix.size()));
 }
 
 std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name) {
   Compression found = Compression::none;
-  // Short text gets a window its size (compressed text may decode to more: a full one).
-  std::size_t window = std::min(kWindow, bytes.size() + 1);
+  std::size_t text_bytes = bytes.size();
   auto in = decode_by_magic(memory_input(std::move(bytes)), &found);
-  if (found != Compression::none) window = kWindow;
+  std::size_t window = window_for(found, text_bytes);
   auto src = std::make_unique<Source>(std::move(in), std::move(name), 0, std::make_unique<RecordingLineIndex>(), 0,
                                       window);
   src->compression_ = found;

@@ -241,6 +241,17 @@ TEST_CASE("reading ahead on a thread hands out the same bytes, end and error") {
   CHECK(c.cut_short);
   CHECK(text.compare(0, c.text.size(), c.text) == 0);
 
+  // Slots are allocated as the text comes and grow while it fills them (64 KiB up to the
+  // slot size): the bytes, in order, across every size change.
+  std::string big = sample_text(20000);
+  REQUIRE(big.size() > 4 * 256 * 1024);
+  for (std::size_t read_size : {std::size_t{7919}, std::size_t{1} << 20}) {
+    auto growing = read_ahead(memory_input(big), 256 * 1024, 3);
+    Drained g = drain(*growing, read_size);
+    CHECK(g.text == big);
+    CHECK(g.last == 0);
+  }
+
   // Dropped before the end: the thread stops instead of waiting for a reader forever.
   auto abandoned = read_ahead(memory_input(text), 100, 2);
   char byte = 0;
