@@ -101,7 +101,7 @@ std::vector<GzipPoint> gzip_points_of(std::string path) {
 void write_index_after(const std::string& path, const std::string& name, const Trace& trace, const ReadResult& r,
                        BlockRecorder& recorder, std::vector<GzipPoint> points, const CommonOptions& opts) {
   std::string why;
-  std::string written = write_index(path, trace, r, recorder, std::move(points), &why);
+  std::string written = write_index(path, trace, r, recorder, std::move(points), worker_threads(opts), &why);
   if (written.empty())
     print_warning(opts, fmt::format("{}: no index written: {}", name, why));
   else if (!opts.quiet)

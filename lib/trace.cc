@@ -194,7 +194,10 @@ class TraceBuilder final : public EventSink {
     t_.jobque = t_.jobque || t_.profile.present;
     bool categories = t_.jobque && options_.categories;
     std::optional<ChainCategories> chain_categories;
-    if (categories) chain_categories.emplace(name_categories());
+    if (categories) name_categories();
+    // Without span tables (an index's pass, window's) no span takes a category: the
+    // chains' table of them would be built for nothing.
+    if (categories && options_.spans) chain_categories.emplace(t_.chains);
     run_parallel(t_.lanes.size(), threads, [&](std::size_t l) {
       sort_by_time(t_.lanes[l].spans);
       if (categories) join_categories(t_.lanes[l].spans, *chain_categories);
@@ -412,7 +415,7 @@ class TraceBuilder final : public EventSink {
   /// SPEC §1.4, after the pass: publishes gave each chain its stage count and tag (as the
   /// file was read); each chain's category is named here, in (stage count, tag) order so
   /// that no table's slot order decides the categories' order.
-  ChainCategories name_categories() {
+  void name_categories() {
     category_index(std::string(kStdKernel));
     for (const ProfileCategory& c : t_.profile.categories) category_index(c.name);
     // A handful of (stage count, tag) pairs name every chain's category: look each up once,
@@ -422,7 +425,6 @@ class TraceBuilder final : public EventSink {
     for (auto& [pair, category] : known)
       category = static_cast<uint16_t>(category_index(chain_category(pair.first, pair.second, t_.profile)));
     t_.chains.for_each([&](int64_t, ChainInfo& c) { c.category = known.at({c.nstages, c.tag}); });
-    return ChainCategories(t_.chains);
   }
 
   /// Every publish, chunk and stage_wait of a lane takes its chain's category.

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "jobque.h"
+#include "parallel.h"
 #include "line_index.h"
 #include "raw_input.h"
 
@@ -735,9 +736,11 @@ void BlockRecorder::absorb(SplittableSink& later_sink, const std::vector<uint32_
   later = BlockRecorder(later.block_bytes_);
 }
 
-std::vector<IndexBlock> BlockRecorder::finish() {
+std::vector<IndexBlock> BlockRecorder::finish(unsigned threads) {
   if (open_) close_block();
-  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+  // A lookup a chain a block, in a table of every chain: a serial step after the parse,
+  // so spread over the threads (the table is only read).
+  run_parallel(blocks_.size(), threads, [&](std::size_t i) {
     IndexBlock& b = blocks_[i];
     b.stop = i + 1 < blocks_.size() ? blocks_[i + 1].start : UINT64_MAX;
     for (int64_t chain : chains_[i]) {
@@ -746,7 +749,7 @@ std::vector<IndexBlock> BlockRecorder::finish() {
     }
     std::sort(b.publish_blocks.begin(), b.publish_blocks.end());
     b.publish_blocks.erase(std::unique(b.publish_blocks.begin(), b.publish_blocks.end()), b.publish_blocks.end());
-  }
+  });
   chains_.clear();
   return std::move(blocks_);
 }
@@ -839,7 +842,7 @@ std::vector<std::string> index_paths_for_reading(const std::string& trace_path) 
 }
 
 std::string write_index(const std::string& path, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
-                        std::vector<GzipPoint> points, std::string* why) {
+                        std::vector<GzipPoint> points, unsigned threads, std::string* why) {
   auto identity = identify_file(path);
   if (!identity) {
     *why = "not a regular file";
@@ -850,7 +853,7 @@ std::string write_index(const std::string& path, const Trace& trace, const ReadR
   index.compression = read.compression;
   index.prefix = read.container == Container::array ? "[" : "{\"traceEvents\":[";
   index.ranges = !recorder.saw_begin_end();
-  index.blocks = recorder.finish();
+  index.blocks = recorder.finish(threads);
   if (read.compression == Compression::gzip) index.points = std::move(points);
   std::string bytes = serialize_index(index, trace);
   recorder.note_written(index.blocks.size(), bytes.size());

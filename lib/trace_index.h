@@ -85,8 +85,9 @@ class BlockRecorder final : public SplittableSink {
   void on_event(const RawEvent& e, const Interner& names) override;
   std::unique_ptr<SplittableSink> fork() const override { return std::make_unique<BlockRecorder>(block_bytes_); }
   void absorb(SplittableSink& later, const std::vector<uint32_t>& names) override;
-  /// The blocks, their stops and their publish links resolved (after the whole file).
-  std::vector<IndexBlock> finish();
+  /// The blocks, their stops and their publish links resolved (after the whole file), on
+  /// up to `threads` threads.
+  std::vector<IndexBlock> finish(unsigned threads = 1);
   bool saw_begin_end() const { return begin_end_; }
   /// After write_index: how many blocks it has and its size.
   std::size_t blocks() const { return written_blocks_; }
@@ -161,9 +162,10 @@ std::string index_path_for_writing(const std::string& trace_path);
 std::vector<std::string> index_paths_for_reading(const std::string& trace_path);
 
 /// Writes the index of the file at path (already read into trace, blocks recorded by
-/// recorder, gzip access points built by build_gzip_points). Returns the index's path, or "" with *why.
+/// recorder, gzip access points built by build_gzip_points), its last step on up to
+/// `threads` threads. Returns the index's path, or "" with *why.
 std::string write_index(const std::string& path, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
-                        std::vector<GzipPoint> points, std::string* why);
+                        std::vector<GzipPoint> points, unsigned threads, std::string* why);
 
 /// The index of path when one exists and describes the file as it is now. nullopt when
 /// there is none (silently) or with *warning when one exists but is stale, truncated,
