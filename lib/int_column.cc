@@ -12,21 +12,28 @@ constexpr std::size_t kMapAbove = 1u << 20;  // buffers this large are mapped, a
 ColumnBytes& ColumnBytes::operator=(ColumnBytes&& o) noexcept {
   if (this != &o) {
     release();
-    data_ = o.data_;
-    capacity_ = o.capacity_;
-    mapped_ = o.mapped_;
-    o.data_ = nullptr;
-    o.capacity_ = 0;
-    o.mapped_ = false;
+    if (o.in_place()) {
+      word_ = o.word_;  // data_ and capacity_ already name this object's word
+    } else {
+      data_ = o.data_;
+      capacity_ = o.capacity_;
+      mapped_ = o.mapped_;
+      o.data_ = reinterpret_cast<uint8_t*>(&o.word_);
+      o.capacity_ = sizeof o.word_;
+      o.mapped_ = false;
+    }
+    o.word_ = 0;
   }
   return *this;
 }
 
 void ColumnBytes::grow(std::size_t n) {
   if (n <= capacity_) return;
+  bool was_in_place = in_place();  // leaving the word for a buffer that holds it
   if (n < kMapAbove) {
-    void* p = std::realloc(data_, n);
+    void* p = was_in_place ? std::malloc(n) : std::realloc(data_, n);
     if (!p) throw std::bad_alloc();
+    if (was_in_place) std::memcpy(p, &word_, sizeof word_);
     data_ = static_cast<uint8_t*>(p);
     capacity_ = n;
     return;
@@ -37,9 +44,9 @@ void ColumnBytes::grow(std::size_t n) {
     p = ::mremap(data_, capacity_, n, MREMAP_MAYMOVE);
   } else {
     p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p != MAP_FAILED && data_) {
+    if (p != MAP_FAILED) {
       std::memcpy(p, data_, capacity_);
-      std::free(data_);
+      if (!was_in_place) std::free(data_);
     }
   }
   if (p == MAP_FAILED) throw std::bad_alloc();
@@ -49,11 +56,13 @@ void ColumnBytes::grow(std::size_t n) {
 }
 
 void ColumnBytes::release() {
-  if (!data_) return;
+  if (in_place()) return;
   if (mapped_) ::munmap(data_, capacity_);
   else std::free(data_);
-  data_ = nullptr;
-  capacity_ = 0;
+  data_ = reinterpret_cast<uint8_t*>(&word_);
+  capacity_ = sizeof word_;
+  mapped_ = false;
+  word_ = 0;
 }
 
 }  // namespace jqtrace

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace jqtrace {
@@ -15,6 +16,10 @@ namespace jqtrace {
 /// Bytes that grow without a second copy: small buffers by realloc, large ones mapped and
 /// grown by mremap, so a 30 MB column growing to 60 MB never holds 90 MB at once. Bytes past
 /// what is written are never touched, so capacity costs address space, not memory.
+///
+/// Until it first grows, the bytes are one word inside the object: an empty or all-zero
+/// column allocates nothing (a trace of a million one-span lanes has eight columns a lane,
+/// most of them zeros).
 class ColumnBytes {
  public:
   ColumnBytes() = default;
@@ -23,21 +28,33 @@ class ColumnBytes {
   ~ColumnBytes() { release(); }
   uint8_t* get() const { return data_; }
   std::size_t capacity() const { return capacity_; }
-  /// Grows (or first allocates) to at least n bytes, keeping the contents.
+  /// Grows to at least n bytes, keeping the contents.
   void grow(std::size_t n);
 
  private:
+  bool in_place() const { return data_ == reinterpret_cast<const uint8_t*>(&word_); }
   void release();
-  uint8_t* data_ = nullptr;
-  std::size_t capacity_ = 0;
+  uint64_t word_ = 0;
+  uint8_t* data_ = reinterpret_cast<uint8_t*>(&word_);
+  std::size_t capacity_ = sizeof word_;
   bool mapped_ = false;
 };
 
 class IntColumn {
  public:
-  IntColumn() { data_.grow(8); }  // width 0: every access reads this scratch word, masked to 0
-  IntColumn(IntColumn&&) noexcept = default;
-  IntColumn& operator=(IntColumn&&) noexcept = default;
+  IntColumn() = default;  // width 0: every access reads the bytes' first word, masked to 0
+  IntColumn(IntColumn&& o) noexcept { *this = std::move(o); }
+  /// The column moved from is left empty (and usable).
+  IntColumn& operator=(IntColumn&& o) noexcept {
+    if (this != &o) {
+      data_ = std::move(o.data_);
+      capacity_ = std::exchange(o.capacity_, kUnbounded);
+      size_ = std::exchange(o.size_, 0);
+      width_ = std::exchange(o.width_, 0u);
+      max_for_width_ = std::exchange(o.max_for_width_, 0);
+    }
+    return *this;
+  }
 
   /// Appends v. The common case (fits the width, room left) is a store and an increment.
   __attribute__((always_inline)) void push(int64_t v) {
@@ -117,6 +134,8 @@ class IntColumn {
 
  private:
   static constexpr std::size_t kUnbounded = SIZE_MAX / 2;  // width 0 needs no room
+  /// The first allocation: room for a value or two (a lane with one span needs no more).
+  static constexpr std::size_t kFirstBytes = 16;
   static uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
   static int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
   static uint64_t mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (8 * width)) - 1; }
@@ -125,7 +144,7 @@ class IntColumn {
     if (z > max_for_width_) widen(z);
     std::size_t at = size_ * width_;
     if (at + 8 > capacity_) {
-      data_.grow(std::max<std::size_t>(64, capacity_ * 2));
+      data_.grow(std::max<std::size_t>(kFirstBytes, capacity_ * 2));
       capacity_ = data_.capacity();
     }
     std::memcpy(data_.get() + at, &z, 8);
@@ -135,7 +154,7 @@ class IntColumn {
     unsigned w = std::max(width_, 1u);
     while (z > mask(w)) ++w;
     ColumnBytes wider;
-    wider.grow(std::max<std::size_t>(64, size_ * w * 2 + 8));
+    wider.grow(std::max<std::size_t>(kFirstBytes, size_ * w * 2 + 8));
     for (std::size_t i = 0; i < size_; ++i) {
       uint64_t v = 0;
       if (width_) std::memcpy(&v, data_.get() + i * width_, 8);

@@ -265,12 +265,14 @@ class TraceBuilder final : public EventSink {
     last_key_ = key;
     have_last_ = true;
     current_lane_ = it->second;
+    current_ = &t_.lanes[current_lane_];  // a deque's elements stay where they are as it grows
     return current_lane_;
   }
 
   /// Counts the event on its lane and widens the lane's and the trace's time range.
   __attribute__((always_inline)) void touch(const RawEvent& e, int64_t dur) {
-    Lane& lane = t_.lanes[lane_of(e)];
+    lane_of(e);
+    Lane& lane = *current_;
     ++lane.events;
     int64_t end = e.ts_ns + dur;
     extend_range(&lane.has_time, &lane.first_ts, &lane.last_end, e.ts_ns, end);
@@ -291,7 +293,7 @@ class TraceBuilder final : public EventSink {
     if (e.name == span_names_.publish && e.has_chain && (options_.categories || !options_.spans)) note_publish(e.chain, e.stage);
     add_duration(e.dur_ns);  // with or without span tables: an index's skeleton is the same either way
     if (!options_.spans) return;
-    SpanTable& s = t_.lanes[current_lane_].spans;
+    SpanTable& s = current_->spans;
     s.ts.push(e.ts_ns);
     s.dur.push(e.dur_ns);
     s.name.push(e.name);
@@ -445,6 +447,7 @@ class TraceBuilder final : public EventSink {
   LaneKey last_key_{};
   bool have_last_ = false;
   uint32_t current_lane_ = 0;
+  Lane* current_ = nullptr;  ///< t_.lanes[current_lane_], valid while have_last_
   std::vector<std::vector<BeginEnd>> begin_ends_;
   std::map<std::string, uint32_t> category_by_name_;
 };

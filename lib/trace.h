@@ -6,6 +6,7 @@
 // Storage is columnar (IntColumn): a jobque span costs ~15 bytes, so the whole model of a
 // big jobque trace stays under a quarter of the file size.
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,6 +51,10 @@ struct Lane {
   bool has_time = false;
 };
 
+/// A deque, not a vector: a lane is ~600 bytes (its columns), and a trace of a million
+/// one-span lanes would hold its lanes twice over each time a vector grew.
+using Lanes = std::deque<Lane>;
+
 /// Instant events (ph i/I), sorted by ts (ties keep file order).
 struct InstantTable {
   IntColumn ts, lane, name, arg, scope;
@@ -86,7 +91,7 @@ struct Trace {
   JobqueProfile profile;
   WindowRecord window;          ///< set when jqtrace window wrote this trace
   bool jobque = false;          ///< SPEC §1.3: a profile, or publish/chunk spans with args.chain
-  std::vector<Lane> lanes;      ///< in order of first appearance
+  Lanes lanes;                  ///< in order of first appearance
   InstantTable instants;
   CounterTable counters;
   std::vector<Category> categories;  ///< jobque: [0] is "std kernel"

@@ -209,7 +209,7 @@ void get_window(Reader& r, WindowRecord* x) {
   x->rebased_by_ns = r.s();
 }
 
-void put_lanes(Writer& w, const std::vector<Lane>& lanes) {
+void put_lanes(Writer& w, const Lanes& lanes) {
   w.u(lanes.size());
   for (const Lane& l : lanes) {
     put_process(w, l.pid);
@@ -222,7 +222,7 @@ void put_lanes(Writer& w, const std::vector<Lane>& lanes) {
   }
 }
 
-void get_lanes(Reader& r, std::size_t names, std::vector<Lane>* lanes) {
+void get_lanes(Reader& r, std::size_t names, Lanes* lanes) {
   std::size_t n = r.count();
   for (std::size_t i = 0; i < n && r.ok(); ++i) {
     Lane& l = lanes->emplace_back();

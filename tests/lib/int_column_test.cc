@@ -51,3 +51,43 @@ TEST_CASE("permute and set") {
   CHECK(c[1] == 30);
   CHECK(c[4] == 0);
 }
+
+TEST_CASE("columns move whether their bytes are in the object or on the heap; the column moved from is empty") {
+  // An all-zero column keeps its word inside the object (no allocation); one with values
+  // has a buffer, small (realloc) or large (mapped). Each must survive moves, into new
+  // columns and over columns that hold values, and leave the source usable.
+  for (int n : {0, 1, 3, 100, 300000}) {
+    for (int64_t base : {int64_t{0}, int64_t{1}, int64_t{-5}, int64_t{1} << 40}) {
+      CAPTURE(n);
+      CAPTURE(base);
+      IntColumn a;
+      for (int i = 0; i < n; ++i) a.push(base == 0 ? 0 : base + i);
+      IntColumn b(std::move(a));
+      CHECK(b.size() == static_cast<std::size_t>(n));
+      CHECK(a.size() == 0);
+      CHECK(a.width() == 0);
+      IntColumn c;
+      c.push(77);
+      c = std::move(b);
+      REQUIRE(c.size() == static_cast<std::size_t>(n));
+      for (int i = 0; i < n; i += 997) CHECK(c[static_cast<std::size_t>(i)] == (base == 0 ? 0 : base + i));
+      if (n) CHECK(c[static_cast<std::size_t>(n - 1)] == (base == 0 ? 0 : base + n - 1));
+      a.push(0);   // the moved-from columns take values again
+      a.push(-9);
+      b.push(12345678901);
+      CHECK(a.size() == 2);
+      CHECK(a[0] == 0);
+      CHECK(a[1] == -9);
+      CHECK(b.size() == 1);
+      CHECK(b[0] == 12345678901);
+      IntColumn zeros;
+      zeros.push(0);
+      zeros.push(0);
+      c = std::move(zeros);  // a heap column replaced by an in-object one
+      CHECK(c.size() == 2);
+      CHECK(c[1] == 0);
+      c.push(3);
+      CHECK(c[2] == 3);
+    }
+  }
+}
