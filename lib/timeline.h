@@ -6,6 +6,7 @@
 // group into runs of pixels, so the picture stays small whatever the range: a lane has at
 // most as many merged runs as the plot has pixels.
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,7 @@ struct TimelineLane {
   std::string name;         ///< thread_name
   uint32_t depths = 1;      ///< rows the lane needs
   std::vector<TimelineSpan> spans;
-  std::vector<TimelineRun> runs;
+  std::deque<TimelineRun> runs;  ///< a deque: a whole-trace picture has ~10^5 a lane, never copied to grow
 };
 
 struct TimelineGroup {

@@ -142,17 +142,25 @@ class TraceBuilder final : public EventSink {
       }
     }
     // Each of the part's lanes goes to a different lane here: their columns append apart.
+    // Each column's memory goes back as soon as it is copied: a trace of few lanes would
+    // otherwise hold up to `threads` whole lanes of the part twice at the join's peak.
+    auto take = [](IntColumn& to, IntColumn& from) {
+      to.append(from);
+      from = IntColumn{};
+    };
     run_parallel(p.lanes.size(), threads, [&](std::size_t l) {
       SpanTable& a = t_.lanes[lanes[l]].spans;
       SpanTable& b = p.lanes[l].spans;
-      a.ts.append(b.ts);
-      a.dur.append(b.dur);
+      take(a.ts, b.ts);
+      take(a.dur, b.dur);
       append_through(a.name, b.name, same_names, name);
+      b.name = IntColumn{};
       append_through(a.cat, b.cat, same_names, cat);
-      a.stage.append(b.stage);
-      a.arg.append(b.arg);
-      a.chain.append(b.chain);
-      b = SpanTable{};  // give the memory back as soon as it is copied
+      b.cat = IntColumn{};
+      take(a.stage, b.stage);
+      take(a.arg, b.arg);
+      take(a.chain, b.chain);
+      b = SpanTable{};
     });
     auto lane = [&](int64_t l) -> int64_t { return lanes[static_cast<std::size_t>(l)]; };
     bool same_lanes = is_identity(lanes);
