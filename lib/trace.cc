@@ -117,9 +117,31 @@ class TraceBuilder final : public EventSink {
     auto name = [&](int64_t id) { return renamed(names, id); };
     auto cat = [&](int64_t c) { return renamed_cat(names, c); };
 
+    // The part's lanes are taken from the front and freed one by one: a trace of a million
+    // one-span lanes would otherwise hold the part's half million beside the joined ones.
+    // A small lane's columns are appended at once; a large one's wait to be appended on
+    // the threads, each of the part's lanes to a different lane here.
+    auto take = [](IntColumn& to, IntColumn& from) {
+      to.append(from);
+      from = IntColumn{};  // each column's memory back as soon as it is copied
+    };
+    auto append_spans = [&](SpanTable& a, SpanTable& b) {
+      take(a.ts, b.ts);
+      take(a.dur, b.dur);
+      append_through(a.name, b.name, same_names, name);
+      b.name = IntColumn{};
+      append_through(a.cat, b.cat, same_names, cat);
+      b.cat = IntColumn{};
+      take(a.stage, b.stage);
+      take(a.arg, b.arg);
+      take(a.chain, b.chain);
+      b = SpanTable{};
+    };
+    constexpr std::size_t kAppendAtOnce = 4096;  // spans
+    std::vector<std::pair<uint32_t, SpanTable>> large;
     std::vector<uint32_t> lanes(p.lanes.size());
-    for (std::size_t l = 0; l < p.lanes.size(); ++l) {
-      Lane& from = p.lanes[l];
+    for (std::size_t l = 0; !p.lanes.empty(); ++l, p.lanes.pop_front()) {
+      Lane& from = p.lanes.front();
       ProcessId pid = reinterned(from.pid, names), tid = reinterned(from.tid, names);
       auto [it, added] = lane_index_.try_emplace(lane_key(pid, tid), static_cast<uint32_t>(t_.lanes.size()));
       if (added) {
@@ -140,27 +162,12 @@ class TraceBuilder final : public EventSink {
         be.cat = be.cat == Interner::kNone ? be.cat : names[be.cat];
         begin_ends_[it->second].push_back(be);
       }
+      std::vector<BeginEnd>().swap(later.begin_ends_[l]);
+      if (from.spans.size() < kAppendAtOnce) append_spans(to.spans, from.spans);
+      else large.emplace_back(it->second, std::move(from.spans));
     }
-    // Each of the part's lanes goes to a different lane here: their columns append apart.
-    // Each column's memory goes back as soon as it is copied: a trace of few lanes would
-    // otherwise hold up to `threads` whole lanes of the part twice at the join's peak.
-    auto take = [](IntColumn& to, IntColumn& from) {
-      to.append(from);
-      from = IntColumn{};
-    };
-    run_parallel(p.lanes.size(), threads, [&](std::size_t l) {
-      SpanTable& a = t_.lanes[lanes[l]].spans;
-      SpanTable& b = p.lanes[l].spans;
-      take(a.ts, b.ts);
-      take(a.dur, b.dur);
-      append_through(a.name, b.name, same_names, name);
-      b.name = IntColumn{};
-      append_through(a.cat, b.cat, same_names, cat);
-      b.cat = IntColumn{};
-      take(a.stage, b.stage);
-      take(a.arg, b.arg);
-      take(a.chain, b.chain);
-      b = SpanTable{};
+    run_parallel(large.size(), threads, [&](std::size_t k) {
+      append_spans(t_.lanes[large[k].first].spans, large[k].second);
     });
     auto lane = [&](int64_t l) -> int64_t { return lanes[static_cast<std::size_t>(l)]; };
     bool same_lanes = is_identity(lanes);

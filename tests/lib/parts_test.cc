@@ -59,6 +59,43 @@ TEST_CASE("the parallel loader builds the model one pass builds") {
   check_same_model(one, parts);
 }
 
+TEST_CASE("the parallel join: lanes large and small, names new to a later part, lanes first seen there") {
+  // Three lanes of thousands of spans in each part (joined on the threads), hundreds of
+  // one-span lanes (joined one by one as the part is freed), names and cats that only the
+  // later part knows (its ids differ from the joined model's).
+  std::string text = "{\"traceEvents\":[\n";
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) {
+    bool late = i > n / 2;
+    std::string tid = i % 97 == 0 ? std::to_string(1000 + i) : std::to_string(i % 3);
+    std::string name = late && i % 5 == 0 ? "late" : "e";
+    name += std::to_string(late && i % 5 == 0 ? i % 11 : i % 7);
+    text += "{\"ph\":\"X\",\"pid\":1,\"tid\":" + tid + ",\"ts\":" + std::to_string(i * 10) +
+            ",\"dur\":" + std::to_string(i % 13) + ",\"name\":\"" + name + "\",\"cat\":\"c" + std::to_string(late ? i % 4 : 0) +
+            "\",\"args\":{\"stage\":" + std::to_string(i % 3) + ",\"chain\":" + std::to_string(i / 10) + "}}" +
+            (i + 1 < n ? ",\n" : "\n");
+  }
+  text += "]}\n";
+  TempFile file(text);
+  Trace one, parts;
+  load_string(text, &one);
+  ReadResult r;
+  REQUIRE(load_trace_parallel(file.path, 2, &parts, nullptr, LoadOptions{}, {}, &r, text.size() / 3));
+  CHECK(r.events == static_cast<uint64_t>(n));
+  check_same_model(one, parts);
+  REQUIRE(one.lanes.size() > 400);
+  for (std::size_t l = 0; l < one.lanes.size(); ++l) {
+    const SpanTable &a = one.lanes[l].spans, &b = parts.lanes[l].spans;
+    CHECK(one.lanes[l].events == parts.lanes[l].events);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(one.names.view(static_cast<uint32_t>(a.cat[i] - 1)) == parts.names.view(static_cast<uint32_t>(b.cat[i] - 1)));
+      CHECK(a.stage[i] == b.stage[i]);
+      CHECK(a.chain[i] == b.chain[i]);
+      CHECK(a.category[i] == b.category[i]);
+    }
+  }
+}
+
 TEST_CASE("the parallel loader joins counters without a name (they crashed the join)") {
   std::string text = "{\"traceEvents\":[\n";
   for (int i = 0; i < 400; ++i) {
