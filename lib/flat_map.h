@@ -3,6 +3,8 @@
 // no node per entry, so a million chains cost tens of MB, not hundreds.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace jqtrace {
@@ -143,6 +145,149 @@ class IdMap {
   }
   int64_t first_ = 0;
   std::vector<V> dense_;  // empty: ids too spread out
+  FlatMap<V> sparse_;
+};
+
+/// Values by int64 id when the range is not known in advance (the validator's chains, met as
+/// the file is read): pages of an array over the ids seen so far, else (ids spread out:
+/// another tracer's, or a hostile file's) a FlatMap for good. The tracer numbers chains 0,
+/// 2, 4, ... and the validator looks one up for every chunk: an array index, where a FlatMap
+/// probe through runs of neighbouring ids cost ~150 instructions. Pages, not one array
+/// that doubles: growth copies nothing and touches only the memory it keeps (fresh pages
+/// cost ~10 us each to fault in on a VM: a doubling array and its copies made validating
+/// along a load 40% slower than the instructions say).
+/// The pages are bounded by the lookups made, not by the ids in them (a file read lane
+/// after lane meets a few of the chains at first, all of them in the end): ids that would
+/// need more than two slots a lookup, plus 65536, send everything to the FlatMap, so memory
+/// stays linear in the input and every operation O(1) amortised.
+template <typename V>
+class DenseFirstMap {
+ public:
+  /// The value for id, default-constructed on first use.
+  V& operator[](int64_t id) {
+    ++lookups_;
+    if (!sparse_mode_) {
+      uint64_t at = static_cast<uint64_t>(id) - static_cast<uint64_t>(base_);
+      uint64_t p = at >> kPageBits;
+      if (p < pages_.size() && pages_[p]) return pages_[p]->at(at & (kPage - 1), &size_);
+      if (add_page(id)) return (*this)[id];
+    }
+    return sparse_[id];
+  }
+  const V* find(int64_t id) const {
+    if (sparse_mode_) return sparse_.find(id);
+    uint64_t at = static_cast<uint64_t>(id) - static_cast<uint64_t>(base_);
+    uint64_t p = at >> kPageBits;
+    if (p >= pages_.size() || !pages_[p]) return nullptr;
+    return pages_[p]->find(at & (kPage - 1));
+  }
+  V* find(int64_t id) { return const_cast<V*>(static_cast<const DenseFirstMap*>(this)->find(id)); }
+  std::size_t size() const { return sparse_mode_ ? sparse_.size() : size_; }
+  /// True once the ids proved too spread out for pages.
+  bool sparse() const { return sparse_mode_; }
+  std::size_t bytes() const {
+    return sparse_mode_ ? sparse_.bytes() : allocated_ * sizeof(Page) + pages_.size() * sizeof(pages_[0]);
+  }
+
+  /// Calls f(id, value) for every entry: by rising id while in pages, else in slot order.
+  template <typename F>
+  void for_each(F&& f) const {
+    visit(*this, f);
+  }
+  template <typename F>
+  void for_each(F&& f) {
+    visit(*this, f);
+  }
+  /// Calls f(id, value) for every entry of other, to take it in here (two FlatMaps: in the
+  /// order FlatMap::absorb_each walks them).
+  template <typename F>
+  void absorb_each(const DenseFirstMap& other, F&& f) {
+    if (sparse_mode_ && other.sparse_mode_) return sparse_.absorb_each(other.sparse_, f);
+    other.for_each(f);
+  }
+
+ private:
+  static constexpr unsigned kPageBits = 10;
+  static constexpr std::size_t kPage = std::size_t{1} << kPageBits;
+  static constexpr uint64_t kFreeSlots = 65536;  ///< ids may span this many for any lookup count
+
+  struct Page {
+    V values[kPage]{};
+    uint64_t used[kPage / 64]{};
+    V& at(std::size_t i, std::size_t* size) {
+      uint64_t bit = uint64_t{1} << (i & 63);
+      if (!(used[i >> 6] & bit)) {
+        used[i >> 6] |= bit;
+        ++*size;
+      }
+      return values[i];
+    }
+    bool is_used(std::size_t i) const { return used[i >> 6] >> (i & 63) & 1; }
+    const V* find(std::size_t i) const { return is_used(i) ? &values[i] : nullptr; }
+  };
+
+  template <typename Self, typename F>
+  static void visit(Self& self, F& f) {
+    if (self.sparse_mode_) return self.sparse_.for_each(f);
+    for (std::size_t p = 0; p < self.pages_.size(); ++p)
+      if (auto& page = self.pages_[p])
+        for (std::size_t i = 0; i < kPage; ++i)
+          if (page->is_used(i)) f(self.id_at(p, i), page->values[i]);
+  }
+
+  int64_t id_at(std::size_t page, std::size_t i) const {
+    return static_cast<int64_t>(static_cast<uint64_t>(base_) + (page << kPageBits) + i);
+  }
+
+  /// Makes a page for id, or gives the pages up for the FlatMap; true when id has a page.
+  bool add_page(int64_t id) {
+    uint64_t page_start = static_cast<uint64_t>(id) & ~static_cast<uint64_t>(kPage - 1);
+    if (pages_.empty()) {
+      base_ = static_cast<int64_t>(page_start);
+      lo_ = hi_ = id;
+    }
+    lo_ = std::min(lo_, id);
+    hi_ = std::max(hi_, id);
+    uint64_t spread = static_cast<uint64_t>(hi_) - static_cast<uint64_t>(lo_);  // any int64s
+    if (spread >= 2 * lookups_ + kFreeSlots) {
+      go_sparse();
+      return false;
+    }
+    if (id < base_) {
+      // Room below, at least as much as there is: ids met in falling order keep falling.
+      std::size_t short_by = (static_cast<uint64_t>(base_) - page_start) >> kPageBits;
+      // (Not below INT64_MIN: base_ stays the lowest id of its page's range.)
+      uint64_t room = (static_cast<uint64_t>(base_) - static_cast<uint64_t>(INT64_MIN)) >> kPageBits;
+      std::size_t add = static_cast<std::size_t>(std::min<uint64_t>(std::max(short_by, pages_.size()), room));
+      std::vector<std::unique_ptr<Page>> wider(add + pages_.size());
+      std::move(pages_.begin(), pages_.end(), wider.begin() + static_cast<std::ptrdiff_t>(add));
+      pages_.swap(wider);
+      base_ = static_cast<int64_t>(static_cast<uint64_t>(base_) - (uint64_t{add} << kPageBits));
+    }
+    uint64_t p = (static_cast<uint64_t>(id) - static_cast<uint64_t>(base_)) >> kPageBits;
+    if (p >= pages_.size()) pages_.resize(p + 1);
+    pages_[p] = std::make_unique<Page>();
+    ++allocated_;
+    return true;
+  }
+
+  void go_sparse() {
+    sparse_.reserve(size_);
+    for (std::size_t p = 0; p < pages_.size(); ++p)
+      if (pages_[p])
+        for (std::size_t i = 0; i < kPage; ++i)
+          if (pages_[p]->is_used(i)) sparse_[id_at(p, i)] = std::move(pages_[p]->values[i]);
+    std::vector<std::unique_ptr<Page>>().swap(pages_);
+    sparse_mode_ = true;
+  }
+
+  std::vector<std::unique_ptr<Page>> pages_;  ///< pages_[p] holds ids base_ + p * kPage + [0, kPage)
+  int64_t base_ = 0;          ///< a multiple of kPage
+  int64_t lo_ = 0, hi_ = 0;   ///< the lowest and highest id given a page so far
+  std::size_t size_ = 0;      ///< entries used (while in pages)
+  std::size_t allocated_ = 0; ///< pages made
+  uint64_t lookups_ = 0;      ///< calls of operator[] so far
+  bool sparse_mode_ = false;
   FlatMap<V> sparse_;
 };
 

@@ -446,7 +446,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   bool jobque_ = false;
   bool truncated_ = false;
   bool window_ = false;  ///< the file carries a jqtraceWindow record
-  FlatMap<ChainCheck> chains_;
+  DenseFirstMap<ChainCheck> chains_;
   std::vector<LaneCheck> lanes_;
   std::map<LaneKey, std::size_t> lane_index_;
   std::optional<std::size_t> last_lane_;

@@ -1,5 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "flat_map.h"
 
 using namespace jqtrace;
@@ -74,4 +80,90 @@ TEST_CASE("id map: an array over a small id range, a hash table otherwise, the s
   CHECK(empty.find(0) == nullptr);
   empty[0] = 1;
   CHECK(*empty.find(0) == 1);
+}
+
+namespace {
+
+/// Every (id, value) of m, by id.
+template <typename Map>
+std::map<int64_t, int64_t> contents(const Map& m) {
+  std::map<int64_t, int64_t> out;
+  m.for_each([&](int64_t id, int64_t v) { out[id] = v; });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("dense-first map: the same answers as a FlatMap for dense, falling, spread and extreme ids") {
+  struct Case {
+    std::string what;
+    std::vector<int64_t> ids;
+    bool stays_dense;
+  };
+  Case rising{"rising from 0", {}, true}, falling{"falling (a part starting late)", {}, true},
+      strided{"every second (the tracer's)", {}, true}, sparse{"every fifth", {}, false}, spread{"multiples of 2^20", {}, false},
+      extremes{"int64 ends", {INT64_MAX, INT64_MIN, 0, -1, INT64_MAX - 1}, false};
+  for (int64_t i = 0; i < 200000; ++i) rising.ids.push_back(i);
+  for (int64_t i = 50000; i > -50000; --i) falling.ids.push_back(i);
+  for (int64_t i = 0; i < 100000; ++i) strided.ids.push_back(2 * i + 7);
+  for (int64_t i = 0; i < 100000; ++i) sparse.ids.push_back(5 * i - 7);
+  for (int64_t i = 0; i < 5000; ++i) spread.ids.push_back(i << 20);
+  for (const Case& c : {rising, falling, strided, sparse, spread, extremes}) {
+    CAPTURE(c.what);
+    DenseFirstMap<int64_t> dense;
+    FlatMap<int64_t> flat;
+    for (int64_t id : c.ids) {
+      dense[id] += id / 2 + 1;
+      flat[id] += id / 2 + 1;
+    }
+    for (int64_t id : c.ids) dense[id] += 1;  // found again, not made again
+    for (int64_t id : c.ids) flat[id] += 1;
+    CHECK(dense.sparse() == !c.stays_dense);
+    CHECK(dense.size() == flat.size());
+    CHECK(contents(dense) == contents(flat));
+    CHECK(dense.find(c.ids.front() + 1000000007) == nullptr);
+    REQUIRE(dense.find(c.ids.back()));
+    CHECK(*dense.find(c.ids.back()) == *flat.find(c.ids.back()));
+  }
+}
+
+TEST_CASE("dense-first map: ids further apart than two a lookup go to the FlatMap (memory stays linear)") {
+  // Ids four apart, each met once: pages would hold four slots an entry. Past 65536 slots
+  // of spread beyond two a lookup, everything moves to the FlatMap, still all there.
+  DenseFirstMap<int64_t> m;
+  for (int64_t i = 0; i < 200000; ++i) m[4 * i + 3] = i;
+  CHECK(m.sparse());
+  CHECK(m.size() == 200000);
+  CHECK(*m.find(4 * 199999 + 3) == 199999);
+  // Ids one page apart go there too, after a few pages, not thousands of them.
+  DenseFirstMap<int64_t> paged;
+  for (int64_t i = 0; i < 5000; ++i) paged[i * 1024] = i;
+  CHECK(paged.sparse());
+  CHECK(paged.bytes() < 4u << 20);
+  // Ids falling towards INT64_MIN keep their pages below, not wrapped round.
+  DenseFirstMap<int64_t> low;
+  for (int64_t i = 0; i < 3000; ++i) low[INT64_MIN + 3000 - i] = i;
+  CHECK(!low.sparse());
+  CHECK(low.size() == 3000);
+  CHECK(*low.find(INT64_MIN + 1) == 2999);
+  CHECK(low.find(INT64_MIN) == nullptr);
+}
+
+TEST_CASE("dense-first map: taking in another, both dense, both sparse or mixed") {
+  for (int mix = 0; mix < 4; ++mix) {
+    CAPTURE(mix);
+    DenseFirstMap<int64_t> a, b;
+    FlatMap<int64_t> expected;
+    for (int64_t i = 0; i < 30000; ++i) {
+      int64_t ka = mix & 1 ? i << 30 : i, kb = mix & 2 ? (i << 30) + 5 : i + 20000;
+      a[ka] += 1;
+      b[kb] += 2;
+      expected[ka] += 1;
+    }
+    std::vector<std::pair<int64_t, int64_t>> taken;
+    b.for_each([&](int64_t id, int64_t v) { taken.emplace_back(id, v); });
+    for (auto [id, v] : taken) expected[id] += v;
+    a.absorb_each(b, [&](int64_t id, int64_t v) { a[id] += v; });
+    CHECK(contents(a) == contents(expected));
+  }
 }
