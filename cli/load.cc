@@ -1,11 +1,11 @@
 #include "load.h"
 
-#include <memory>
-#include <vector>
-
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <future>
+#include <memory>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -92,9 +92,21 @@ bool is_gzip_file(const std::string& path) {
 std::vector<GzipPoint> gzip_points_of(std::string path) {
   std::vector<GzipPoint> points;
   std::string why;
-  // Two blocks apart: half the windows to keep for a few ms more decoding a block.
-  if (!build_gzip_points(path, 2 * index_block_bytes(), &points, &why)) points.clear();
+  // Four blocks apart: each point keeps a 32 KiB window (~1.6 KB of index a point, deflated
+  // already), so the points are ~0.8% of the .gz (two blocks apart made the index 3.1% of
+  // it); a block read decodes ~2 MiB more on average from its point, a few ms.
+  if (!build_gzip_points(path, 4 * index_block_bytes(), &points, &why)) points.clear();
   return points;
+}
+
+/// ", 1.37% of the file, 0.14% of its text" (compressed) or ", 0.06% of the trace's text".
+std::string index_share(const std::string& path, const ReadResult& r, uint64_t index_bytes) {
+  auto pct = [&](uint64_t of) { return 100.0 * static_cast<double>(index_bytes) / static_cast<double>(of); };
+  if (!r.bytes) return "";
+  std::error_code error;
+  uint64_t file = std::filesystem::file_size(path, error);
+  if (r.compression == Compression::none || error || !file) return fmt::format(", {:.2f}% of the trace's text", pct(r.bytes));
+  return fmt::format(", {:.2f}% of the file, {:.2f}% of its text", pct(file), pct(r.bytes));
 }
 
 /// --index: writes the index from the pass just made (a note says where, or why not).
@@ -106,8 +118,7 @@ void write_index_after(const std::string& path, const std::string& name, const T
     print_warning(opts, fmt::format("{}: no index written: {}", name, why));
   else if (!opts.quiet)
     fmt::print(stderr, "jqtrace: index of {} written to {} ({} blocks, {} bytes{})\n", name, written,
-               recorder.blocks(), recorder.index_bytes(),
-               r.bytes ? fmt::format(", {:.2f}% of the trace's text", 100.0 * static_cast<double>(recorder.index_bytes()) / static_cast<double>(r.bytes)) : "");
+               recorder.blocks(), recorder.index_bytes(), index_share(path, r, recorder.index_bytes()));
 }
 
 }  // namespace

@@ -11,10 +11,11 @@
 // overlaps the range, in the order a full read gives, each with the category a full read
 // gives it, and everything else exactly as a full read builds it.
 //
-// Format (version 1): "JQTRACEX" magic, a little-endian u32 version, the identity of the
+// Format (version 2): "JQTRACEX" magic, a little-endian u32 version, the identity of the
 // trace it describes (size, mtime, CRC-32 of its first and last 64 KiB), the payload's
-// length and CRC-32, then the payload: unsigned LEB128 varints (signed values zigzagged)
-// and length-prefixed strings. man/jqtrace-index.1 documents it.
+// length, the stored (deflated) payload's length and CRC-32, then the stored payload: a
+// zlib stream of unsigned LEB128 varints (signed values zigzagged) and length-prefixed
+// strings. Version 1 stored the payload as it is. man/jqtrace-index.1 documents it.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -55,7 +56,7 @@ struct FileIdentity {
 std::optional<FileIdentity> identify_file(const std::string& path);
 
 struct TraceIndex {
-  static constexpr uint32_t kVersion = 1;
+  static constexpr uint32_t kVersion = 2;
   static constexpr uint64_t kBlockBytes = 1u << 20;
   FileIdentity identity;
   Compression compression = Compression::none;
