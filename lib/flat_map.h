@@ -207,7 +207,7 @@ class DenseFirstMap {
   }
 
  private:
-  static constexpr unsigned kPageBits = 10;
+  static constexpr unsigned kPageBits = 8;  // 256 ids: 2-4 KB a page, small beside a tiny trace
   static constexpr std::size_t kPage = std::size_t{1} << kPageBits;
   static constexpr uint64_t kFreeSlots = 65536;  ///< ids may span this many for any lookup count
 

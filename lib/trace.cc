@@ -52,14 +52,14 @@ void append_through(IntColumn& column, const IntColumn& from, bool unchanged, F&
 /// load instead of a hash probe a span), else a table.
 class ChainCategories {
  public:
-  explicit ChainCategories(const FlatMap<ChainInfo>& chains) : categories_(make(chains)) {}
+  explicit ChainCategories(const DenseFirstMap<ChainInfo>& chains) : categories_(make(chains)) {}
   uint16_t of(int64_t id) const {
     const uint16_t* category = categories_.find(id);
     return category ? *category : 0;
   }
 
  private:
-  static IdMap<uint16_t> make(const FlatMap<ChainInfo>& chains) {
+  static IdMap<uint16_t> make(const DenseFirstMap<ChainInfo>& chains) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     chains.for_each([&](int64_t id, const ChainInfo&) {
       lo = std::min(lo, id);

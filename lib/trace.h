@@ -95,7 +95,7 @@ struct Trace {
   InstantTable instants;
   CounterTable counters;
   std::vector<Category> categories;  ///< jobque: [0] is "std kernel"
-  FlatMap<ChainInfo> chains;
+  DenseFirstMap<ChainInfo> chains;
   std::vector<ProcessName> process_names;
   int64_t start_ns = 0;         ///< smallest ts
   int64_t end_ns = 0;           ///< largest ts + dur

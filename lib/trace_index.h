@@ -106,7 +106,7 @@ class BlockRecorder final : public SplittableSink {
   std::vector<std::vector<int64_t>> chains_;  ///< per block, the distinct chains of its events
   std::vector<int64_t> open_chains_;          ///< of the block being filled
   std::array<int64_t, 1024> recent_chains_{};   ///< chains already in open_chains_, by id mod 1024
-  FlatMap<uint32_t> publish_block_;           ///< chain → block of its (last) publish
+  DenseFirstMap<uint32_t> publish_block_;     ///< chain → block of its (last) publish
   uint64_t open_end_ = 0;                     ///< end of the last event of the open block
   bool open_ = false, begin_end_ = false;
   std::size_t written_blocks_ = 0, written_bytes_ = 0;

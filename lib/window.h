@@ -79,7 +79,7 @@ class EventIndex final : public SplittableSink {
   uint64_t last_end_ = 0;
   uint32_t publish_name_ = Interner::kNone;
   IntColumn gap_, length_, ts_, dur_, kind_, chain_;
-  FlatMap<uint32_t> publish_of_;  ///< chain → its publish's event number (4 bytes: < 4G events)
+  DenseFirstMap<uint32_t> publish_of_;  ///< chain → its publish's event number (4 bytes: < 4G events)
   /// B and E events, rare in jobque traces: kept aside in file order and paired by finish().
   struct BeginEnd {
     std::size_t index;

@@ -135,7 +135,7 @@ TEST_CASE("dense-first map: ids further apart than two a lookup go to the FlatMa
   CHECK(m.sparse());
   CHECK(m.size() == 200000);
   CHECK(*m.find(4 * 199999 + 3) == 199999);
-  // Ids one page apart go there too, after a few pages, not thousands of them.
+  // Ids a page or more apart go there too, after a few pages, not thousands of them.
   DenseFirstMap<int64_t> paged;
   for (int64_t i = 0; i < 5000; ++i) paged[i * 1024] = i;
   CHECK(paged.sparse());

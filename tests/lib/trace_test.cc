@@ -134,6 +134,9 @@ TEST_CASE("the model of a generated jobque trace stays small") {
   CHECK(spans > 500);
   // Columns: about 15 bytes a span against ~110 bytes of JSON per event.
   CHECK(t.memory_bytes() < r.bytes / 4);
+  // The tracer's chain ids (0, 2, 4, ...) stay in pages: 8 bytes a chain, no hash table.
+  CHECK(t.chains.size() > 10);
+  CHECK_FALSE(t.chains.sparse());
 }
 
 TEST_CASE("times beyond +-2^61 ns are out of range where they enter, so no difference overflows") {
