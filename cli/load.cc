@@ -123,9 +123,13 @@ void write_index_after(const std::string& path, const std::string& name, const T
 
 }  // namespace
 
-int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
-                      const std::string& shown_as) {
-  std::string name = display_name(shown_as.empty() ? path : shown_as);
+namespace {
+
+/// Reads path into *trace with load's tee and, with --index, the index's recorder and gzip
+/// access points along; writes the index when the read is usable. announce: say on stderr
+/// what the read lost (the analyses), or nothing (validate reports it as problems).
+int read_and_index(const std::string& path, const std::string& name, const CommonOptions& opts, Trace* trace,
+                   const LoadOptions& load, bool announce, ReadResult* r) {
   bool indexing = opts.write_index && name != "<stdin>";
   if (opts.write_index && !indexing) print_warning(opts, "--index needs a file: standard input is not indexed");
   BlockRecorder recorder(index_block_bytes());
@@ -138,14 +142,27 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
   // A gzip trace's access points come from a zlib pass of their own, beside the load.
   std::future<std::vector<GzipPoint>> points;
   if (indexing && is_gzip_file(path)) points = std::async(std::launch::async, gzip_points_of, path);
-  ReadResult r;
-  bool read = read_model(path, opts, trace, own, &r);
+  bool read = read_model(path, opts, trace, own, r);
   end_progress();
   std::vector<GzipPoint> found = points.valid() ? points.get() : std::vector<GzipPoint>{};
   if (!read) return kInput;
-  if (int status = report_read(name, r, *trace, opts)) return status;
-  if (indexing) write_index_after(path, name, *trace, r, recorder, std::move(found), opts);
+  bool refused = r->status == ReadStatus::input_error || trace->durations_too_large();
+  if (int status = announce ? report_read(name, *r, *trace, opts) : refused ? kInput : kOk) return status;
+  if (indexing) write_index_after(path, name, *trace, *r, recorder, std::move(found), opts);
   return kOk;
+}
+
+}  // namespace
+
+int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
+                      const std::string& shown_as) {
+  ReadResult r;
+  return read_and_index(path, display_name(shown_as.empty() ? path : shown_as), opts, trace, load, true, &r);
+}
+
+bool index_pass_quietly(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
+                        ReadResult* read) {
+  return read_and_index(path, display_name(path), opts, trace, load, false, read) == kOk;
 }
 
 namespace {

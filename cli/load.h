@@ -15,6 +15,13 @@ namespace jqtrace::cli {
 int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace,
                       const LoadOptions& load = {}, const std::string& shown_as = {});
 
+/// validate --index: the pass that writes the index (a model without span tables, as
+/// jqtrace index makes it), with load.tee riding it, saying nothing on stderr about what
+/// the read lost (validate reports that as problems). True when the file was read as a
+/// trace (the index is written); false, nothing written, when it could not be.
+bool index_pass_quietly(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
+                        ReadResult* read);
+
 /// Which blocks of an index a scoped command reads: those whose time overlaps the range,
 /// or for window those and the blocks of every metadata event and of the publishes of
 /// their chains.

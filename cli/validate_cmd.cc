@@ -1,8 +1,11 @@
 // jqtrace validate FILE...: open → validate (streaming) → render diagnostics and counts.
+#include <filesystem>
+
 #include <fmt/core.h>
 
 #include "commands.h"
 #include "common.h"
+#include "load.h"
 #include "validate_schema.h"
 #include "validate.h"
 
@@ -64,10 +67,36 @@ FileReport finish_report(FileReport report, const ValidateOptions& opts, bool* u
   return report;
 }
 
+/// --index: validates along the pass that writes the index, as report validates along its
+/// load; false when that pass cannot stand for a validation (the file is not read as a
+/// trace, or a broken trace's parts cannot be joined exactly): the file is then validated
+/// alone, the same problems either way.
+bool validate_along_index(const std::string& path, const ValidateOptions& opts, DiagnosticPrinter& printer,
+                          FileReport* report) {
+  Trace trace;
+  ValidationTee validation;
+  LoadOptions load;
+  load.spans = false;  // what jqtrace index reads
+  load.tee = &validation;
+  ReadResult read;
+  if (!index_pass_quietly(path, opts.common, &trace, load, &read) || !validation.exact()) return false;
+  std::string why;
+  auto locator = Source::open(path, &why);  // positions of what was found
+  if (!locator) return false;
+  report->result = validation.conclude(printer, *locator, read, trace.names);
+  return true;
+}
+
 FileReport validate_file(const std::string& path, const ValidateOptions& opts, Output* out, bool* unreadable) {
   FileReport report;
   report.file = path == "-" ? "<stdin>" : path;
   DiagnosticPrinter printer(opts, out, report);
+  std::error_code no_file;
+  if (opts.common.write_index && path == "-")
+    print_warning(opts.common, "--index needs a file: standard input is not indexed");
+  else if (opts.common.write_index && std::filesystem::is_regular_file(path, no_file) &&
+           validate_along_index(path, opts, printer, &report))
+    return finish_report(std::move(report), opts, unreadable);
   ParallelRead parallel = parallel_read(path, opts.common);
   if (parallel.threads && validate_trace_parallel(path, parallel.threads, printer, parallel.progress,
                                                   parallel.min_part_bytes, &report.result)) {
@@ -153,8 +182,9 @@ void setup_validate(CLI::App& app) {
           "N>=0"))
       ->capture_default_str();
   cmd->add_flag("--strict", opts->strict, "Warnings fail validation too");
+  add_index_options(*cmd, opts->common, false);
   cmd->add_option("FILE", opts->files, "Trace files, plain or gzip (- or none: standard input)");
-  cmd->footer("Examples:\n  jqtrace validate trace.json\n  jqtrace validate --strict --max-errors 0 *.trace.json.gz\n  zcat trace.json.gz | jqtrace validate");
+  cmd->footer("Examples:\n  jqtrace validate trace.json\n  jqtrace validate --strict --max-errors 0 *.trace.json.gz\n  zcat trace.json.gz | jqtrace validate\n  jqtrace validate --index big.trace.json   # and write its sidecar index from the same pass");
   cmd->callback([opts]() {
     if (!default_to_stdin(opts->files, "validate")) throw CommandDone{kUsage};
     throw CommandDone{run_validate(*opts)};

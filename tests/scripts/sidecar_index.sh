@@ -134,6 +134,31 @@ fi
 "$jqtrace" index - < "$tmp/t/gen.json" 2> /dev/null
 [ $? -eq 2 ] || fail "index - did not exit 2"
 
+# validate --index validates along the index pass: the same problems, counts and exit
+# status as validate (valid, cut-off, broken, not a trace, gzip; in parts or in one pass),
+# and the index jqtrace index writes.
+for f in gen.json cut.json ragged.json broken.trace.json truncated.trace.json; do
+  for j in 1 4; do
+    for format in table json; do
+      cp "$tmp/t/$f" "$tmp/v.json"
+      rm -f "$tmp/v.json.jqx"
+      a=$(JQTRACE_MIN_PART_BYTES=2048 "$jqtrace" validate -j $j --max-errors 0 --format $format "$tmp/v.json" 2> "$tmp/err"; echo "status $?"; cat "$tmp/err")
+      b=$(JQTRACE_MIN_PART_BYTES=2048 "$jqtrace" validate -j $j --index --max-errors 0 --format $format "$tmp/v.json" 2> "$tmp/err"; echo "status $?"; grep -v "^jqtrace: index of" "$tmp/err")
+      checked=$((checked + 1))
+      [ "$a" = "$b" ] || { fail "validate --index -j $j --format $format $f differs from validate"; diff <(echo "$a") <(echo "$b") | head -6; }
+    done
+  done
+done
+cp "$tmp/t/gen.json" "$tmp/v.json" && rm -f "$tmp/v.json.jqx"
+"$jqtrace" validate -q --index "$tmp/v.json" > /dev/null && mv "$tmp/v.json.jqx" "$tmp/by-validate.jqx"
+"$jqtrace" index -q "$tmp/v.json"
+cmp -s "$tmp/v.json.jqx" "$tmp/by-validate.jqx" || fail "validate --index wrote another index than jqtrace index"
+gzip -c "$tmp/t/gen.json" > "$tmp/v.json.gz"
+[ "$("$jqtrace" validate --index -q "$tmp/v.json.gz")" = "$("$jqtrace" validate "$tmp/v.json.gz" 2> /dev/null)" ] &&
+  [ -s "$tmp/v.json.gz.jqx" ] || fail "validate --index on a gzip trace"
+"$jqtrace" validate --index - < "$tmp/t/gen.json" 2>&1 > /dev/null | grep -q "standard input is not indexed" ||
+  fail "validate --index from stdin did not say it writes no index"
+
 # The corpus, when it is there (copied: it is read-only; gzip traces unpacked).
 if [ -d ../shared/corpus ]; then
   for f in ../shared/corpus/*/*; do
