@@ -13,9 +13,10 @@
 //
 // Format (version 2): "JQTRACEX" magic, a little-endian u32 version, the identity of the
 // trace it describes (size, mtime, CRC-32 of its first and last 64 KiB), the payload's
-// length, the stored (deflated) payload's length and CRC-32, then the stored payload: a
-// zlib stream of unsigned LEB128 varints (signed values zigzagged) and length-prefixed
-// strings. Version 1 stored the payload as it is. man/jqtrace-index.1 documents it.
+// length, the stored payload's length and CRC-32, then the stored payload: unsigned LEB128
+// varints (signed values zigzagged) and length-prefixed strings, as they are (as long as
+// the payload) or as a zlib stream (shorter: a compressed trace's). Version 1 always
+// stored them as they are. man/jqtrace-index.1 documents it.
 #include <algorithm>
 #include <array>
 #include <cstdint>
