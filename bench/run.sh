@@ -44,14 +44,14 @@ for workers in 2 7 31; do
              "gaps -j $j" "timeline -j $j" "report -j $j")
     commands+=("$build/jqtrace validate -j $j $trace" "$build/jqtrace stats -j $j $trace"
                "$build/jqtrace markers -j $j --kind token $trace"
-               "$build/jqtrace window -q -j $j --marker token 100 -o $out/window.json $trace"
+               "$build/jqtrace window -q --no-index -j $j --marker token 100 -o $out/window.json $trace"
                "$build/jqtrace gaps -j $j $trace" "$build/jqtrace timeline -q -j $j -o $out/t.svg $trace"
                "$build/jqtrace report -q -j $j -o $out/r.html $trace")
     # Compressed, and from stdin: each beside its plain row above (same command).
     for z in gz zst; do
       labels+=("validate -j $j .$z" "stats -j $j .$z" "window --marker token 100 -j $j .$z")
       commands+=("$build/jqtrace validate -j $j $trace.$z" "$build/jqtrace stats -j $j $trace.$z"
-                 "$build/jqtrace window -q -j $j --marker token 100 -o $out/window.json $trace.$z")
+                 "$build/jqtrace window -q --no-index -j $j --marker token 100 -o $out/window.json $trace.$z")
     done
     labels+=("stats -j $j stdin .gz")
     commands+=("sh -c '$build/jqtrace stats -j $j - < $trace.gz'")

@@ -156,10 +156,12 @@ class IdMap {
 /// that doubles: growth copies nothing and touches only the memory it keeps (fresh pages
 /// cost ~10 us each to fault in on a VM: a doubling array and its copies made validating
 /// along a load 40% slower than the instructions say).
-/// The pages are bounded by the lookups made, not by the ids in them (a file read lane
-/// after lane meets a few of the chains at first, all of them in the end): ids that would
-/// need more than two slots a lookup, plus 65536, send everything to the FlatMap, so memory
-/// stays linear in the input and every operation O(1) amortised.
+/// The pages are bounded by the lookups made, not by the ids in them: a file read lane
+/// after lane meets a few of the chains at first (the first of 32 lanes, one id in 11 of
+/// those it spans), all of them in the end. More than 16 slots a lookup in pages (plus
+/// 65536), or ids spread over more than 64 a lookup (plus 2^24: the directory, a pointer a
+/// page), send everything to the FlatMap, so memory stays linear in the input (at worst
+/// ~16 slots a lookup, against the FlatMap's ~5 an id) and every operation O(1) amortised.
 template <typename V>
 class DenseFirstMap {
  public:
@@ -209,7 +211,8 @@ class DenseFirstMap {
  private:
   static constexpr unsigned kPageBits = 8;  // 256 ids: 2-4 KB a page, small beside a tiny trace
   static constexpr std::size_t kPage = std::size_t{1} << kPageBits;
-  static constexpr uint64_t kFreeSlots = 65536;  ///< ids may span this many for any lookup count
+  static constexpr uint64_t kFreeSlots = 65536;        ///< slots in pages allowed for any lookup count
+  static constexpr uint64_t kFreeSpread = 1u << 24;    ///< ids may span this many for any lookup count
 
   struct Page {
     V values[kPage]{};
@@ -249,7 +252,7 @@ class DenseFirstMap {
     lo_ = std::min(lo_, id);
     hi_ = std::max(hi_, id);
     uint64_t spread = static_cast<uint64_t>(hi_) - static_cast<uint64_t>(lo_);  // any int64s
-    if (spread >= 2 * lookups_ + kFreeSlots) {
+    if (spread >= 64 * lookups_ + kFreeSpread || (allocated_ + 1) * kPage > 16 * lookups_ + kFreeSlots) {
       go_sparse();
       return false;
     }
