@@ -130,8 +130,7 @@ namespace {
 /// what the read lost (the analyses), or nothing (validate reports it as problems).
 int read_and_index(const std::string& path, const std::string& name, const CommonOptions& opts, Trace* trace,
                    const LoadOptions& load, bool announce, ReadResult* r) {
-  bool indexing = opts.write_index && name != "<stdin>";
-  if (opts.write_index && !indexing) print_warning(opts, "--index needs a file: standard input is not indexed");
+  bool indexing = will_index(opts, name);
   BlockRecorder recorder(index_block_bytes());
   SinkPair both(load.tee, &recorder);
   LoadOptions own = load;
@@ -146,13 +145,21 @@ int read_and_index(const std::string& path, const std::string& name, const Commo
   end_progress();
   std::vector<GzipPoint> found = points.valid() ? points.get() : std::vector<GzipPoint>{};
   if (!read) return kInput;
-  bool refused = r->status == ReadStatus::input_error || trace->durations_too_large();
-  if (int status = announce ? report_read(name, *r, *trace, opts) : refused ? kInput : kOk) return status;
+  if (announce) {
+    if (int status = report_read(name, *r, *trace, opts)) return status;
+  } else if (r->status == ReadStatus::input_error || trace->durations_too_large()) {
+    return kInput;  // what report_read refuses, refused without a word
+  }
   if (indexing) write_index_after(path, name, *trace, *r, recorder, std::move(found), opts);
   return kOk;
 }
 
 }  // namespace
+
+bool will_index(const CommonOptions& opts, const std::string& name) {
+  if (opts.write_index && name == "<stdin>") print_warning(opts, "--index needs a file: standard input is not indexed");
+  return opts.write_index && name != "<stdin>";
+}
 
 int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
                       const std::string& shown_as) {

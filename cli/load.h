@@ -15,6 +15,10 @@ namespace jqtrace::cli {
 int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace,
                       const LoadOptions& load = {}, const std::string& shown_as = {});
 
+/// True when --index asks for an index of the input named name; on standard input
+/// ("<stdin>") --index says in a warning that it writes none, and false.
+bool will_index(const CommonOptions& opts, const std::string& name);
+
 /// validate --index: the pass that writes the index (a model without span tables, as
 /// jqtrace index makes it), with load.tee riding it, saying nothing on stderr about what
 /// the read lost (validate reports that as problems). True when the file was read as a

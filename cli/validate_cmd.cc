@@ -92,10 +92,8 @@ FileReport validate_file(const std::string& path, const ValidateOptions& opts, O
   report.file = path == "-" ? "<stdin>" : path;
   DiagnosticPrinter printer(opts, out, report);
   std::error_code no_file;
-  if (opts.common.write_index && path == "-")
-    print_warning(opts.common, "--index needs a file: standard input is not indexed");
-  else if (opts.common.write_index && std::filesystem::is_regular_file(path, no_file) &&
-           validate_along_index(path, opts, printer, &report))
+  if (will_index(opts.common, report.file) && std::filesystem::is_regular_file(path, no_file) &&
+      validate_along_index(path, opts, printer, &report))
     return finish_report(std::move(report), opts, unreadable);
   ParallelRead parallel = parallel_read(path, opts.common);
   if (parallel.threads && validate_trace_parallel(path, parallel.threads, printer, parallel.progress,

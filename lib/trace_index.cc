@@ -770,6 +770,8 @@ void SinkPair::absorb(SplittableSink& later_sink, const std::vector<uint32_t>& n
 
 // ---------------------------------------------------------------------------------------
 
+namespace {
+
 /// The payload as stored. A compressed trace's: a zlib stream when that is shorter (the
 /// skeleton's varints shrink ~2.6x, which keeps the index ~1.3% of a .gz, not ~1.7%; the
 /// access points' windows are deflated already). Level 1: within 2% of level 6 here, and
@@ -811,6 +813,8 @@ bool inflate_payload(std::string_view stored, uint64_t raw_length, std::string* 
   return status == Z_STREAM_END && z.avail_in == 0 && raw->size() == raw_length;
 }
 
+}  // namespace
+
 std::string serialize_index(const TraceIndex& index, const Trace& trace) {
   Writer payload;
   payload.u(static_cast<unsigned>(index.compression));
@@ -819,15 +823,19 @@ std::string serialize_index(const TraceIndex& index, const Trace& trace) {
   put_blocks(payload, index.blocks);
   put_points(payload, index.points);
   put_skeleton(payload, trace);
+  return index_file_bytes(index.identity, payload.bytes(), index.compression);
+}
+
+std::string index_file_bytes(const FileIdentity& identity, const std::string& payload, Compression trace) {
   Writer file;
   file.bytes().append(kMagic, sizeof kMagic);
   file.u32(TraceIndex::kVersion);
-  file.u64(index.identity.size);
-  file.u64(static_cast<uint64_t>(index.identity.mtime_ns));
-  file.u32(index.identity.head_crc);
-  file.u32(index.identity.tail_crc);
-  std::string body = stored_payload(payload.bytes(), index.compression);
-  file.u64(payload.bytes().size());
+  file.u64(identity.size);
+  file.u64(static_cast<uint64_t>(identity.mtime_ns));
+  file.u32(identity.head_crc);
+  file.u32(identity.tail_crc);
+  std::string body = stored_payload(payload, trace);
+  file.u64(payload.size());
   file.u64(body.size());
   file.u32(static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
   file.bytes() += body;
@@ -860,11 +868,15 @@ bool parse_index(std::string_view bytes, TraceIndex* index, std::string* why) {
     return false;
   }
   std::string inflated;
-  if (body.size() != raw_length && !inflate_payload(body, raw_length, &inflated)) {
-    *why = "corrupt";
-    return false;
+  std::string_view payload = body;  // stored as it is when as long
+  if (body.size() != raw_length) {
+    if (!inflate_payload(body, raw_length, &inflated)) {
+      *why = "corrupt";
+      return false;
+    }
+    payload = inflated;
   }
-  Reader r(body.size() == raw_length ? body : std::string_view(inflated));
+  Reader r(payload);
   uint64_t compression = r.u();
   index->compression = compression == 1 ? Compression::gzip : compression == 2 ? Compression::zstd : Compression::none;
   index->prefix = r.text();

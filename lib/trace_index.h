@@ -152,8 +152,12 @@ BlockOpener block_opener(const std::string& path, const TraceIndex& index, const
 
 /// The index file's bytes for trace (its spans are not written) and blocks.
 std::string serialize_index(const TraceIndex& index, const Trace& trace);
-/// Reads an index file's bytes; false with *why when they are not a version-1 index
-/// (truncated, corrupt, another version).
+/// An index file around payload: the header (the identity of the trace, the lengths, the
+/// CRC) and the payload as stored for a trace of that compression (deflated when that is
+/// shorter, for a compressed trace). serialize_index writes its files through it.
+std::string index_file_bytes(const FileIdentity& identity, const std::string& payload, Compression trace);
+/// Reads an index file's bytes; false with *why when they are not an index of this
+/// version (truncated, corrupt, another version).
 bool parse_index(std::string_view bytes, TraceIndex* index, std::string* why);
 
 /// Where the index of trace_path is written: beside it when that directory is writable,

@@ -15,7 +15,6 @@
 #include "trace_index.h"
 
 #include <rapidjson/document.h>
-#include <zlib.h>
 
 using namespace jqtrace;
 
@@ -48,27 +47,10 @@ void render_everything(const std::string& bytes) {
 }
 
 /// The bytes as the payload of an index file with a right header, deflated when that is
-/// shorter, with a right CRC (the fuzzer could never forge either: this reaches the
-/// payload's decoder).
+/// shorter (as for a gzip trace), with a right CRC (the fuzzer could never forge either:
+/// this reaches the payload's decoder), for the identity of no file.
 std::string as_index_payload(std::string_view payload) {
-  std::string file = "JQTRACEX";
-  auto put = [&](uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) file.push_back(static_cast<char>(v >> (8 * i)));
-  };
-  uLongf stored_size = compressBound(static_cast<uLong>(payload.size()));
-  std::string stored(stored_size, '\0');
-  if (compress2(reinterpret_cast<Bytef*>(stored.data()), &stored_size, reinterpret_cast<const Bytef*>(payload.data()),
-                static_cast<uLong>(payload.size()), 1) != Z_OK)
-    std::abort();
-  stored.resize(stored_size);
-  if (stored.size() >= payload.size()) stored = payload;  // not shorter: stored as it is
-  put(TraceIndex::kVersion, 4);
-  file.append(8 + 8 + 4 + 4, '\0');  // the identity of no file
-  put(payload.size(), 8);
-  put(stored.size(), 8);
-  put(crc32(0, reinterpret_cast<const Bytef*>(stored.data()), static_cast<uInt>(stored.size())), 4);
-  file.append(stored);
-  return file;
+  return index_file_bytes(FileIdentity{}, std::string(payload), Compression::gzip);
 }
 
 /// Any bytes as a sidecar index: refused, or read into an index that writes back into
