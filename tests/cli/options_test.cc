@@ -36,7 +36,7 @@ TEST_CASE("-o naming a format the command does not write is a usage error unless
   CHECK(check_output_format(parsed(result::kDocumentFormats, {"-o", "x.csv"}), "stats"));
 }
 
-TEST_CASE("--format accepts only the offered formats; --columns exists where tables do") {
+TEST_CASE("--format accepts only the offered formats, --columns exists where tables do") {
   CHECK_THROWS_AS(parsed(result::kDocumentFormats, {"--format", "trace"}), CLI::ValidationError);
   CHECK(parsed(result::kDocumentFormats, {"--columns", "name,share_pct"}).columns == "name,share_pct");
   std::vector<Format> window = {Format::trace, Format::compact, Format::csv, Format::tsv};

@@ -4,7 +4,7 @@
 
 namespace jqtrace {
 
-TEST_CASE("B/E pairing: an E closes the innermost open B; unclosed Bs and unmatched Es are kept") {
+TEST_CASE("B/E pairing: an E closes the innermost open B, unclosed Bs and unmatched Es are kept") {
   BeginEndPairing<int> p;
   CHECK_FALSE(p.end(1));  // closes nothing
   p.begin(2);

@@ -52,7 +52,7 @@ TEST_CASE("permute and set") {
   CHECK(c[4] == 0);
 }
 
-TEST_CASE("columns move whether their bytes are in the object or on the heap; the column moved from is empty") {
+TEST_CASE("columns move whether their bytes are in the object or on the heap, the column moved from is empty") {
   // An all-zero column keeps its word inside the object (no allocation); one with values
   // has a buffer, small (realloc) or large (mapped). Each must survive moves, into new
   // columns and over columns that hold values, and leave the source usable.

@@ -63,7 +63,7 @@ TEST_CASE("phases: a level-2 line: sub-phases share their parent, top level thei
   CHECK(t.total_ms == doctest::Approx((1.210 + 0.830 + 0.577) * 12));  // no header total
 }
 
-TEST_CASE("phases: several tags and bursts; a prefix before the tag; totals-only bursts") {
+TEST_CASE("phases: several tags and bursts, a prefix before the tag, totals-only bursts") {
   std::vector<TagStats> tags =
       log_of({kLevel1, kLevel2, "12:00:01 engine: [glm5-phase] rounds=10 total=40ms | draft=8 verify=26",
               "[other] rounds=0 | a=1"})

@@ -46,7 +46,7 @@ TEST_CASE("timeline: a row per lane, wide spans drawn with what their tooltip sa
   CHECK(t.markers[0].ts == 50000);
 }
 
-TEST_CASE("timeline: spans narrower than a pixel merge into runs, per group; a lane has at most a run a pixel") {
+TEST_CASE("timeline: spans narrower than a pixel merge into runs, per group, a lane has at most a run a pixel") {
   std::vector<std::string> events;
   for (int i = 0; i < 1000; ++i)  // 1000 spans of 1 us, 1 us apart, on 10 pixels
     events.push_back(R"({"ph":"X","name":"a","cat":"c","pid":0,"tid":0,"ts":)" + std::to_string(2 * i) + R"(,"dur":1})");
@@ -63,7 +63,7 @@ TEST_CASE("timeline: spans narrower than a pixel merge into runs, per group; a l
   CHECK(t.lanes[0].runs.size() <= 10);
 }
 
-TEST_CASE("timeline: nested spans of generic traces take rows by depth; deep nesting is capped") {
+TEST_CASE("timeline: nested spans of generic traces take rows by depth, deep nesting is capped") {
   std::vector<std::string> events;
   for (int d = 0; d < 40; ++d)  // 40 spans, each inside the one before
     events.push_back(R"({"ph":"X","name":"n","pid":0,"tid":0,"ts":)" + std::to_string(d) + R"(,"dur":)" +
@@ -76,7 +76,7 @@ TEST_CASE("timeline: nested spans of generic traces take rows by depth; deep nes
   CHECK(t.lanes[0].spans.back().depth == 15);
 }
 
-TEST_CASE("timeline: a range with nothing in it has its lanes and no spans; a stable palette for generic groups") {
+TEST_CASE("timeline: a range with nothing in it has its lanes and no spans, a stable palette for generic groups") {
   std::string json = test::trace_of({R"({"ph":"X","name":"a","pid":0,"tid":0,"ts":0,"dur":1})",
                                      R"({"ph":"X","name":"b","pid":0,"tid":0,"ts":100,"dur":1})"});
   Timeline t = timeline_of(json, {20000, 30000}, 500, GroupBy::name);

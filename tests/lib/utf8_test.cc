@@ -4,7 +4,7 @@
 
 using namespace jqtrace;
 
-TEST_CASE("plain ASCII is the fast path; NUL and high bytes leave it") {
+TEST_CASE("plain ASCII is the fast path, NUL and high bytes leave it") {
   CHECK(plain_ascii("chunk"));
   CHECK(plain_ascii(""));
   CHECK_FALSE(plain_ascii(std::string_view("a\0b", 3)));
@@ -22,7 +22,7 @@ TEST_CASE("well-formed UTF-8 by RFC 3629, without NUL") {
   CHECK_FALSE(clean_utf8(std::string_view("a\0", 2)));
 }
 
-TEST_CASE("what is not UTF-8 becomes U+FFFD, a replacement per bad byte; the rest stays") {
+TEST_CASE("what is not UTF-8 becomes U+FFFD, a replacement per bad byte, the rest stays") {
   CHECK(with_replacements("ok") == "ok");
   CHECK(with_replacements("a\xFF\xFE" "b") == "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");
   CHECK(with_replacements("\xC3") == "\xEF\xBF\xBD");

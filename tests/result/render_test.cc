@@ -171,7 +171,7 @@ TEST_CASE("table: fitting a narrow terminal drops the most droppable columns, th
   CHECK(fitted.find("8 columns hidden to fit 30 columns") != std::string::npos);
 }
 
-TEST_CASE("--columns: those leaves in that order; a distribution key selects its parts; unknown keys suggest") {
+TEST_CASE("--columns: those leaves in that order, a distribution key selects its parts, unknown keys suggest") {
   Document doc = sample();
   RenderOptions options;
   options.columns = {"share_pct", "name", "dur_us.p50"};
