@@ -253,9 +253,10 @@ bool Output::close() {
   return ok;
 }
 
-std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why) {
+std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why,
+                                   GzipPointHunt* hunt) {
   std::string err;
-  auto src = Source::open(path, &err);
+  auto src = Source::open(path, &err, hunt);
   if (!src) {
     print_error(fmt::format("{}: cannot open: {}", path, err));
     if (why) *why = err;

@@ -93,7 +93,9 @@ class Output {
 /// Opens FILE or "-" for reading, with a progress bar on a TTY for large inputs. On
 /// failure prints "jqtrace: FILE: cannot open: reason", sets *why (when given) and
 /// returns nullptr.
-std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why = nullptr);
+/// hunt: a gzip file's access points, taken as it is decoded (may be null).
+std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why = nullptr,
+                                   GzipPointHunt* hunt = nullptr);
 
 /// The progress bar for reading path (size bytes): empty unless stderr is a TTY, the input
 /// is large, and neither -q nor CI says otherwise.

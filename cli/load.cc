@@ -5,10 +5,13 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/core.h>
 
+#include "decoders.h"
+#include "gzip_points.h"
 #include "trace_index.h"
 
 namespace jqtrace::cli {
@@ -35,7 +38,7 @@ bool read_model(const std::string& path, const CommonOptions& opts, Trace* trace
   if (parallel.threads &&
       load_trace_parallel(path, parallel.threads, trace, nullptr, load, parallel.progress, r, parallel.min_part_bytes))
     return true;
-  auto source = open_input(path, opts);
+  auto source = open_input(path, opts, nullptr, load.gzip_points);
   if (!source) return false;
   *r = load_trace(*source, trace, nullptr, load);
   return true;
@@ -87,15 +90,18 @@ bool is_gzip_file(const std::string& path) {
   return gzip;
 }
 
-/// Access points about two blocks apart (none when zlib cannot read the file through: the
-/// blocks are then decoded from the start of the stream).
+/// Text between a gzip trace's access points. Four blocks: each point keeps a 32 KiB window
+/// (~1.6 KB of index a point, deflated already), so the points are ~0.8% of the .gz (two
+/// blocks apart made the index 3.1% of it); a block read decodes ~2 MiB more on average
+/// from its point, a few ms.
+uint64_t gzip_point_spacing() { return 4 * index_block_bytes(); }
+
+/// Access points from a zlib pass of their own, for a build without ISA-L (none when zlib
+/// cannot read the file through: the blocks are then decoded from the start of the stream).
 std::vector<GzipPoint> gzip_points_of(std::string path) {
   std::vector<GzipPoint> points;
   std::string why;
-  // Four blocks apart: each point keeps a 32 KiB window (~1.6 KB of index a point, deflated
-  // already), so the points are ~0.8% of the .gz (two blocks apart made the index 3.1% of
-  // it); a block read decodes ~2 MiB more on average from its point, a few ms.
-  if (!build_gzip_points(path, 4 * index_block_bytes(), &points, &why)) points.clear();
+  if (!build_gzip_points(path, gzip_point_spacing(), &points, &why)) points.clear();
   return points;
 }
 
@@ -138,12 +144,23 @@ int read_and_index(const std::string& path, const std::string& name, const Commo
     own.tee = load.tee ? static_cast<SplittableSink*>(&both) : &recorder;
     own.categories = true;  // the index keeps every chain's category
   }
-  // A gzip trace's access points come from a zlib pass of their own, beside the load.
+  // A gzip trace's access points: taken by the ISA-L decoder as the load decodes it, else
+  // from a zlib pass of their own beside the load.
   std::future<std::vector<GzipPoint>> points;
-  if (indexing && is_gzip_file(path)) points = std::async(std::launch::async, gzip_points_of, path);
+  std::optional<GzipPointHunt> hunt;
+  if (indexing && is_gzip_file(path)) {
+    if (have_isal())
+      own.gzip_points = &hunt.emplace(gzip_point_spacing());
+    else
+      points = std::async(std::launch::async, gzip_points_of, path);
+  }
   bool read = read_model(path, opts, trace, own, r);
   end_progress();
-  std::vector<GzipPoint> found = points.valid() ? points.get() : std::vector<GzipPoint>{};
+  std::vector<GzipPoint> found;
+  if (hunt)
+    found = std::move(hunt->points);
+  else if (points.valid())
+    found = points.get();
   if (!read) return kInput;
   if (announce) {
     if (int status = report_read(name, *r, *trace, opts)) return status;

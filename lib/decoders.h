@@ -17,6 +17,7 @@
 namespace jqtrace {
 
 enum class Compression { none, gzip, zstd };
+struct GzipPointHunt;  // gzip_points.h
 
 /// "gzip", "zstd" or "" for none: for messages.
 const char* compression_name(Compression c);
@@ -33,13 +34,19 @@ bool have_zstd();
 /// What decodes compressed input in this build, for --version: "gzip via ISA-L, zstd 1.5.4".
 std::string decoders_text();
 
-std::unique_ptr<RawInput> gzip_decoder(std::unique_ptr<RawInput> compressed, GzipEngine engine = GzipEngine::best);
+/// hunt (may be null): access points to take while decoding (the ISA-L decoder takes
+/// them; zlib's leaves hunt->points as it found them). The caller reads them once the
+/// decoder is gone.
+std::unique_ptr<RawInput> gzip_decoder(std::unique_ptr<RawInput> compressed, GzipEngine engine = GzipEngine::best,
+                                       GzipPointHunt* hunt = nullptr);
 /// Without zstd in the build, an input whose every read fails saying so.
 std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed);
 
 /// Reads the magic and returns the input decoded (or as it is, when not compressed), with
 /// the compression found in *found. The magic bytes read are handed on, not lost.
-std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compression* found);
+/// A gzip input takes access points into hunt (may be null) as gzip_decoder does.
+std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compression* found,
+                                          GzipPointHunt* hunt = nullptr);
 
 /// A function that opens path again and returns its text decoded (nullptr when it cannot
 /// be opened): for positions on the error path, which read a file a second time.

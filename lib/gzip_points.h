@@ -2,8 +2,10 @@
 // Access points into a gzip file, so that text in the middle of it can be decoded without
 // decoding everything before it: at a deflate block boundary, the compressed position (a
 // byte and a bit) and the 32 KiB of text before it (the window a back-reference may reach).
-// The sidecar index keeps them for its blocks (trace_index.h). Built and used with zlib,
-// whose Z_BLOCK flush stops at block boundaries (ISA-L has no such stop).
+// The sidecar index keeps them for its blocks (trace_index.h). They are found while the
+// trace is decoded for the index pass: by the ISA-L decoder when the build has it
+// (GzipPointHunt, decoders.h), else by a zlib pass of their own, whose Z_BLOCK flush stops
+// at block boundaries. Either kind is used through zlib (GzipCursor).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +23,15 @@ struct GzipPoint {
   /// Nonzero when `window` holds that text deflated (as an index keeps it until a point
   /// is used): its size once inflated.
   uint32_t packed_size = 0;
+};
+
+/// Access points wanted from a gzip decoder (decoders.h) while it decodes a file: about
+/// every `spacing` bytes of text (fewer where the stream offers no block header to stop
+/// at). Only the ISA-L decoder takes them; `points` starts with the file's start.
+struct GzipPointHunt {
+  explicit GzipPointHunt(uint64_t spacing_) : spacing(spacing_), points(1) {}
+  uint64_t spacing;
+  std::vector<GzipPoint> points;
 };
 
 /// point with its window inflated (as it is when it was not packed); false when the

@@ -14,8 +14,8 @@ namespace jqtrace {
 namespace {
 
 /// Decompression runs on a thread of its own, ahead of the parser.
-std::unique_ptr<RawInput> decoded_ahead(std::unique_ptr<RawInput> raw, Compression* found) {
-  auto in = decode_by_magic(std::move(raw), found);
+std::unique_ptr<RawInput> decoded_ahead(std::unique_ptr<RawInput> raw, Compression* found, GzipPointHunt* hunt = nullptr) {
+  auto in = decode_by_magic(std::move(raw), found, hunt);
   return *found == Compression::none ? std::move(in) : read_ahead(std::move(in));
 }
 
@@ -31,7 +31,7 @@ std::size_t window_for(Compression found, uint64_t text_bytes) {
 
 }  // namespace
 
-std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) {
+std::unique_ptr<Source> Source::open(const std::string& path, std::string* err, GzipPointHunt* hunt) {
   if (path == "-") {
     Compression found = Compression::none;
     auto in = decoded_ahead(fd_input(0, false), &found);
@@ -56,7 +56,7 @@ std::unique_ptr<Source> Source::open(const std::string& path, std::string* err) 
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   Compression found = Compression::none;
-  std::unique_ptr<RawInput> in = decoded_ahead(fd_input(fd, true), &found);
+  std::unique_ptr<RawInput> in = decoded_ahead(fd_input(fd, true), &found, hunt);
   std::unique_ptr<LineIndex> lines;
   if (regular) {
     lines = std::make_unique<ReopeningLineIndex>(decoded_again(path));

@@ -44,7 +44,8 @@ class Source {
   static constexpr std::size_t kWindow = 256 * 1024;
 
   /// Opens a path or "-" (stdin). On failure returns nullptr with a message in *err.
-  static std::unique_ptr<Source> open(const std::string& path, std::string* err);
+  /// A gzip file takes access points into hunt (may be null) as it is decoded.
+  static std::unique_ptr<Source> open(const std::string& path, std::string* err, GzipPointHunt* hunt = nullptr);
   /// A source over bytes held in memory (tests); gzip magic is honoured here too.
   static std::unique_ptr<Source> from_string(std::string bytes, std::string name = "<memory>");
   /// One part of a regular, uncompressed file, for parallel parsing: `prefix` (text that

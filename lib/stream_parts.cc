@@ -525,7 +525,7 @@ StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part
   return splitter.run();
 }
 
-std::unique_ptr<StreamInput> open_stream_input(const std::string& path) {
+std::unique_ptr<StreamInput> open_stream_input(const std::string& path, GzipPointHunt* hunt) {
   auto in = std::make_unique<StreamInput>();
   Compression found = Compression::none;
   if (path == "-") {
@@ -541,7 +541,7 @@ std::unique_ptr<StreamInput> open_stream_input(const std::string& path) {
     ::close(fd);
     return nullptr;
   }
-  in->text = decode_by_magic(fd_input(fd, true), &found);
+  in->text = decode_by_magic(fd_input(fd, true), &found, hunt);
   if (found == Compression::none) return nullptr;  // a plain file: read in file parts
   in->compression = found;
 #ifdef POSIX_FADV_SEQUENTIAL

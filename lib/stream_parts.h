@@ -83,7 +83,8 @@ struct StreamInput {
 StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
                              const StreamPartWork& work);
 
-std::unique_ptr<StreamInput> open_stream_input(const std::string& path);
+/// A gzip file takes access points into hunt (may be null) as it is decoded.
+std::unique_ptr<StreamInput> open_stream_input(const std::string& path, GzipPointHunt* hunt = nullptr);
 
 
 }  // namespace jqtrace

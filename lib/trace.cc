@@ -612,7 +612,7 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes) {
   if (threads < 2) return false;
-  if (auto stream = open_stream_input(path))
+  if (auto stream = open_stream_input(path, options.gzip_points))
     return load_stream_parallel(*stream, threads, trace, diags, options, progress, result,
                                 min_part_bytes);
   PartPlan plan = plan_file(path, threads, min_part_bytes);

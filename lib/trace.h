@@ -127,6 +127,8 @@ struct LoadOptions {
   /// Also sees every event, after the model does (may be null). Split per part when the
   /// file is parsed in parallel.
   SplittableSink* tee = nullptr;
+  /// A gzip file's access points, taken as it is decoded (may be null; gzip_points.h).
+  GzipPointHunt* gzip_points = nullptr;
 };
 
 /// Reads source into *trace and resolves the joins. Container-level problems go to diags

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include "decoders.h"
 #include "gzip_points.h"
+#include "raw_input.h"
 #include "test_util.h"
 
 using namespace jqtrace;
@@ -76,4 +78,91 @@ TEST_CASE("a file that is not gzip has no access points") {
   std::string why;
   CHECK_FALSE(build_gzip_points(file.path, 64 * 1024, &points, &why));
   CHECK_FALSE(why.empty());
+}
+
+namespace {
+
+/// Everything a decoder hands out in reads of `chunk` bytes, and its last error.
+std::pair<std::string, std::string> drain_text(RawInput& in, std::size_t chunk = 100000) {
+  std::string text;
+  std::vector<char> buf(chunk);
+  for (long n; (n = in.read(buf.data(), buf.size())) > 0;) text.append(buf.data(), static_cast<std::size_t>(n));
+  return {text, in.error()};
+}
+
+}  // namespace
+
+TEST_CASE("the ISA-L decoder takes access points as it decodes, and each decodes to the text after it") {
+  if (!have_isal()) {
+    MESSAGE("skipped: this build has no ISA-L (the zlib pass makes the points)");
+    return;
+  }
+  std::string a = lines_of_text(20000, 1), b = lines_of_text(15000, 2);
+  std::string text = a + b;
+  for (int level : {0, 1, 6, 9}) {
+    CAPTURE(level);
+    std::string gz = gzip_bytes(a, level) + gzip_bytes(b, level);
+    TempFile file(gz);
+    GzipPointHunt hunt(64 * 1024);
+    auto in = gzip_decoder(memory_input(gz), GzipEngine::isal, &hunt);
+    auto [got, error] = drain_text(*in);
+    CHECK(error.empty());
+    CHECK(got == text);
+    in.reset();
+    const std::vector<GzipPoint>& points = hunt.points;
+    CAPTURE(points.size());
+    REQUIRE(points.front().out == 0);
+    // The same points as zlib's pass finds: the first block boundary a spacing after the
+    // last point. Stored blocks (level 0) have headers too short to catch every time.
+    std::vector<GzipPoint> zlib_points;
+    std::string why;
+    REQUIRE(build_gzip_points(file.path, hunt.spacing, &zlib_points, &why));
+    if (level == 0) {
+      CHECK(points.size() <= zlib_points.size());
+    } else {
+      REQUIRE(points.size() == zlib_points.size());
+      CHECK(points.size() > 8);
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        CHECK(points[i].out == zlib_points[i].out);
+        CHECK(points[i].in == zlib_points[i].in);
+        CHECK(points[i].bits == zlib_points[i].bits);
+        CHECK(points[i].window == zlib_points[i].window);
+      }
+    }
+    bool in_second_member = false;
+    for (std::size_t i = 1; i < points.size(); ++i) {
+      const GzipPoint& p = points[i];
+      CAPTURE(i);
+      CHECK(p.out >= points[i - 1].out + hunt.spacing);
+      CHECK(p.bits < 8);
+      CHECK(p.window.size() == std::min<uint64_t>(32768, p.out < a.size() ? p.out : p.out - a.size()));
+      in_second_member = in_second_member || p.out > a.size();
+      uint64_t to = std::min<uint64_t>(p.out + 70000, text.size());
+      std::string from_point;
+      REQUIRE(decode_from_point(file.path, p, p.out, to, &from_point));
+      CHECK(from_point == text.substr(p.out, to - p.out));
+    }
+    if (level != 0) CHECK(in_second_member);
+  }
+}
+
+TEST_CASE("taking access points changes nothing the ISA-L decoder hands out, before damage or not") {
+  if (!have_isal()) {
+    MESSAGE("skipped: this build has no ISA-L");
+    return;
+  }
+  std::string text = lines_of_text(30000, 4);
+  std::string gz = gzip_bytes(text);
+  for (std::size_t at = 20; at + 8 < gz.size(); at += gz.size() / 23) {
+    CAPTURE(at);
+    std::string damaged = gz;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x5a);
+    GzipPointHunt hunt(16 * 1024);
+    auto plain = gzip_decoder(memory_input(damaged), GzipEngine::isal);
+    auto hunting = gzip_decoder(memory_input(damaged), GzipEngine::isal, &hunt);
+    auto [plain_text, plain_error] = drain_text(*plain, 4096);
+    auto [hunted_text, hunted_error] = drain_text(*hunting, 4096);
+    CHECK(hunted_text == plain_text);
+    CHECK(hunted_error == plain_error);
+  }
 }
