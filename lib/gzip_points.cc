@@ -5,6 +5,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef JQTRACE_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
+#include "decoders.h"
 
 namespace jqtrace {
 namespace {
@@ -126,77 +131,198 @@ const GzipPoint* point_before(const std::vector<GzipPoint>& points, uint64_t off
   return after == points.begin() ? nullptr : &*(after - 1);
 }
 
-GzipCursor::GzipCursor(const std::string& path)
-    : file_(std::make_unique<FileBytes>(path)), in_(kInChunk), text_(kInChunk) {}
+/// The inflater behind a GzipCursor: it starts at an access point (raw deflate at a block
+/// boundary, the window as its history) or at a member's gzip header, and runs over the
+/// bytes it is given.
+class PointInflater {
+ public:
+  virtual ~PointInflater() = default;
+  /// At a block boundary: `bits` high bits of primed_byte belong to the block, then the
+  /// bytes given next; window: the text before (may be empty).
+  virtual bool start_raw(uint8_t bits, unsigned char primed_byte, const std::string& window) = 0;
+  /// At a gzip member's header.
+  virtual bool start_member() = 0;
+  enum class Result { ok, member_end, failed };
+  /// Decodes from *in (advancing it and *avail_in) into out (room bytes); *made: the bytes
+  /// written. member_end: the member's (or the raw stream's) last block is done; the bytes
+  /// after it are left unread: a raw stream's gzip trailer, or the next member.
+  virtual Result inflate(const unsigned char** in, std::size_t* avail_in, unsigned char* out, std::size_t room,
+                         std::size_t* made) = 0;
+  /// After member_end: bytes it read past the end and holds (the next byte to read is
+  /// that many before *in).
+  virtual std::size_t held_back() const { return 0; }
+};
 
-GzipCursor::~GzipCursor() {
-  if (started_) inflateEnd(stream());
+namespace {
+
+class ZlibPointInflater final : public PointInflater {
+ public:
+  ~ZlibPointInflater() override { end(); }
+  bool start_raw(uint8_t bits, unsigned char primed_byte, const std::string& window) override {
+    if (!init(kRawDeflate)) return false;
+    if (bits && inflatePrime(&z_, bits, primed_byte >> (8 - bits)) != Z_OK) return false;
+    return window.empty() || inflateSetDictionary(&z_, reinterpret_cast<const Bytef*>(window.data()),
+                                                  static_cast<uInt>(window.size())) == Z_OK;
+  }
+  bool start_member() override { return init(kGzipHeader); }
+  Result inflate(const unsigned char** in, std::size_t* avail_in, unsigned char* out, std::size_t room,
+                 std::size_t* made) override {
+    z_.next_in = const_cast<Bytef*>(*in);
+    z_.avail_in = static_cast<uInt>(*avail_in);
+    z_.next_out = out;
+    z_.avail_out = static_cast<uInt>(room);
+    int ret = ::inflate(&z_, Z_NO_FLUSH);
+    *in = z_.next_in;
+    *avail_in = z_.avail_in;
+    *made = room - z_.avail_out;
+    if (ret == Z_STREAM_END) return Result::member_end;
+    bool stuck = ret == Z_BUF_ERROR && *made == 0 && *avail_in != 0;
+    return stuck || (ret != Z_OK && ret != Z_BUF_ERROR) ? Result::failed : Result::ok;
+  }
+
+ private:
+  bool init(int window_bits) {
+    end();
+    z_ = z_stream{};
+    started_ = inflateInit2(&z_, window_bits) == Z_OK;
+    return started_;
+  }
+  void end() {
+    if (started_) inflateEnd(&z_);
+    started_ = false;
+  }
+  z_stream z_{};
+  bool started_ = false;
+};
+
+#ifdef JQTRACE_HAVE_ISAL
+/// ISA-L from a point: its bit buffer primed by hand (the public read_in fields) and the
+/// window set as its dictionary, which is what zlib's inflatePrime and inflateSetDictionary do.
+class IsalPointInflater final : public PointInflater {
+ public:
+  IsalPointInflater() : state_(std::make_unique<inflate_state>()) {}
+  bool start_raw(uint8_t bits, unsigned char primed_byte, const std::string& window) override {
+    isal_inflate_init(state_.get());
+    state_->crc_flag = ISAL_DEFLATE;
+    if (!window.empty() &&
+        isal_inflate_set_dict(state_.get(), reinterpret_cast<uint8_t*>(const_cast<char*>(window.data())),
+                              static_cast<uint32_t>(window.size())) != COMP_OK)
+      return false;
+    state_->read_in = bits ? primed_byte >> (8 - bits) : 0;
+    state_->read_in_length = bits;
+    return true;
+  }
+  bool start_member() override {
+    isal_inflate_init(state_.get());
+    state_->crc_flag = ISAL_GZIP;
+    return true;
+  }
+  Result inflate(const unsigned char** in, std::size_t* avail_in, unsigned char* out, std::size_t room,
+                 std::size_t* made) override {
+    state_->next_in = const_cast<uint8_t*>(*in);
+    state_->avail_in = static_cast<uint32_t>(*avail_in);
+    state_->next_out = out;
+    state_->avail_out = static_cast<uint32_t>(room);
+    int ret = isal_inflate(state_.get());
+    std::size_t used = *avail_in - state_->avail_in;
+    *in += used;
+    *avail_in -= used;
+    *made = room - state_->avail_out;
+    if (ret < 0 || ret == ISAL_NEED_DICT) return Result::failed;
+    if (state_->block_state == ISAL_BLOCK_FINISH) return Result::member_end;
+    return used == 0 && *made == 0 && *avail_in != 0 ? Result::failed : Result::ok;
+  }
+
+  /// ISA-L before 2.32 keeps in its bit buffer the bytes it loaded past a raw stream's
+  /// last block (later versions hand them back: then there are none).
+  std::size_t held_back() const override {
+    return state_->read_in_length > 0 ? static_cast<std::size_t>(state_->read_in_length) / 8 : 0;
+  }
+
+ private:
+  std::unique_ptr<inflate_state> state_;  ///< ~90 KB: on the heap
+};
+#endif
+
+std::unique_ptr<PointInflater> point_inflater(GzipEngine engine) {
+#ifdef JQTRACE_HAVE_ISAL
+  if (engine != GzipEngine::zlib) return std::make_unique<IsalPointInflater>();
+#else
+  (void)engine;
+#endif
+  return std::make_unique<ZlibPointInflater>();
 }
 
+}  // namespace
+
+GzipCursor::GzipCursor(const std::string& path) : GzipCursor(path, GzipEngine::best) {}
+
+GzipCursor::GzipCursor(const std::string& path, GzipEngine engine)
+    : file_(std::make_unique<FileBytes>(path)), inflater_(point_inflater(engine)), in_(kInChunk), text_(kInChunk) {}
+
+GzipCursor::~GzipCursor() = default;
+
 bool GzipCursor::start(const GzipPoint& packed) {
-  if (started_) inflateEnd(stream());
-  started_ = false;
+  started_ = ok_ = false;
   GzipPoint point;
   if (!file_->ok() || !unpack_point(packed, &point)) return false;
-  z_stream& z = *stream();
-  z = z_stream{};
-  raw_ = point.out != 0;
-  if (inflateInit2(&z, raw_ ? kRawDeflate : kGzipHeader) != Z_OK) return false;
-  started_ = true;
   file_at_ = point.in;
   text_at_ = point.out;
-  if (raw_ && point.bits) {
+  avail_in_ = 0;
+  if (point.out == 0) {
+    started_ = inflater_->start_member();
+  } else {
     unsigned char byte = 0;
-    if (point.in == 0 || file_->read(point.in - 1, &byte, 1) != 1 ||
-        inflatePrime(&z, point.bits, byte >> (8 - point.bits)) != Z_OK)
-      return false;
+    if (point.bits && (point.in == 0 || file_->read(point.in - 1, &byte, 1) != 1)) return false;
+    started_ = inflater_->start_raw(point.bits, byte, point.window);
   }
-  if (raw_ && !point.window.empty() &&
-      inflateSetDictionary(&z, reinterpret_cast<const Bytef*>(point.window.data()),
-                           static_cast<uInt>(point.window.size())) != Z_OK)
-    return false;
-  ok_ = true;
-  return true;
+  raw_ = point.out != 0;
+  ok_ = started_;
+  return started_;
 }
 
 bool GzipCursor::read(uint64_t from, uint64_t to, std::string* out) {
   if (!started_ || from < text_at_) return false;
-  z_stream& z = *stream();
   while (ok_ && text_at_ < to) {
-    if (z.avail_in == 0) {
+    bool file_ended = false;
+    if (avail_in_ == 0) {
       long n = file_->read(file_at_, in_.data(), in_.size());
-      if (n < 0) ok_ = false;
-      if (n <= 0) break;  // the end of the file
+      if (n < 0) return ok_ = false;
+      file_ended = n == 0;  // the inflater may still hold text it decoded: called once more
       file_at_ += static_cast<uint64_t>(n);
-      z.next_in = in_.data();
-      z.avail_in = static_cast<uInt>(n);
+      next_in_ = in_.data();
+      avail_in_ = static_cast<std::size_t>(n);
     }
     // Never past `to`: the text after it stays in the stream for the next read.
     std::size_t room = static_cast<std::size_t>(std::min<uint64_t>(text_.size(), to - text_at_));
-    z.next_out = text_.data();
-    z.avail_out = static_cast<uInt>(room);
-    int ret = inflate(&z, Z_NO_FLUSH);
-    std::size_t made = room - z.avail_out;
+    std::size_t made = 0;
+    PointInflater::Result result = inflater_->inflate(&next_in_, &avail_in_, text_.data(), room, &made);
     uint64_t lo = std::max(text_at_, from), hi = text_at_ + made;
     if (hi > lo) out->append(reinterpret_cast<const char*>(text_.data()) + (lo - text_at_), static_cast<std::size_t>(hi - lo));
     text_at_ += made;
-    if (ret == Z_STREAM_END) {
-      // The member ended. Raw deflate leaves its 8-byte trailer unread; the next member
-      // starts with a header of its own.
-      file_at_ = file_at_ - z.avail_in + (raw_ ? 8 : 0);
-      z.avail_in = 0;
+    if (file_ended && made == 0 && result != PointInflater::Result::member_end) break;
+    if (result == PointInflater::Result::member_end) {
+      // Raw deflate leaves its 8-byte trailer unread; the next member starts with a header
+      // of its own.
+      file_at_ = file_at_ - avail_in_ - inflater_->held_back() + (raw_ ? 8 : 0);
+      avail_in_ = 0;
       raw_ = false;
-      ok_ = inflateReset2(&z, kGzipHeader) == Z_OK;
-    } else if ((ret == Z_BUF_ERROR && made == 0 && z.avail_in != 0) || (ret != Z_OK && ret != Z_BUF_ERROR)) {
+      ok_ = inflater_->start_member();
+    } else if (result == PointInflater::Result::failed) {
       ok_ = false;
     }
   }
   return ok_;
 }
 
-bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out) {
-  GzipCursor cursor(path);
+bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out,
+                       GzipEngine engine) {
+  GzipCursor cursor(path, engine);
   return cursor.start(point) && cursor.read(from, to, out);
+}
+
+bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out) {
+  return decode_from_point(path, point, from, to, out, GzipEngine::best);
 }
 
 }  // namespace jqtrace

@@ -631,7 +631,6 @@ BlockOpener block_opener(const std::string& path, const TraceIndex& index, const
       std::string text;
       uint64_t end = b.stop == UINT64_MAX ? UINT64_MAX : b.stop + kBlockTail;
       if (!from || b.start < prefix.size() || !decode_from_point(path, *from, b.start, end, &text)) return nullptr;
-      if (std::getenv("JQ_DEBUG")) std::fprintf(stderr, "block %zu start %lu stop %lu point %lu text %zu\n", k, (unsigned long)b.start, (unsigned long)b.stop, (unsigned long)from->out, text.size());
       return block_source(std::move(text), b, prefix, path);
     };
   }
