@@ -58,7 +58,10 @@ std::optional<FileIdentity> identify_file(const std::string& path);
 
 struct TraceIndex {
   static constexpr uint32_t kVersion = 2;
-  static constexpr uint64_t kBlockBytes = 1u << 20;
+  /// 256 KiB: a token's events on each lane of a 4 GB 8-lane trace fit in one or two
+  /// blocks; 1 MiB blocks made a query parse ~3x more text (0.18-0.20 s against 0.13-0.14 s
+  /// for window --marker token N) for an index 5% smaller.
+  static constexpr uint64_t kBlockBytes = 256u << 10;
   FileIdentity identity;
   Compression compression = Compression::none;
   std::string prefix;  ///< puts a parser at an event of the array ({"traceEvents":[ or [)
