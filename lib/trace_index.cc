@@ -6,10 +6,15 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <utility>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef JQTRACE_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include "jobque.h"
 #include "parallel.h"
@@ -490,26 +495,39 @@ bool make_directories(const std::string& dir) {
   return true;
 }
 
-bool read_whole(const std::string& path, std::string* out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+/// A regular file's bytes, mapped and its pages populated in one call (an index is read
+/// once, whole: ~1,500 page faults of a buffer read() into fill, ~14 ms here, are saved).
+/// The writer replaces an index by rename, never in place, so the mapping stays whole.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      size_ = static_cast<std::size_t>(st.st_size);
+      ok_ = true;
+      if (size_) {
+        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (p == MAP_FAILED) ok_ = false;
+        else data_ = static_cast<const char*>(p);
+      }
+    }
     ::close(fd);
-    return false;
   }
-  out->resize(static_cast<std::size_t>(st.st_size));
-  std::size_t got = 0;
-  while (got < out->size()) {
-    ssize_t r = ::read(fd, out->data() + got, out->size() - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<std::size_t>(r);
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
   }
-  ::close(fd);
-  out->resize(got);
-  return true;
-}
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  bool ok() const { return ok_; }
+  std::string_view bytes() const { return {data_ ? data_ : "", size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool ok_ = false;
+};
 
 /// Bytes of text decoded past a block's end: a part proves it stopped at a boundary by
 /// seeing the next event's '{' there.
@@ -795,27 +813,79 @@ std::string stored_payload(const std::string& raw, Compression trace) {
   return stored;
 }
 
-/// A deflated payload inflated, which must come to exactly raw_length bytes. Memory grows
-/// with what actually comes out (never with what a corrupt header claims).
-bool inflate_payload(std::string_view stored, uint64_t raw_length, std::string* raw) {
-  if (stored.size() > raw_length) return false;
+/// Room to inflate a payload into: what a real one inflates to (~3x the stored bytes),
+/// bounded by the stored bytes, not by the length a corrupt header may claim. Room given at
+/// once is written once; a buffer grown by doubling touches twice the pages (a page fault
+/// costs ~9 µs on the machines we measure on).
+std::size_t first_room(std::string_view stored, uint64_t raw_length) {
+  return static_cast<std::size_t>(std::min<uint64_t>(raw_length, 8 * uint64_t{stored.size()} + (1u << 20)));
+}
+
+/// After a call of the inflater that filled raw (made: what it wrote): doubles the room up
+/// to raw_length. False when the stream cannot be right: longer than raw_length (the room
+/// was full at raw_length and a call with none left did not end it), or cut short (a call
+/// with room made nothing). *last_try: the one call allowed with no room, which lets an
+/// inflater whose text filled the room exactly read the stream's end.
+bool room_after(std::string* raw, uint64_t raw_length, bool full, std::size_t made, bool* last_try) {
+  if (!full) return made != 0;
+  if (raw->size() >= raw_length) return !std::exchange(*last_try, true);
+  raw->resize(static_cast<std::size_t>(std::min<uint64_t>(raw_length, 2 * uint64_t{raw->size()} + 1)));
+  return true;
+}
+
+#ifdef JQTRACE_HAVE_ISAL
+/// Through ISA-L (a zlib stream, its Adler-32 checked): ~4x fewer instructions than zlib
+/// for the 15 MB payload of a 4 GB trace's index, which every query inflates.
+bool inflate_into(std::string_view stored, uint64_t raw_length, std::string* raw) {
+  auto state = std::make_unique<inflate_state>();
+  isal_inflate_init(state.get());
+  state->crc_flag = ISAL_ZLIB;
+  state->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(stored.data()));
+  state->avail_in = static_cast<uint32_t>(stored.size());
+  std::size_t got = 0;
+  bool last_try = false;
+  for (;;) {
+    state->next_out = reinterpret_cast<uint8_t*>(raw->data()) + got;
+    state->avail_out = static_cast<uint32_t>(raw->size() - got);
+    int r = isal_inflate(state.get());
+    std::size_t made = raw->size() - got - state->avail_out;
+    got += made;
+    if (r < 0 || r == ISAL_NEED_DICT) return false;
+    if (state->block_state == ISAL_BLOCK_FINISH) break;
+    if (!room_after(raw, raw_length, got == raw->size(), made, &last_try)) return false;
+  }
+  raw->resize(got);
+  return state->avail_in == 0;
+}
+#else
+bool inflate_into(std::string_view stored, uint64_t raw_length, std::string* raw) {
   z_stream z{};
   if (inflateInit(&z) != Z_OK) return false;
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stored.data()));
   z.avail_in = static_cast<uInt>(stored.size());
+  std::size_t got = 0;
+  bool last_try = false;
   int status = Z_OK;
-  char chunk[64 * 1024];
-  while (status == Z_OK) {
-    z.next_out = reinterpret_cast<Bytef*>(chunk);
-    z.avail_out = sizeof chunk;
+  while (status == Z_OK || status == Z_BUF_ERROR) {
+    z.next_out = reinterpret_cast<Bytef*>(raw->data()) + got;
+    z.avail_out = static_cast<uInt>(raw->size() - got);
     status = inflate(&z, Z_NO_FLUSH);
-    std::size_t got = sizeof chunk - z.avail_out;
-    if (raw->size() + got > raw_length) status = Z_DATA_ERROR;  // more than declared
-    else raw->append(chunk, got);
-    if (status == Z_OK && got == 0 && z.avail_in == 0) status = Z_BUF_ERROR;  // cut short
+    std::size_t made = raw->size() - got - z.avail_out;
+    got += made;
+    if (status != Z_STREAM_END && !room_after(raw, raw_length, got == raw->size(), made, &last_try)) status = Z_DATA_ERROR;
   }
   inflateEnd(&z);
-  return status == Z_STREAM_END && z.avail_in == 0 && raw->size() == raw_length;
+  raw->resize(got);
+  return status == Z_STREAM_END && z.avail_in == 0;
+}
+#endif
+
+/// A deflated payload inflated, which must come to exactly raw_length bytes. Memory grows
+/// with what actually comes out (never with what a corrupt header claims).
+bool inflate_payload(std::string_view stored, uint64_t raw_length, std::string* raw) {
+  if (stored.size() > raw_length) return false;
+  raw->resize(first_room(stored, raw_length));
+  return inflate_into(stored, raw_length, raw) && raw->size() == raw_length;
 }
 
 }  // namespace
@@ -933,8 +1003,9 @@ std::string write_index(const std::string& path, const Trace& trace, const ReadR
 
 std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string* warning) {
   for (const std::string& candidate : index_paths_for_reading(path)) {
-    std::string bytes;
-    if (!read_whole(candidate, &bytes)) continue;
+    MappedFile file(candidate);
+    if (!file.ok()) continue;
+    std::string_view bytes = file.bytes();
     TraceIndex index;
     std::string why;
     if (!parse_index(bytes, &index, &why)) {
