@@ -3,7 +3,9 @@
 // parallel validator, and validation riding a model load (report's), likewise report what
 // the one-pass validator reports. All of them also read the bytes gzipped, where the
 // decoded stream is cut into parts as it comes (never declined: a stream cannot be read
-// twice).
+// twice). And a gzip stream of many small deflate blocks: the access points the ISA-L
+// decoder takes as it decodes it each decode, through zlib and ISA-L, to the text after them.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +13,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "decoders.h"
+#include "gzip_points.h"
+#include "raw_input.h"
 #include "trace.h"
 #include "validate.h"
 
@@ -62,6 +67,55 @@ std::string gzip_file(const uint8_t* data, std::size_t size, std::string* bytes)
 
 void check(bool ok) {
   if (!ok) std::abort();  // a difference between the parallel and the one-pass result
+}
+
+/// The bytes gzipped in deflate blocks of ~200 input bytes (Z_BLOCK flushes), with the
+/// strategy (dynamic, fixed or stored blocks) the first byte picks: headers of every kind
+/// for the access point hunt to stop at (or miss).
+std::string small_blocks_gzip(const uint8_t* data, std::size_t size) {
+  int level = size && data[0] % 4 == 3 ? 0 : 6;
+  int strategy = size && data[0] % 4 == 2 ? Z_FIXED : Z_DEFAULT_STRATEGY;
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, strategy) != Z_OK) std::abort();
+  std::string out(deflateBound(&z, size) + 64 + size / 4, '\0');
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  for (std::size_t at = 0;;) {
+    std::size_t n = std::min<std::size_t>(200, size - at);
+    z.next_in = const_cast<Bytef*>(data + at);
+    z.avail_in = static_cast<uInt>(n);
+    at += n;
+    z.avail_out = static_cast<uInt>(out.size() - z.total_out);
+    bool last = at == size;
+    int ret = deflate(&z, last ? Z_FINISH : Z_BLOCK);
+    if (last ? ret != Z_STREAM_END : ret != Z_OK) std::abort();
+    if (last) break;
+  }
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+/// Access points taken by the ISA-L decoder: the text it hands out is unchanged, and each
+/// point decodes (both inflaters) to the text after it.
+void check_gzip_points(const uint8_t* data, std::size_t size) {
+  if (!have_isal()) return;
+  static std::string path = temp_path();
+  std::string gz = small_blocks_gzip(data, size);
+  write_file(path, reinterpret_cast<const uint8_t*>(gz.data()), gz.size());
+  GzipPointHunt hunt(256);
+  auto in = gzip_decoder(memory_input(gz), GzipEngine::isal, &hunt);
+  std::string text;
+  char buf[4096];
+  for (long n; (n = in->read(buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  in.reset();
+  check(text == std::string(reinterpret_cast<const char*>(data), size));
+  for (const GzipPoint& p : hunt.points) {
+    uint64_t to = std::min<uint64_t>(p.out + 600, text.size());
+    for (GzipEngine engine : {GzipEngine::zlib, GzipEngine::isal}) {
+      std::string got;
+      check(decode_from_point(path, p, p.out, to, &got, engine) && got == text.substr(p.out, to - p.out));
+    }
+  }
 }
 
 void check_same_model(const ReadResult& r1, const Trace& one, const ReadResult& r2, const Trace& parts) {
@@ -142,5 +196,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   check(validate_trace_parallel(gz, 2, c, {}, 64, &v3));
   check(v1_gz.errors == v3.errors && v1_gz.warnings == v3.warnings);
   check(d.count == c.count);
+  check_gzip_points(data, size);
   return 0;
 }
