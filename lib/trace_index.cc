@@ -414,18 +414,15 @@ void put_points(Writer& w, const std::vector<GzipPoint>& points) {
     out = p.out;
     in = p.in;
     w.u(p.bits);
-    if (p.packed_size) {  // read from an index: already packed
+    if (p.packed_size || p.window.empty()) {  // packed where it was found (or read from an index)
       w.u(p.packed_size);
       w.text(p.window);
       continue;
     }
-    w.u(p.window.size());
-    uLongf size = compressBound(static_cast<uLong>(p.window.size()));
-    std::string packed(size, '\0');
-    compress2(reinterpret_cast<Bytef*>(packed.data()), &size, reinterpret_cast<const Bytef*>(p.window.data()),
-              static_cast<uLong>(p.window.size()), 6);
-    packed.resize(size);
-    w.text(packed);
+    GzipPoint packed = p;
+    pack_point(&packed);
+    w.u(packed.packed_size);
+    w.text(packed.window);
   }
 }
 
