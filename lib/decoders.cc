@@ -59,6 +59,10 @@ class Decoder : public RawInput {
 
   const unsigned char* next_in_ = nullptr;
   std::size_t avail_in_ = 0;
+  /// ISA-L, at a member's end, hands back the bytes its bit buffer read past it (up to 8),
+  /// which may belong to the chunk before: the last kKeep bytes of that chunk stay in front
+  /// of the current one, from here.
+  const unsigned char* earliest_in_ = nullptr;
 
  private:
   static constexpr std::size_t kOutBlock = 128 * 1024;
@@ -96,15 +100,20 @@ class Decoder : public RawInput {
   }
 
   bool refill() {
-    long n = inner_->read(in_, sizeof in_);
+    // The last bytes of the chunk before stay in front of the new one (see earliest_in_).
+    std::size_t keep = std::min(kKeep, in_length_);
+    std::memmove(in_ + kKeep - keep, in_ + kKeep + in_length_ - keep, keep);
+    long n = inner_->read(in_ + kKeep, kChunk);
     if (n < 0) {
       error_ = inner_->error();
       failed_ = true;
       return false;
     }
     if (n == 0) in_eof_ = true;
-    next_in_ = reinterpret_cast<const unsigned char*>(in_);
-    avail_in_ = static_cast<std::size_t>(n);
+    in_length_ = static_cast<std::size_t>(n);
+    next_in_ = reinterpret_cast<const unsigned char*>(in_ + kKeep);
+    earliest_in_ = next_in_ - keep;
+    avail_in_ = in_length_;
     return true;
   }
   long truncated() {
@@ -123,9 +132,11 @@ class Decoder : public RawInput {
   }
 
   static constexpr std::size_t kChunk = 128 * 1024;
+  static constexpr std::size_t kKeep = 16;
   std::unique_ptr<RawInput> inner_;
   Compression kind_;
-  char in_[kChunk];
+  char in_[kKeep + kChunk];
+  std::size_t in_length_ = 0;
   bool in_eof_ = false;
   bool between_members_ = false;
   bool failed_ = false;
@@ -223,9 +234,14 @@ class IsalGzip final : public Decoder {
     state_.next_out = out;
     state_.avail_out = static_cast<uint32_t>(room);
     int r = isal_inflate(&state_);
-    std::size_t used = slice - state_.avail_in;
-    next_in_ += used;
-    avail_in_ -= used;
+    // Where it stopped, from its pointer: it may step back over bytes it held (a member's
+    // end), and its byte count can wrap on damage (ISA-L 2.30: 4294967295 after an error
+    // in a short stream). Never before the bytes still held, never past the slice.
+    auto moved = static_cast<std::ptrdiff_t>(reinterpret_cast<uintptr_t>(state_.next_in) -
+                                             reinterpret_cast<uintptr_t>(next_in_));
+    moved = std::clamp<std::ptrdiff_t>(moved, earliest_in_ - next_in_, static_cast<std::ptrdiff_t>(slice));
+    next_in_ += moved;
+    avail_in_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(avail_in_) - moved);
     *produced += room - state_.avail_out;
     return r;
   }
@@ -257,7 +273,7 @@ class IsalGzip final : public Decoder {
       const unsigned char* slice_at = next_in_;
       std::size_t in_before = avail_in_, made_before = *produced;
       r = call(out + *produced, room - *produced, kCoarseSlice, produced);
-      std::size_t used = in_before - avail_in_;
+      std::size_t used = avail_in_ < in_before ? in_before - avail_in_ : 0;  // (a member end may step back)
       hunted_in_ += used;
       if (!ok(r) || state_.block_state == ISAL_BLOCK_FINISH) break;
       if (at_point(out, *produced)) break;
