@@ -91,9 +91,9 @@ bool is_gzip_file(const std::string& path) {
 }
 
 /// Text between a gzip trace's access points: 4 MiB (16 blocks). Each point keeps a 32 KiB
-/// window (~1.6 KB of index a point, deflated already), so the points are ~0.8% of the .gz
-/// (2 MiB apart made the index 3.1% of it); a block read decodes ~2 MiB more on average
-/// from its point, ~2 ms through ISA-L.
+/// window (~3.8 KB of index a point, deflated), so the points are ~0.8% of the .gz (2 MiB
+/// apart made the index 3.1% of it); a block read decodes ~2 MiB more on average from its
+/// point, ~2 ms through ISA-L.
 uint64_t gzip_point_spacing() { return 16 * index_block_bytes(); }
 
 /// Access points from a zlib pass of their own, for a build without ISA-L (none when zlib
