@@ -229,21 +229,14 @@ class IsalGzip final : public Decoder {
   /// adds what it made to *produced.
   int call(uint8_t* out, std::size_t room, std::size_t in_limit, std::size_t* produced) {
     std::size_t slice = std::min(avail_in_, in_limit);
-    state_.next_in = const_cast<uint8_t*>(next_in_);
-    state_.avail_in = static_cast<uint32_t>(slice);
-    state_.next_out = out;
-    state_.avail_out = static_cast<uint32_t>(room);
-    int r = isal_inflate(&state_);
-    // Where it stopped, from its pointer: it may step back over bytes it held (a member's
-    // end), and its byte count can wrap on damage (ISA-L 2.30: 4294967295 after an error
-    // in a short stream). Never before the bytes still held, never past the slice.
-    auto moved = static_cast<std::ptrdiff_t>(reinterpret_cast<uintptr_t>(state_.next_in) -
-                                             reinterpret_cast<uintptr_t>(next_in_));
-    moved = std::clamp<std::ptrdiff_t>(moved, earliest_in_ - next_in_, static_cast<std::ptrdiff_t>(slice));
+    IsalRun run = isal_run(&state_, next_in_, slice, out, room);
+    // It may step back over bytes it held (a member's end): never before the bytes still
+    // held, never past the slice.
+    std::ptrdiff_t moved = std::clamp<std::ptrdiff_t>(run.read, earliest_in_ - next_in_, static_cast<std::ptrdiff_t>(slice));
     next_in_ += moved;
     avail_in_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(avail_in_) - moved);
-    *produced += room - state_.avail_out;
-    return r;
+    *produced += run.made;
+    return run.status;
   }
 
   // Access points. ISA-L decodes block after block inside one call and has no stop at a
@@ -460,6 +453,25 @@ std::string decoders_text() {
   text += ", no zstd";
 #endif
   return text;
+}
+
+IsalRun isal_run(inflate_state* state, const unsigned char* in, std::size_t avail, unsigned char* out, std::size_t room) {
+  IsalRun run;
+#ifdef JQTRACE_HAVE_ISAL
+  state->next_in = const_cast<uint8_t*>(in);
+  state->avail_in = static_cast<uint32_t>(avail);
+  state->next_out = out;
+  state->avail_out = static_cast<uint32_t>(room);
+  run.status = isal_inflate(state);
+  run.failed = run.status < 0 || run.status == ISAL_NEED_DICT;
+  run.finished = state->block_state == ISAL_BLOCK_FINISH;
+  run.read = static_cast<std::ptrdiff_t>(reinterpret_cast<uintptr_t>(state->next_in) - reinterpret_cast<uintptr_t>(in));
+  run.made = room - state->avail_out;
+#else
+  (void)state, (void)in, (void)avail, (void)out, (void)room;
+  run.failed = true;
+#endif
+  return run;
 }
 
 std::unique_ptr<RawInput> gzip_decoder(std::unique_ptr<RawInput> compressed, GzipEngine engine,

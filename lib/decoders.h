@@ -7,12 +7,15 @@
 // the text before the cut, then fails with cut_short() (the reader treats that text as a
 // truncated trace); damage fails with an error naming the compressed byte where it was
 // found.
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "raw_input.h"
+
+struct inflate_state;  // ISA-L's (isa-l/igzip_lib.h)
 
 namespace jqtrace {
 
@@ -31,6 +34,20 @@ enum class GzipEngine { best, zlib, isal };
 
 bool have_isal();
 bool have_zstd();
+/// One isal_inflate (in a build with ISA-L) over [in, in + avail) into out (room bytes).
+/// read: how far ISA-L's input pointer moved, negative when it handed back bytes it had
+/// read in an earlier call (at a member's end). Its byte count is not used: ISA-L 2.30
+/// leaves it wrapped (4294967295) after an error in a short stream. Every ISA-L call in
+/// jqtrace goes through here.
+struct IsalRun {
+  int status = 0;           ///< what isal_inflate returned (for the message)
+  bool failed = false;      ///< damage, or a preset dictionary wanted
+  bool finished = false;    ///< the stream (a gzip member) ended, its check verified
+  std::ptrdiff_t read = 0;  ///< how far the input pointer moved
+  std::size_t made = 0;     ///< bytes written to out
+};
+IsalRun isal_run(inflate_state* state, const unsigned char* in, std::size_t avail, unsigned char* out, std::size_t room);
+
 /// What decodes compressed input in this build, for --version: "gzip via ISA-L, zstd 1.5.4".
 std::string decoders_text();
 

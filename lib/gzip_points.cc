@@ -234,29 +234,20 @@ class IsalPointInflater final : public PointInflater {
   }
   Result inflate(const unsigned char** in, std::size_t* avail_in, unsigned char* out, std::size_t room,
                  std::size_t* made) override {
-    state_->next_in = const_cast<uint8_t*>(*in);
-    state_->avail_in = static_cast<uint32_t>(*avail_in);
-    state_->next_out = out;
-    state_->avail_out = static_cast<uint32_t>(room);
-    int ret = isal_inflate(state_.get());
-    *made = room - state_->avail_out;
-    // How far it read, from its pointer: its count can be left wrapped after an error
-    // (ISA-L 2.30; see the decoder's call()).
-    auto moved = static_cast<std::ptrdiff_t>(reinterpret_cast<uintptr_t>(state_->next_in) -
-                                             reinterpret_cast<uintptr_t>(*in));
-    if (ret < 0 || ret == ISAL_NEED_DICT || moved > static_cast<std::ptrdiff_t>(*avail_in)) return Result::failed;
-    bool finished = state_->block_state == ISAL_BLOCK_FINISH;
-    if (moved < 0) {
+    IsalRun run = isal_run(state_.get(), *in, *avail_in, out, room);
+    *made = run.made;
+    if (run.failed || run.read > static_cast<std::ptrdiff_t>(*avail_in)) return Result::failed;
+    if (run.read < 0) {
       // Bytes handed back at a member's end from an earlier read: the cursor reads on from
       // the file at the count, not from the pointer.
-      if (!finished) return Result::failed;
-      *avail_in += static_cast<std::size_t>(-moved);
+      if (!run.finished) return Result::failed;
+      *avail_in += static_cast<std::size_t>(-run.read);
       return Result::member_end;
     }
-    *in += moved;
-    *avail_in -= static_cast<std::size_t>(moved);
-    if (finished) return Result::member_end;
-    return moved == 0 && *made == 0 && *avail_in != 0 ? Result::failed : Result::ok;
+    *in += run.read;
+    *avail_in -= static_cast<std::size_t>(run.read);
+    if (run.finished) return Result::member_end;
+    return run.read == 0 && *made == 0 && *avail_in != 0 ? Result::failed : Result::ok;
   }
 
   /// ISA-L before 2.32 keeps in its bit buffer the bytes it loaded past a raw stream's

@@ -530,7 +530,7 @@ class MappedFile {
 /// seeing the next event's '{' there.
 constexpr uint64_t kBlockTail = 64;
 /// The most a block's text is given room for before it is decoded (an index's blocks are
-/// ~1 MiB; a forged one may claim any length).
+/// ~256 KiB; a forged one may claim any length).
 constexpr uint64_t kMaxReserve = 16u << 20;
 
 /// The text of chosen blocks of a compressed file, decoded once, in order: block k waits
@@ -837,22 +837,20 @@ bool inflate_into(std::string_view stored, uint64_t raw_length, std::string* raw
   auto state = std::make_unique<inflate_state>();
   isal_inflate_init(state.get());
   state->crc_flag = ISAL_ZLIB;
-  state->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(stored.data()));
-  state->avail_in = static_cast<uint32_t>(stored.size());
-  std::size_t got = 0;
+  const auto* in = reinterpret_cast<const unsigned char*>(stored.data());
+  std::size_t read = 0, got = 0;
   bool last_try = false;
   for (;;) {
-    state->next_out = reinterpret_cast<uint8_t*>(raw->data()) + got;
-    state->avail_out = static_cast<uint32_t>(raw->size() - got);
-    int r = isal_inflate(state.get());
-    std::size_t made = raw->size() - got - state->avail_out;
-    got += made;
-    if (r < 0 || r == ISAL_NEED_DICT) return false;
-    if (state->block_state == ISAL_BLOCK_FINISH) break;
-    if (!room_after(raw, raw_length, got == raw->size(), made, &last_try)) return false;
+    IsalRun run = isal_run(state.get(), in + read, stored.size() - read,
+                           reinterpret_cast<unsigned char*>(raw->data()) + got, raw->size() - got);
+    if (run.failed || run.read < 0 || static_cast<std::size_t>(run.read) > stored.size() - read) return false;
+    read += static_cast<std::size_t>(run.read);
+    got += run.made;
+    if (run.finished) break;
+    if (!room_after(raw, raw_length, got == raw->size(), run.made, &last_try)) return false;
   }
   raw->resize(got);
-  return state->avail_in == 0;
+  return read == stored.size();
 }
 #else
 bool inflate_into(std::string_view stored, uint64_t raw_length, std::string* raw) {
