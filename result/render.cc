@@ -29,11 +29,15 @@ std::string valid_utf8(const std::string& s) { return clean_utf8(s) ? s : with_r
 std::string printable(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) out += "\uFFFD";
-    else out += c;
+  std::size_t copied = 0;  // s[copied, i) is printable and not yet in out: copied in runs
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x20 && u != 0x7f) continue;
+    out.append(s.substr(copied, i - copied));
+    out += "\uFFFD";
+    copied = i + 1;
   }
+  out.append(s.substr(copied));
   return out;
 }
 
