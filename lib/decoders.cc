@@ -35,7 +35,7 @@ class Decoder : public RawInput {
     if (held_from_ < held_to_) return hand_out(out, size);
     if (failed_) return -1;
     if (size >= kOutBlock) return decode(out);
-    if (!held_) held_ = std::make_unique<char[]>(kOutBlock);
+    if (!held_) held_ = std::make_unique_for_overwrite<char[]>(kOutBlock);
     long n = decode(held_.get());
     if (n <= 0) return n;
     held_from_ = 0;

@@ -5,7 +5,9 @@
 
 namespace jqtrace {
 namespace {
-constexpr std::size_t kArenaBlock = 64 * 1024;
+/// Arena blocks start small and double up to this: a trace with a few names (or a part of
+/// one, parsed with its own interner) does not take 64 KiB, or fault its pages in, for them.
+constexpr std::size_t kFirstArenaBlock = 1024, kArenaBlock = 64 * 1024;
 std::size_t hash_of(std::string_view s) { return std::hash<std::string_view>{}(s); }
 }  // namespace
 
@@ -40,8 +42,9 @@ uint32_t Interner::intern_slow(std::string_view s) {
 
 std::string_view Interner::store(std::string_view s) {
   if (s.size() > arena_left_) {
-    std::size_t block = std::max(kArenaBlock, s.size());
-    arena_.push_back(std::make_unique<char[]>(block));
+    std::size_t grown = std::min(kArenaBlock, kFirstArenaBlock << std::min<std::size_t>(arena_.size(), 6));
+    std::size_t block = std::max(grown, s.size());
+    arena_.push_back(std::make_unique_for_overwrite<char[]>(block));  // written before read
     arena_next_ = arena_.back().get();
     arena_left_ = block;
   }

@@ -61,20 +61,20 @@ TextPosition ReopeningLineIndex::locate(uint64_t offset) {
   if (!input_ || offset < offset_) {  // start over
     input_ = open_again_();
     if (!input_) return {};
-    buffer_.resize(kReadBytes);  // only now: most loads never locate anything
+    if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kReadBytes);  // only now: most loads never locate anything
     buffered_ = consumed_ = 0;
     offset_ = newlines_ = 0;
     last_newline_ = -1;
   }
   while (offset_ < offset) {
     if (consumed_ == buffered_) {
-      long n = input_->read(buffer_.data(), buffer_.size());
+      long n = input_->read(buffer_.get(), kReadBytes);
       if (n <= 0) break;
       buffered_ = static_cast<std::size_t>(n);
       consumed_ = 0;
     }
     std::size_t take = static_cast<std::size_t>(std::min<uint64_t>(buffered_ - consumed_, offset - offset_));
-    const char* from = buffer_.data() + consumed_;
+    const char* from = buffer_.get() + consumed_;
     for (const char* p = from; p < from + take;) {
       const void* hit = std::memchr(p, '\n', static_cast<std::size_t>(from + take - p));
       if (!hit) break;

@@ -54,7 +54,7 @@ class ReopeningLineIndex final : public LineIndex {
   static constexpr std::size_t kReadBytes = 64 * 1024;
   std::function<std::unique_ptr<RawInput>()> open_again_;
   std::unique_ptr<RawInput> input_;
-  std::vector<char> buffer_;
+  std::unique_ptr<char[]> buffer_;
   std::size_t buffered_ = 0;   ///< valid bytes in buffer_
   std::size_t consumed_ = 0;   ///< bytes of buffer_ already counted
   uint64_t offset_ = 0;        ///< file offset of buffer_[consumed_]
