@@ -108,6 +108,7 @@ std::vector<UnitRow> rows_of(const Analysis& a, const std::vector<Unit>& units, 
   StatsOptions options;
   options.by = a.trace->jobque ? GroupBy::category : GroupBy::cat;
   options.distributions = false;
+  options.lanes = false;
   std::vector<UnitRow> rows(units.size());
   run_parallel(units.size(), a.threads, [&](std::size_t k) {
     auto it = by_index.find(units[k].index);

@@ -33,6 +33,7 @@ std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::
   StatsOptions options;
   options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
   options.distributions = false;
+  options.lanes = false;
   std::vector<Unit> units = units_of(trace, kind, at);
   std::vector<UnitRow> rows(units.size());
   // Units are many and small: the threads share them out, each unit's stats on one thread.

@@ -140,7 +140,7 @@ class StatsBuilder {
     }
     for (std::size_t lane = 0; lane < t_.lanes.size(); ++lane) {
       s_.busy_ns += lane_busy[lane];
-      add_lane(lane, lane_busy[lane]);
+      if (o_.lanes) add_lane(lane, lane_busy[lane]);
     }
     // Each group takes in its slices' tallies (in slice order) and is summarised on its
     // own: the samples' copying and their order statistics go on the threads.
@@ -189,9 +189,8 @@ class StatsBuilder {
     return groups_.size() - 1;
   }
 
-  /// The slot of span i of lane (see SliceTally).
-  std::size_t slot_of(std::size_t lane, std::size_t i, int64_t name, SpanKind kind) const {
-    const SpanTable& s = t_.lanes[lane].spans;
+  /// The slot of span i of lane, whose spans are s (see SliceTally).
+  std::size_t slot_of(const SpanTable& s, std::size_t lane, std::size_t i, int64_t name, SpanKind kind) const {
     switch (o_.by) {
       case GroupBy::category: return static_cast<std::size_t>(t_.jobque ? s.category[i] : s.cat[i]);
       case GroupBy::lane: return lane;
@@ -265,7 +264,7 @@ class StatsBuilder {
       int64_t end = ts + dur;
       int64_t name = s.name[i];
       SpanKind kind = kinds_[static_cast<std::size_t>(name)];
-      GroupTally& g = tally.at(slot_of(slice.lane, i, name, kind));
+      GroupTally& g = tally.at(slot_of(s, slice.lane, i, name, kind));
       ++tally.events;
       ++g.events;
       int64_t clipped = r_.clipped(ts, end);
@@ -294,7 +293,7 @@ class StatsBuilder {
     for_each_overlapping(slice, [&](std::size_t i, int64_t ts, int64_t dur) {
       int64_t end = ts + dur;
       int64_t name = s.name[i];
-      std::size_t slot = slot_of(slice.lane, i, name, SpanKind::other);
+      std::size_t slot = slot_of(s, slice.lane, i, name, SpanKind::other);
       GroupTally& g = tally.at(slot);
       ++tally.events;
       ++g.events;

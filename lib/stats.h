@@ -54,13 +54,16 @@ struct RangeStats {
   double parallelism = 0;    ///< busy / length; 0 for an empty range
   uint64_t publishes = 0;
   std::vector<GroupStats> groups;  ///< by busy (descending), then name
-  std::vector<LaneStats> lanes_detail;
+  std::vector<LaneStats> lanes_detail;  ///< with StatsOptions::lanes
 };
 
 struct StatsOptions {
   GroupBy by = GroupBy::category;
   bool distributions = true;  ///< per-group duration summaries (markers' unit rows skip them)
   bool hist = false;          ///< log2 duration histograms per group
+  /// Per-lane detail (lanes_detail). Unit rows skip it: a thousand units of a 32-lane
+  /// trace made 32,000 lane labels for nothing.
+  bool lanes = true;
   QuantileMethod quantiles = QuantileMethod::inclusive;
   unsigned threads = 1;       ///< threads for the walk and the summaries (any count: same result)
   /// Spans of a jobque lane walked as one piece: enough that a thread's share is worth its
