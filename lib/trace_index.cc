@@ -492,37 +492,50 @@ bool make_directories(const std::string& dir) {
   return true;
 }
 
-/// A regular file's bytes, mapped and its pages populated in one call (an index is read
-/// once, whole: ~1,500 page faults of a buffer read() into fill, ~14 ms here, are saved).
-/// The writer replaces an index by rename, never in place, so the mapping stays whole.
-class MappedFile {
+/// A regular file's bytes, read into memory whose pages are populated in one call (an index
+/// is read once, whole: one call, not ~1,500 separate page faults as read() fills a fresh
+/// buffer). Read, not mapped: a file cut short while it is mapped kills the reader with
+/// SIGBUS at the first page past its new end; read, it is only short (and then fails its
+/// length and CRC checks).
+class IndexFileBytes {
  public:
-  explicit MappedFile(const std::string& path) {
+  explicit IndexFileBytes(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st {};
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-      size_ = static_cast<std::size_t>(st.st_size);
+      capacity_ = static_cast<std::size_t>(st.st_size);
       ok_ = true;
-      if (size_) {
-        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (p == MAP_FAILED) ok_ = false;
-        else data_ = static_cast<const char*>(p);
-      }
+      if (capacity_) read_all(fd);
     }
     ::close(fd);
   }
-  ~MappedFile() {
-    if (data_) ::munmap(const_cast<char*>(data_), size_);
+  ~IndexFileBytes() {
+    if (data_) ::munmap(data_, capacity_);
   }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
+  IndexFileBytes(const IndexFileBytes&) = delete;
+  IndexFileBytes& operator=(const IndexFileBytes&) = delete;
   bool ok() const { return ok_; }
   std::string_view bytes() const { return {data_ ? data_ : "", size_}; }
 
  private:
-  const char* data_ = nullptr;
-  std::size_t size_ = 0;
+  void read_all(int fd) {
+    void* p = ::mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) {
+      ok_ = false;
+      return;
+    }
+    data_ = static_cast<char*>(p);
+    while (size_ < capacity_) {
+      ssize_t n = ::read(fd, data_ + size_, capacity_ - size_);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // cut short since fstat: what was read fails the checks
+      size_ += static_cast<std::size_t>(n);
+    }
+  }
+
+  char* data_ = nullptr;
+  std::size_t capacity_ = 0, size_ = 0;
   bool ok_ = false;
 };
 
@@ -998,7 +1011,7 @@ std::string write_index(const std::string& path, const Trace& trace, const ReadR
 
 std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string* warning) {
   for (const std::string& candidate : index_paths_for_reading(path)) {
-    MappedFile file(candidate);
+    IndexFileBytes file(candidate);
     if (!file.ok()) continue;
     std::string_view bytes = file.bytes();
     TraceIndex index;
