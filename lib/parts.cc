@@ -1,11 +1,11 @@
 #include "parts.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <atomic>
 #include <mutex>
@@ -85,25 +85,67 @@ std::size_t last_part_start(std::string_view text, std::size_t min_start) {
   return std::string_view::npos;
 }
 
-PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part) {
+namespace {
+
+/// The plan for a text of `size` bytes whose first bytes are head (enough of them to hold
+/// its first non-blank byte), with next_cut_at(from, limit) finding cuts in it.
+PartPlan plan_with(uint64_t size, std::string_view head, unsigned parts, uint64_t min_part,
+                   const std::function<uint64_t(uint64_t, uint64_t)>& next_cut_at) {
   PartPlan plan;
   plan.starts.push_back(0);
-  std::optional<std::string> prefix = part_prefix(text);
+  std::optional<std::string> prefix = part_prefix(head);
   if (!prefix || prefix->empty()) return plan;  // blank, or not a trace: the sequential reader says why
   plan.prefix = *prefix;
-  uint64_t size = text.size();
   if (parts < 2 || size < 2 * min_part) return plan;
   uint64_t want = std::min<uint64_t>(parts, size / min_part);
   for (uint64_t k = 1; k < want; ++k) {
-    std::size_t target = static_cast<std::size_t>(size * k / want);
+    uint64_t target = size * k / want;
     if (target <= plan.starts.back() + min_part / 2) continue;
     // Search up to a part's length for a cut: the next part starts there.
-    std::size_t cut = next_cut(text, target, std::min<std::size_t>(text.size(), target + size / want));
+    uint64_t cut = next_cut_at(target, std::min<uint64_t>(size, target + size / want));
     if (cut == std::string_view::npos || cut < plan.prefix.size()) continue;
     if (cut + min_part / 2 > size) break;
     plan.starts.push_back(cut);
   }
   return plan;
+}
+
+/// Reads [lo, hi) of fd into *out: shorter at the file's end, or where it was cut since.
+void read_at(int fd, uint64_t lo, uint64_t hi, std::string* out) {
+  out->resize(hi - lo);
+  std::size_t got = 0;
+  while (got < out->size()) {
+    ssize_t n = ::pread(fd, out->data() + got, out->size() - got, static_cast<off_t>(lo + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  out->resize(got);
+}
+
+/// next_cut over a file, read a window at a time: each window starts kContext bytes early
+/// and ends kContext late, for the blanks a cut looks across (a cut behind more blanks than
+/// that is missed, which only makes a part longer). Read, not mapped: a file cut short
+/// under a mapping kills the reader with SIGBUS; read, it is only short.
+uint64_t next_cut_in_file(int fd, uint64_t from, uint64_t limit) {
+  constexpr uint64_t kWindow = 64 * 1024, kContext = 4096;
+  std::string window;
+  for (uint64_t lo = from; lo < limit; lo += kWindow) {
+    uint64_t begin = lo > kContext ? lo - kContext : 0;
+    uint64_t stop = std::min(limit, lo + kWindow);
+    read_at(fd, begin, stop + kContext, &window);
+    std::size_t cut = next_cut(window, static_cast<std::size_t>(lo - begin), static_cast<std::size_t>(stop - begin));
+    if (cut != std::string_view::npos) return begin + cut;
+    if (window.size() < stop - begin) break;  // the file ends (or was cut) before the window did
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part) {
+  return plan_with(text.size(), text, parts, min_part,
+                   [&](uint64_t from, uint64_t limit) { return next_cut(text, from, limit); });
 }
 
 /// The cut plan of a regular, uncompressed file (one part when it does not split).
@@ -116,19 +158,19 @@ PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part)
   PartPlan none;
   none.starts.push_back(0);
   if (threads < 2) return none;
-  unsigned parts = threads * kPartsPerThread;
   min_part = std::max<uint64_t>(min_part, 1);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return none;
   struct stat st {};
   uint64_t size = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
-  void* p = size >= 2 * min_part && size >= 2 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  PartPlan plan = none;
+  std::string head;
+  if (size >= 2 * min_part && size >= 2) read_at(fd, 0, std::min<uint64_t>(size, 64 * 1024), &head);
+  bool gzip = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
+  if (head.size() >= 2 && !gzip)
+    plan = plan_with(size, head, threads * kPartsPerThread, min_part,
+                     [&](uint64_t from, uint64_t limit) { return next_cut_in_file(fd, from, limit); });
   ::close(fd);
-  if (p == MAP_FAILED) return none;
-  const char* data = static_cast<const char*>(p);
-  bool gzip = static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
-  PartPlan plan = gzip ? none : plan_parts(std::string_view(data, size), parts, min_part);
-  ::munmap(p, size);
   return plan;
 }
 
