@@ -492,51 +492,35 @@ bool make_directories(const std::string& dir) {
   return true;
 }
 
-/// A regular file's bytes, read into memory whose pages are populated in one call (an index
-/// is read once, whole: one call, not ~1,500 separate page faults as read() fills a fresh
-/// buffer). Read, not mapped: a file cut short while it is mapped kills the reader with
-/// SIGBUS at the first page past its new end; read, it is only short (and then fails its
-/// length and CRC checks).
+/// `size` bytes of an open file, read into memory whose pages are populated in one call (an
+/// index is read once, whole: one call, not ~1,500 separate page faults as read() fills a
+/// fresh buffer). Read, not mapped: a file cut short while it is mapped kills the reader
+/// with SIGBUS at the first page past its new end; read, it is only short (and then fails
+/// its length and CRC checks).
 class IndexFileBytes {
  public:
-  explicit IndexFileBytes(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-      capacity_ = static_cast<std::size_t>(st.st_size);
-      ok_ = true;
-      if (capacity_) read_all(fd);
+  IndexFileBytes(int fd, std::size_t size) : capacity_(size) {
+    if (capacity_ == 0) return;
+    void* p = ::mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) return;
+    data_ = static_cast<char*>(p);
+    while (size_ < capacity_) {
+      ssize_t n = ::pread(fd, data_ + size_, capacity_ - size_, static_cast<off_t>(size_));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // cut short since fstat: what was read fails the checks
+      size_ += static_cast<std::size_t>(n);
     }
-    ::close(fd);
   }
   ~IndexFileBytes() {
     if (data_) ::munmap(data_, capacity_);
   }
   IndexFileBytes(const IndexFileBytes&) = delete;
   IndexFileBytes& operator=(const IndexFileBytes&) = delete;
-  bool ok() const { return ok_; }
   std::string_view bytes() const { return {data_ ? data_ : "", size_}; }
 
  private:
-  void read_all(int fd) {
-    void* p = ::mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (p == MAP_FAILED) {
-      ok_ = false;
-      return;
-    }
-    data_ = static_cast<char*>(p);
-    while (size_ < capacity_) {
-      ssize_t n = ::read(fd, data_ + size_, capacity_ - size_);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // cut short since fstat: what was read fails the checks
-      size_ += static_cast<std::size_t>(n);
-    }
-  }
-
   char* data_ = nullptr;
   std::size_t capacity_ = 0, size_ = 0;
-  bool ok_ = false;
 };
 
 /// Bytes of text decoded past a block's end: a part proves it stopped at a boundary by
@@ -925,28 +909,50 @@ std::string index_file_bytes(const FileIdentity& identity, const std::string& pa
   return std::move(file.bytes());
 }
 
-bool parse_index(std::string_view bytes, TraceIndex* index, std::string* why) {
+namespace {
+
+/// What an index file's fixed-size header says.
+struct IndexHeader {
+  FileIdentity identity;  ///< of the trace it describes
+  uint64_t raw_length = 0, length = 0;  ///< the payload, inflated and as stored
+  uint32_t crc = 0;                     ///< of the stored payload
+};
+constexpr std::size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 4;
+
+/// The header at the start of bytes (at least kHeaderBytes of them), or false with why.
+bool parse_header(std::string_view bytes, IndexHeader* h, std::string* why) {
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
     *why = "not a jqtrace index";
     return false;
   }
-  Reader head(bytes.substr(sizeof kMagic));
+  Reader head(bytes.substr(sizeof kMagic, kHeaderBytes - sizeof kMagic));
   uint32_t version = head.u32();
   if (head.ok() && version != TraceIndex::kVersion) {
     *why = "written in index format " + std::to_string(version) + ", this jqtrace reads format " +
            std::to_string(TraceIndex::kVersion);
     return false;
   }
-  index->identity.size = head.u64();
-  index->identity.mtime_ns = static_cast<int64_t>(head.u64());
-  index->identity.head_crc = head.u32();
-  index->identity.tail_crc = head.u32();
-  uint64_t raw_length = head.u64();
-  uint64_t length = head.u64();
-  uint32_t crc = head.u32();
-  std::string_view body = head.rest();
-  if (!head.ok() || body.size() != length ||
-      crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())) != crc) {
+  h->identity.size = head.u64();
+  h->identity.mtime_ns = static_cast<int64_t>(head.u64());
+  h->identity.head_crc = head.u32();
+  h->identity.tail_crc = head.u32();
+  h->raw_length = head.u64();
+  h->length = head.u64();
+  h->crc = head.u32();
+  if (!head.ok()) *why = "truncated or corrupt";
+  return head.ok();
+}
+
+}  // namespace
+
+bool parse_index(std::string_view bytes, TraceIndex* index, std::string* why) {
+  IndexHeader h;
+  if (!parse_header(bytes, &h, why)) return false;
+  index->identity = h.identity;
+  uint64_t raw_length = h.raw_length;
+  std::string_view body = bytes.substr(kHeaderBytes);
+  if (body.size() != h.length ||
+      crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())) != h.crc) {
     *why = "truncated or corrupt";
     return false;
   }
@@ -1009,24 +1015,55 @@ std::string write_index(const std::string& path, const Trace& trace, const ReadR
   return write_atomically(out, bytes, why) ? out : "";
 }
 
+namespace {
+
+/// An index file's bytes when its header describes the trace as it is now and the file is
+/// as long as the header says; else nullopt and *why. The header is read first, so a
+/// stale, foreign or forged index costs 56 bytes of reading, however large the file.
+std::optional<std::string_view> read_index_of(int fd, const std::string& trace, std::optional<IndexFileBytes>* file,
+                                              std::string* why, bool* stale) {
+  char head_bytes[kHeaderBytes];
+  ssize_t got = ::pread(fd, head_bytes, sizeof head_bytes, 0);
+  IndexHeader h;
+  if (!parse_header(std::string_view(head_bytes, got > 0 ? static_cast<std::size_t>(got) : 0), &h, why)) return std::nullopt;
+  auto now = identify_file(trace);
+  if (!now || !(*now == h.identity)) {
+    *stale = true;
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != kHeaderBytes + h.length) {
+    *why = "truncated or corrupt";
+    return std::nullopt;
+  }
+  file->emplace(fd, static_cast<std::size_t>(st.st_size));
+  return (*file)->bytes();
+}
+
+}  // namespace
+
 std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string* warning) {
   for (const std::string& candidate : index_paths_for_reading(path)) {
-    IndexFileBytes file(candidate);
-    if (!file.ok()) continue;
-    std::string_view bytes = file.bytes();
-    TraceIndex index;
-    std::string why;
-    if (!parse_index(bytes, &index, &why)) {
-      *warning = candidate + ": " + why + "; ignored (jqtrace index " + path + " writes a new one)";
-      return std::nullopt;
+    int fd = ::open(candidate.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      continue;
     }
-    auto now = identify_file(path);
-    if (!now || !(*now == index.identity)) {
+    std::optional<IndexFileBytes> file;
+    std::string why;
+    bool stale = false;
+    std::optional<std::string_view> bytes = read_index_of(fd, path, &file, &why, &stale);
+    ::close(fd);
+    TraceIndex index;
+    if (bytes && parse_index(*bytes, &index, &why)) return index;  // its identity is the header's, checked
+    if (stale)
       *warning = candidate + ": stale (the trace changed since it was indexed); ignored (jqtrace index " + path +
                  " writes a new one)";
-      return std::nullopt;
-    }
-    return index;
+    else
+      *warning = candidate + ": " + why + "; ignored (jqtrace index " + path + " writes a new one)";
+    return std::nullopt;
   }
   return std::nullopt;
 }

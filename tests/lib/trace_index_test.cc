@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -217,6 +218,33 @@ TEST_CASE("an index rewritten in place while it is read is refused or read, neve
   rewriter.join();
   std::remove(index_path.c_str());
   CHECK(read_whole + refused == kReads);
+}
+
+TEST_CASE("a huge file where the index would be costs its header to refuse, not its size in memory") {
+  TempFile file(lane_by_lane_trace());
+  Indexed x;
+  index_file(file.path, false, 256, &x);
+  std::string index_path = file.path + ".jqx";
+  auto peak_kb = [] {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+  };
+  constexpr off_t kHuge = off_t{1} << 30;  // sparse: no disk, but 1 GiB of memory if read whole
+  // Foreign bytes; then this trace's own header (its identity) with its length wrong.
+  for (std::string head : {std::string("JUNK"), x.bytes.substr(0, 56)}) {
+    int fd = ::open(index_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(::write(fd, head.data(), head.size()) == static_cast<ssize_t>(head.size()));
+    REQUIRE(::ftruncate(fd, kHuge) == 0);
+    ::close(fd);
+    long before = peak_kb();
+    std::string warning;
+    CHECK_FALSE(read_fresh_index(file.path, &warning));
+    CHECK(warning.find("ignored") != std::string::npos);
+    CHECK(peak_kb() - before < 64 * 1024);
+  }
+  std::remove(index_path.c_str());
 }
 
 TEST_CASE("blocks cover every event once, in file order, one pass or in parts") {
