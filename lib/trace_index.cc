@@ -613,10 +613,22 @@ bool write_atomically(const std::string& path, const std::string& bytes, std::st
     *why = "cannot create " + dir + ": " + std::strerror(errno);
     return false;
   }
-  std::string temp = path + ".tmp" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  if (f) ok = std::fclose(f) == 0 && ok;
+  // A fresh name made with O_EXCL (mkstemp): a predictable one, in a directory others can
+  // write (a trace in /tmp), lets them plant a symlink there that we would write through.
+  std::string temp = path + ".XXXXXX";
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    *why = "cannot write " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  bool ok = ::fchmod(fd, 0644) == 0;  // as readable as a file written the usual way
+  for (std::size_t at = 0; ok && at < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + at, bytes.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) at += static_cast<std::size_t>(n);
+  }
+  ok = ::close(fd) == 0 && ok;
   if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
     *why = "cannot write " + path + ": " + std::strerror(errno);
     std::remove(temp.c_str());

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -244,6 +245,35 @@ TEST_CASE("a huge file where the index would be costs its header to refuse, not 
     CHECK(warning.find("ignored") != std::string::npos);
     CHECK(peak_kb() - before < 64 * 1024);
   }
+  std::remove(index_path.c_str());
+}
+
+TEST_CASE("an index is written under a fresh name and renamed: a planted symlink is never written through") {
+  TempFile file(lane_by_lane_trace());
+  TempFile victim("precious");
+  std::string index_path = file.path + ".jqx";
+  // The name a writer of `<index>.tmp<pid>` would have used, planted as a symlink.
+  std::string planted = index_path + ".tmp" + std::to_string(::getpid());
+  REQUIRE(::symlink(victim.path.c_str(), planted.c_str()) == 0);
+  BlockRecorder recorder(256);
+  LoadOptions load;
+  load.tee = &recorder;
+  Trace trace;
+  std::string err;
+  auto src = Source::open(file.path, &err);
+  REQUIRE(src);
+  ReadResult read = load_trace(*src, &trace, nullptr, load);
+  std::string why;
+  CHECK(write_index(file.path, trace, read, recorder, {}, 1, &why) == index_path);
+  std::ifstream in(victim.path);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(kept == "precious");
+  struct stat st {};
+  REQUIRE(::stat(index_path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);
+  std::string warning;
+  CHECK(read_fresh_index(file.path, &warning));
+  std::remove(planted.c_str());
   std::remove(index_path.c_str());
 }
 
