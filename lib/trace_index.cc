@@ -464,16 +464,19 @@ std::string absolute(const std::string& path) {
   return out;
 }
 
+/// The user's cache directory for indexes, or "" when there is none: with no HOME there is
+/// no cache (a shared fallback such as /tmp would let other users plant indexes there).
 std::string cache_directory() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   if (xdg && *xdg == '/') return std::string(xdg) + "/jqtrace";
   const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/jqtrace";
+  return home && *home == '/' ? std::string(home) + "/.cache/jqtrace" : "";
 }
 
 /// The cache's name for a trace: its file name and a hash of its absolute path (two
 /// traces of one name in different directories get different indexes).
 std::string cached_index_path(const std::string& trace_path) {
+  if (cache_directory().empty()) return "";
   std::string abs = absolute(trace_path);
   auto slash = abs.rfind('/');
   std::string base = abs.substr(slash + 1);
@@ -999,7 +1002,9 @@ std::string index_path_for_writing(const std::string& trace_path) {
 }
 
 std::vector<std::string> index_paths_for_reading(const std::string& trace_path) {
-  return {trace_path + ".jqx", cached_index_path(trace_path)};
+  std::vector<std::string> paths{trace_path + ".jqx"};
+  if (std::string cached = cached_index_path(trace_path); !cached.empty()) paths.push_back(cached);
+  return paths;
 }
 
 std::string write_index(const std::string& path, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
@@ -1021,9 +1026,13 @@ std::string write_index(const std::string& path, const Trace& trace, const ReadR
   // Beside the trace; where that fails (a read-only file system, which even root cannot
   // write), in the cache.
   std::string out = index_path_for_writing(path);
-  if (write_atomically(out, bytes, why)) return out;
-  if (out != path + ".jqx") return "";
+  if (!out.empty() && write_atomically(out, bytes, why)) return out;
+  if (out != path + ".jqx") {
+    if (out.empty()) *why = "the trace's directory is not writable and there is no cache directory (HOME is not set)";
+    return "";
+  }
   out = cached_index_path(path);
+  if (out.empty()) return "";  // *why: the write beside the trace's
   return write_atomically(out, bytes, why) ? out : "";
 }
 
@@ -1058,10 +1067,18 @@ std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string*
   for (const std::string& candidate : index_paths_for_reading(path)) {
     int fd = ::open(candidate.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
-    struct stat st {};
+    struct stat st {}, trace_st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(fd);
       continue;
+    }
+    // An index says where a range's events are: one planted by another user (beside a
+    // trace in a directory others can write) could make a window silently wrong.
+    if (st.st_uid != ::geteuid() && (::stat(path.c_str(), &trace_st) != 0 || st.st_uid != trace_st.st_uid)) {
+      ::close(fd);
+      *warning = candidate + ": owned by another user (uid " + std::to_string(st.st_uid) +
+                 ") than you and the trace; ignored";
+      return std::nullopt;
     }
     std::optional<IndexFileBytes> file;
     std::string why;

@@ -277,6 +277,35 @@ TEST_CASE("an index is written under a fresh name and renamed: a planted symlink
   std::remove(index_path.c_str());
 }
 
+TEST_CASE("an index owned by another user than you and the trace is ignored; no HOME, no cache") {
+  TempFile file(lane_by_lane_trace());
+  Indexed x;
+  index_file(file.path, false, 256, &x);
+  std::string index_path = file.path + ".jqx";
+  {
+    std::ofstream out(index_path, std::ios::binary);
+    out << x.bytes;
+  }
+  std::string warning;
+  CHECK(read_fresh_index(file.path, &warning));
+  if (::geteuid() == 0) {
+    REQUIRE(::chown(index_path.c_str(), 12345, 12345) == 0);
+    CHECK_FALSE(read_fresh_index(file.path, &warning));
+    CHECK(warning.find("owned by another user (uid 12345)") != std::string::npos);
+  } else {
+    MESSAGE("not root: an index of another owner cannot be made here; that check is skipped");
+  }
+  std::remove(index_path.c_str());
+  // Without HOME (and XDG_CACHE_HOME) there is no cache to read or write: no shared /tmp one.
+  std::string home = std::getenv("HOME") ? std::getenv("HOME") : "", xdg = std::getenv("XDG_CACHE_HOME") ? std::getenv("XDG_CACHE_HOME") : "";
+  ::unsetenv("HOME");
+  ::unsetenv("XDG_CACHE_HOME");
+  std::vector<std::string> paths = index_paths_for_reading(file.path);
+  if (!home.empty()) ::setenv("HOME", home.c_str(), 1);
+  if (!xdg.empty()) ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
+  CHECK(paths == std::vector<std::string>{file.path + ".jqx"});
+}
+
 TEST_CASE("blocks cover every event once, in file order, one pass or in parts") {
   std::string text = lane_by_lane_trace();
   TempFile file(text);
