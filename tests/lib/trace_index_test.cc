@@ -277,7 +277,7 @@ TEST_CASE("an index is written under a fresh name and renamed: a planted symlink
   std::remove(index_path.c_str());
 }
 
-TEST_CASE("an index owned by another user than you and the trace is ignored; no HOME, no cache") {
+TEST_CASE("an index owned by another user than you and the trace is ignored, and no HOME means no cache") {
   TempFile file(lane_by_lane_trace());
   Indexed x;
   index_file(file.path, false, 256, &x);
