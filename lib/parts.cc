@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "parallel.h"
+#include "raw_input.h"
 
 namespace jqtrace {
 namespace {
@@ -111,16 +112,9 @@ PartPlan plan_with(uint64_t size, std::string_view head, unsigned parts, uint64_
 }
 
 /// Reads [lo, hi) of fd into *out: shorter at the file's end, or where it was cut since.
-void read_at(int fd, uint64_t lo, uint64_t hi, std::string* out) {
+void read_range(int fd, uint64_t lo, uint64_t hi, std::string* out) {
   out->resize(hi - lo);
-  std::size_t got = 0;
-  while (got < out->size()) {
-    ssize_t n = ::pread(fd, out->data() + got, out->size() - got, static_cast<off_t>(lo + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  out->resize(got);
+  out->resize(read_at(fd, lo, out->data(), out->size()));
 }
 
 /// next_cut over a file, read a window at a time: each window starts kContext bytes early
@@ -133,7 +127,7 @@ uint64_t next_cut_in_file(int fd, uint64_t from, uint64_t limit) {
   for (uint64_t lo = from; lo < limit; lo += kWindow) {
     uint64_t begin = lo > kContext ? lo - kContext : 0;
     uint64_t stop = std::min(limit, lo + kWindow);
-    read_at(fd, begin, stop + kContext, &window);
+    read_range(fd, begin, stop + kContext, &window);
     std::size_t cut = next_cut(window, static_cast<std::size_t>(lo - begin), static_cast<std::size_t>(stop - begin));
     if (cut != std::string_view::npos) return begin + cut;
     if (window.size() < stop - begin) break;  // the file ends (or was cut) before the window did
@@ -165,7 +159,7 @@ PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part)
   uint64_t size = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
   PartPlan plan = none;
   std::string head;
-  if (size >= 2 * min_part && size >= 2) read_at(fd, 0, std::min<uint64_t>(size, 64 * 1024), &head);
+  if (size >= 2 * min_part && size >= 2) read_range(fd, 0, std::min<uint64_t>(size, 64 * 1024), &head);
   bool gzip = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
   if (head.size() >= 2 && !gzip)
     plan = plan_with(size, head, threads * kPartsPerThread, min_part,

@@ -6,6 +6,17 @@
 #include <unistd.h>
 
 namespace jqtrace {
+
+std::size_t read_at(int fd, uint64_t offset, char* out, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, out + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return got;
+}
 namespace {
 
 class FdInput final : public RawInput {

@@ -21,6 +21,10 @@ class RawInput {
   virtual bool cut_short() const { return false; }
 };
 
+/// Up to n bytes of fd at offset into out (pread(2), again after EINTR): fewer only at the
+/// file's end, or on an error. Returns how many were read.
+std::size_t read_at(int fd, uint64_t offset, char* out, std::size_t n);
+
 /// read(2) on a descriptor (closed at the end when owned).
 std::unique_ptr<RawInput> fd_input(int fd, bool owned);
 /// Bytes held in memory.

@@ -446,13 +446,7 @@ bool get_points(Reader& r, std::vector<GzipPoint>* points) {
 
 uint32_t crc_of(int fd, uint64_t offset, std::size_t n) {
   std::string bytes(n, '\0');
-  std::size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::pread(fd, bytes.data() + got, n - got, static_cast<off_t>(offset + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<std::size_t>(r);
-  }
+  std::size_t got = read_at(fd, offset, bytes.data(), n);
   return static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(got)));
 }
 
@@ -476,14 +470,15 @@ std::string cache_directory() {
 /// The cache's name for a trace: its file name and a hash of its absolute path (two
 /// traces of one name in different directories get different indexes).
 std::string cached_index_path(const std::string& trace_path) {
-  if (cache_directory().empty()) return "";
+  std::string dir = cache_directory();
+  if (dir.empty()) return "";
   std::string abs = absolute(trace_path);
   auto slash = abs.rfind('/');
   std::string base = abs.substr(slash + 1);
   uint32_t hash = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(abs.data()), static_cast<uInt>(abs.size())));
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", hash);
-  return cache_directory() + "/" + base + "-" + hex + ".jqx";
+  return dir + "/" + base + "-" + hex + ".jqx";
 }
 
 bool make_directories(const std::string& dir) {
@@ -507,12 +502,7 @@ class IndexFileBytes {
     void* p = ::mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) return;
     data_ = static_cast<char*>(p);
-    while (size_ < capacity_) {
-      ssize_t n = ::pread(fd, data_ + size_, capacity_ - size_, static_cast<off_t>(size_));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // cut short since fstat: what was read fails the checks
-      size_ += static_cast<std::size_t>(n);
-    }
+    size_ = read_at(fd, 0, data_, capacity_);  // short when cut since fstat: fails the checks
   }
   ~IndexFileBytes() {
     if (data_) ::munmap(data_, capacity_);
@@ -1041,23 +1031,22 @@ namespace {
 /// An index file's bytes when its header describes the trace as it is now and the file is
 /// as long as the header says; else nullopt and *why. The header is read first, so a
 /// stale, foreign or forged index costs 56 bytes of reading, however large the file.
-std::optional<std::string_view> read_index_of(int fd, const std::string& trace, std::optional<IndexFileBytes>* file,
-                                              std::string* why, bool* stale) {
+std::optional<std::string_view> read_index_of(int fd, uint64_t file_size, const std::string& trace,
+                                              std::optional<IndexFileBytes>* file, std::string* why, bool* stale) {
   char head_bytes[kHeaderBytes];
-  ssize_t got = ::pread(fd, head_bytes, sizeof head_bytes, 0);
   IndexHeader h;
-  if (!parse_header(std::string_view(head_bytes, got > 0 ? static_cast<std::size_t>(got) : 0), &h, why)) return std::nullopt;
+  if (!parse_header(std::string_view(head_bytes, read_at(fd, 0, head_bytes, sizeof head_bytes)), &h, why))
+    return std::nullopt;
   auto now = identify_file(trace);
   if (!now || !(*now == h.identity)) {
     *stale = true;
     return std::nullopt;
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != kHeaderBytes + h.length) {
+  if (file_size != kHeaderBytes + h.length) {
     *why = "truncated or corrupt";
     return std::nullopt;
   }
-  file->emplace(fd, static_cast<std::size_t>(st.st_size));
+  file->emplace(fd, static_cast<std::size_t>(file_size));
   return (*file)->bytes();
 }
 
@@ -1083,7 +1072,7 @@ std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string*
     std::optional<IndexFileBytes> file;
     std::string why;
     bool stale = false;
-    std::optional<std::string_view> bytes = read_index_of(fd, path, &file, &why, &stale);
+    std::optional<std::string_view> bytes = read_index_of(fd, static_cast<uint64_t>(st.st_size), path, &file, &why, &stale);
     ::close(fd);
     TraceIndex index;
     if (bytes && parse_index(*bytes, &index, &why)) return index;  // its identity is the header's, checked

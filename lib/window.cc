@@ -10,6 +10,7 @@
 
 #include "begin_end.h"
 #include "jobque.h"
+#include "raw_input.h"
 #include "source.h"
 
 namespace jqtrace {
@@ -141,16 +142,9 @@ class PlainRanges final : public TextRanges {
   explicit PlainRanges(int fd) : fd_(fd) {}
   ~PlainRanges() override { ::close(fd_); }
   bool read(uint64_t offset, uint64_t end, std::string* out) override {
-    std::size_t at = out->size();
-    out->resize(at + (end - offset));
-    while (offset < end) {
-      ssize_t n = ::pread(fd_, out->data() + at, end - offset, static_cast<off_t>(offset));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      offset += static_cast<uint64_t>(n);
-      at += static_cast<std::size_t>(n);
-    }
-    return true;
+    std::size_t at = out->size(), n = static_cast<std::size_t>(end - offset);
+    out->resize(at + n);
+    return read_at(fd_, offset, out->data() + at, n) == n;
   }
 
  private:
