@@ -98,25 +98,6 @@ std::vector<Unit> slowest_units(std::vector<Unit> units) {
   return units;
 }
 
-/// Each unit's range stats by category (what markers --kind computes for every unit).
-/// Units already in `known` (by unit index: the chart's rows, when the table's units are
-/// among them) are taken from there, not computed again.
-/// The units are measured on `threads` threads (each unit on one).
-std::vector<UnitRow> rows_of(const Analysis& a, const std::vector<Unit>& units, const std::vector<UnitRow>& known = {}) {
-  std::map<int64_t, const UnitRow*> by_index;
-  for (const UnitRow& r : known) by_index[r.unit.index] = &r;
-  StatsOptions options;
-  options.by = a.trace->jobque ? GroupBy::category : GroupBy::cat;
-  options.distributions = false;
-  options.lanes = false;
-  std::vector<UnitRow> rows(units.size());
-  run_parallel(units.size(), a.threads, [&](std::size_t k) {
-    auto it = by_index.find(units[k].index);
-    rows[k] = it != by_index.end() ? *it->second : UnitRow{units[k], compute_stats(*a.trace, *a.index, units[k].range, options)};
-  });
-  return rows;
-}
-
 /// For each marker kind: its units' durations stacked by category, and the units' table.
 ReportSection markers_section(const Analysis& a) {
   std::string body;
@@ -128,7 +109,7 @@ ReportSection markers_section(const Analysis& a) {
     if (k.count == 0) continue;
     std::vector<Unit> units = units_of(*a.trace, k.kind, k.rule.at);
     std::vector<result::UnitBar> bars;
-    std::vector<UnitRow> charted = rows_of(a, chart_units(units));
+    std::vector<UnitRow> charted = unit_rows_of(*a.trace, *a.index, chart_units(units), a.threads);
     for (const UnitRow& r : charted) {
       result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
       bar.tip = fmt::format("{} {}: {} us", k.kind, r.unit.index, us_fixed(r.unit.range.length()));
@@ -142,7 +123,7 @@ ReportSection markers_section(const Analysis& a) {
     std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
-    std::vector<UnitRow> rows = rows_of(a, slowest_units(units), charted);
+    std::vector<UnitRow> rows = unit_rows_of(*a.trace, *a.index, slowest_units(units), a.threads);
     if (units.size() > kMaxTableUnits)
       body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
     c.kind = k.kind;

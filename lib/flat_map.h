@@ -43,6 +43,17 @@ class FlatMap {
   }
   V* find(int64_t key) { return const_cast<V*>(static_cast<const FlatMap*>(this)->find(key)); }
   std::size_t size() const { return size_; }
+  /// Empties the map. The table is kept for the next use when it is not much bigger than
+  /// what it held (a stage's lanes are indexed anew for every chain: a new table each time
+  /// was a quarter of gaps' walk over a 32-lane trace), so a clear costs what was added.
+  void clear() {
+    if (slots_.size() > 4 * size_ + 64) {
+      std::vector<Slot>().swap(slots_);
+    } else {
+      for (Slot& s : slots_) s.used = false;
+    }
+    size_ = 0;
+  }
   /// The longest run of occupied slots: a lookup that lands in a run may probe all of it.
   std::size_t longest_run() const {
     std::size_t longest = 0, run = 0;
@@ -109,6 +120,37 @@ class FlatMap {
 
   std::vector<Slot> slots_;
   std::size_t size_ = 0;
+};
+
+/// Where each key of a list that is nearly always short (a chain's stages, a stage's
+/// lanes, a class's stages, a unit's categories) stands: a scan while it is short, a hash
+/// map once it grows, which hostile traces make it do (a chain with 100,000 stages made
+/// gaps quadratic). The list is the caller's; this indexes it.
+template <typename Key>
+class ShortListIndex {
+ public:
+  /// The position of key among the first `size` entries (key_of(i) gives entry i's), or SIZE_MAX.
+  template <typename KeyOf>
+  std::size_t find(Key key, std::size_t size, KeyOf&& key_of) {
+    if (size <= kScan) {
+      for (std::size_t i = size; i-- > 0;)  // the latest entry first: keys come in runs
+        if (key_of(i) == key) return i;
+      return SIZE_MAX;
+    }
+    for (std::size_t i = indexed_; i < size; ++i) map_[static_cast<int64_t>(key_of(i))] = i;  // keys are unique
+    indexed_ = size;
+    const std::size_t* at = map_.find(static_cast<int64_t>(key));
+    return at ? *at : SIZE_MAX;
+  }
+  void clear() {
+    if (indexed_) map_.clear();
+    indexed_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kScan = 8;
+  FlatMap<std::size_t> map_;
+  std::size_t indexed_ = 0;  ///< entries [0, indexed_) are in map_
 };
 
 /// Values by int64 id: a plain array over [lo, hi] when that range is small enough (the

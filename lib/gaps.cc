@@ -75,36 +75,6 @@ struct StageSamples {
   std::vector<double> tail_span, tail_lanes, tail_idle, tail_share;  ///< chains on >= 4 lanes
 };
 
-/// Where each key of a list that is nearly always short (a chain's stages, a stage's
-/// lanes, a class's stages) stands: a scan while it is short, a hash map once it grows,
-/// which hostile traces make it do (a chain with 100,000 stages made gaps quadratic).
-template <typename Key>
-class ShortListIndex {
- public:
-  /// The position of key among the first `size` entries (key_of(i) gives entry i's), or SIZE_MAX.
-  template <typename KeyOf>
-  std::size_t find(Key key, std::size_t size, KeyOf&& key_of) {
-    if (size <= kScan) {
-      for (std::size_t i = size; i-- > 0;)  // the latest entry first: keys come in runs
-        if (key_of(i) == key) return i;
-      return SIZE_MAX;
-    }
-    for (std::size_t i = indexed_; i < size; ++i) map_[key_of(i)] = i;  // keys are unique
-    indexed_ = size;
-    const std::size_t* at = map_.find(key);
-    return at ? *at : SIZE_MAX;
-  }
-  void clear() {
-    if (indexed_) map_ = FlatMap<std::size_t>{};
-    indexed_ = 0;
-  }
-
- private:
-  static constexpr std::size_t kScan = 8;
-  FlatMap<std::size_t> map_;
-  std::size_t indexed_ = 0;  ///< entries [0, indexed_) are in map_
-};
-
 struct ClassAccumulator {
   ChainClass out;
   std::vector<double> wall, publish, first_claim;

@@ -1,6 +1,5 @@
 #include "markers.h"
 
-#include "parallel.h"
 
 namespace jqtrace {
 
@@ -30,16 +29,21 @@ std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_
 
 std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind, UnitAt at,
                                unsigned threads) {
+  return unit_rows_of(trace, index, units_of(trace, kind, at), threads);
+}
+
+std::vector<UnitRow> unit_rows_of(const Trace& trace, const SpanIndex& index, std::vector<Unit> units, unsigned threads) {
   StatsOptions options;
   options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
   options.distributions = false;
   options.lanes = false;
-  std::vector<Unit> units = units_of(trace, kind, at);
+  options.threads = threads;
+  std::vector<Range> ranges;
+  ranges.reserve(units.size());
+  for (const Unit& u : units) ranges.push_back(u.range);
+  std::vector<RangeStats> stats = compute_stats_of_ranges(trace, index, ranges, options);
   std::vector<UnitRow> rows(units.size());
-  // Units are many and small: the threads share them out, each unit's stats on one thread.
-  run_parallel(units.size(), threads, [&](std::size_t k) {
-    rows[k] = {units[k], compute_stats(trace, index, units[k].range, options)};
-  });
+  for (std::size_t k = 0; k < units.size(); ++k) rows[k] = {std::move(units[k]), std::move(stats[k])};
   return rows;
 }
 

@@ -33,5 +33,8 @@ struct UnitRow {
 /// shared among `threads` threads (the same rows at any count).
 std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind, UnitAt at,
                                unsigned threads = 1);
+/// The same for some units (a kind's, in order, or some of them).
+std::vector<UnitRow> unit_rows_of(const Trace& trace, const SpanIndex& index, std::vector<Unit> units,
+                                  unsigned threads = 1);
 
 }  // namespace jqtrace

@@ -51,9 +51,18 @@ struct Group {
   std::vector<GroupTally*> parts;  ///< the slices' tallies of this group, in slice order
 };
 
-/// Rows [begin, end) of a lane's spans: a slice walked on its own.
-struct Slice {
+/// Rows [begin, end) of a lane's spans that can overlap the range: a whole lane, or a
+/// piece of a long jobque lane. `busy` is what the walk found for these rows.
+struct LaneRows {
   std::size_t lane, begin, end;
+  int64_t busy = 0;
+};
+
+/// Consecutive LaneRows [first, last), walked together on one thread with one tally: one
+/// piece of a long lane, or many short lanes (a tally a lane cost ~1 KB each on a trace of
+/// a million one-span lanes).
+struct Slice {
+  std::size_t first, last;
 };
 
 /// What the walk over one slice adds up. Groups are known by slot here (a fixed group's
@@ -63,30 +72,37 @@ class SliceTally {
  public:
   /// slots: how many there can be; rows: the spans the slice walks. An array indexed by
   /// slot when there are few slots (up to kDenseSlots) and the slice is not much smaller
-  /// than them; else a hash table (keyed by the names of a trace with thousands, or a
-  /// slice of a lane with a handful of spans), so that a slice, and a unit's stats for each
-  /// of thousands of units, costs what it sees: a million lanes of one span each and 4,000
-  /// names once took 4,000 slots a lane (14 GB).
-  SliceTally(std::size_t slots, std::size_t rows)
-      : local_(0, slots <= kDenseSlots && slots <= 2 * rows + 64 ? static_cast<int64_t>(slots) - 1 : -1,
-               kDenseSlots) {}
+  /// than them; else a list, scanned while short and hashed past that (keyed by the names
+  /// of a trace with thousands, or a unit with a handful of spans), so that a slice, and
+  /// each of thousands of units, costs what it sees: a million lanes of one span each and
+  /// 4,000 names once took 4,000 slots a lane (14 GB), then a 1 KB hash table a lane.
+  SliceTally(std::size_t slots, std::size_t rows) {
+    if (slots <= kDenseSlots && slots <= 2 * rows + 64) dense_.assign(slots, 0);
+  }
   GroupTally& at(std::size_t slot) {
-    uint32_t& k = local_[static_cast<int64_t>(slot)];  // index + 1; 0: not seen yet
-    if (k == 0) {
-      groups_.push_back({slot, GroupTally{}});
-      k = static_cast<uint32_t>(groups_.size());
+    if (!dense_.empty()) {
+      uint32_t& k = dense_[slot];  // index + 1; 0: not seen yet
+      if (k == 0) {
+        groups_.push_back({slot, GroupTally{}});
+        k = static_cast<uint32_t>(groups_.size());
+      }
+      return groups_[k - 1].second;
     }
-    return groups_[k - 1].second;
+    std::size_t k = sparse_.find(slot, groups_.size(), [&](std::size_t i) { return groups_[i].first; });
+    if (k != SIZE_MAX) return groups_[k].second;
+    groups_.push_back({slot, GroupTally{}});
+    return groups_.back().second;
   }
   /// (slot, tally) in first-seen order.
   std::vector<std::pair<std::size_t, GroupTally>>& groups() { return groups_; }
 
   uint64_t events = 0, publishes = 0;
-  int64_t busy_ns = 0, wait_ns = 0;
+  int64_t wait_ns = 0;
 
  private:
   static constexpr std::size_t kDenseSlots = 4096;
-  IdMap<uint32_t> local_;
+  std::vector<uint32_t> dense_;              ///< by slot: index into groups_ + 1 (empty: sparse_)
+  ShortListIndex<std::size_t> sparse_;       ///< slot -> index into groups_
   std::vector<std::pair<std::size_t, GroupTally>> groups_;
 };
 
@@ -115,35 +131,78 @@ std::vector<HistBucket> histogram(const std::vector<int64_t>& sorted) {
 class StatsBuilder {
  public:
   StatsBuilder(const Trace& t, const SpanIndex& index, Range range, const StatsOptions& o)
-      : t_(t), index_(index), r_(range), o_(o), kinds_(span_kinds(t)) {}
+      : StatsBuilder(t, index, range, o, nullptr) {}
+  /// kinds: span_kinds(t), when the caller has them (a builder a unit must not cost a
+  /// pass over the names).
+  StatsBuilder(const Trace& t, const SpanIndex& index, Range range, const StatsOptions& o,
+               const std::vector<SpanKind>* kinds)
+      : t_(t), index_(index), r_(range), o_(o), own_kinds_(kinds ? std::vector<SpanKind>{} : span_kinds(t)),
+        kinds_(kinds ? *kinds : own_kinds_) {}
 
   /// Walks the slices on o_.threads threads, joins them in order, then summarises the
   /// groups (also in parallel): the result is the same at any thread count.
   RangeStats build() {
+    start();
+    std::vector<LaneRows> rows = rows_in_range();
+    std::vector<Slice> slices = make_slices(rows);
+    std::vector<SliceTally> tallies;
+    tallies.reserve(slices.size());
+    for (const Slice& slice : slices) {
+      std::size_t spans = 0;
+      for (std::size_t r = slice.first; r < slice.last; ++r) spans += rows[r].end - rows[r].begin;
+      tallies.emplace_back(slot_count(), spans);
+    }
+    run_parallel(slices.size(), o_.threads, [&](std::size_t k) {
+      for (std::size_t r = slices[k].first; r < slices[k].last; ++r)
+        rows[r].busy = t_.jobque ? walk_jobque(rows[r], tallies[k]) : walk_generic(rows[r], tallies[k]);
+    });
+    for (SliceTally& tally : tallies) join(tally);
+    std::vector<int64_t> lane_busy(t_.lanes.size(), 0);
+    for (const LaneRows& r : rows) lane_busy[r.lane] += r.busy;
+    for (std::size_t lane = 0; lane < t_.lanes.size(); ++lane) {
+      s_.busy_ns += lane_busy[lane];
+      if (o_.lanes) add_lane(lane, lane_busy[lane]);
+    }
+    return finish();
+  }
+
+  /// The range's stats from one tally of its spans and their busy time, as build() would
+  /// give them without per-lane detail (the sweep over many ranges measures them so).
+  RangeStats build_from(SliceTally& tally, int64_t busy) {
+    start();
+    join(tally);
+    s_.busy_ns = busy;
+    return finish();
+  }
+
+  /// A span's group key (see SliceTally), and the kind of a name.
+  std::size_t slot_of(const SpanTable& s, std::size_t lane, std::size_t i, int64_t name, SpanKind kind) const {
+    switch (o_.by) {
+      case GroupBy::category: return static_cast<std::size_t>(t_.jobque ? s.category[i] : s.cat[i]);
+      case GroupBy::lane: return lane;
+      case GroupBy::kind: return t_.jobque ? static_cast<std::size_t>(kind) : static_cast<std::size_t>(name + 1);
+      case GroupBy::name: return static_cast<std::size_t>(name + 1);
+      case GroupBy::cat: return static_cast<std::size_t>(s.cat[i]);
+    }
+    return 0;
+  }
+  SpanKind kind_of(int64_t name) const { return kinds_[static_cast<std::size_t>(name)]; }
+  /// Keys count names from 1 (0: none): every name and cat id fits.
+  std::size_t slot_count() const { return keyed() ? t_.names.size() + 1 : fixed_group_count(); }
+
+ private:
+  void start() {
     s_.range = r_;
     s_.jobque = t_.jobque;
     s_.by = o_.by;
     s_.lanes = t_.lanes.size();
     make_fixed_groups();
-    std::vector<Slice> slices = make_slices();
-    std::vector<SliceTally> tallies;
-    tallies.reserve(slices.size());
-    for (const Slice& slice : slices) tallies.emplace_back(slot_count(), slice.end - slice.begin);
-    run_parallel(slices.size(), o_.threads, [&](std::size_t k) {
-      if (t_.jobque) walk_jobque(slices[k], tallies[k]);
-      else walk_generic(slices[k], tallies[k]);
-    });
-    std::vector<int64_t> lane_busy(t_.lanes.size(), 0);
-    for (std::size_t k = 0; k < slices.size(); ++k) {
-      lane_busy[slices[k].lane] += tallies[k].busy_ns;
-      join(tallies[k]);
-    }
-    for (std::size_t lane = 0; lane < t_.lanes.size(); ++lane) {
-      s_.busy_ns += lane_busy[lane];
-      if (o_.lanes) add_lane(lane, lane_busy[lane]);
-    }
-    // Each group takes in its slices' tallies (in slice order) and is summarised on its
-    // own: the samples' copying and their order statistics go on the threads.
+  }
+
+  /// Each group takes in its slices' tallies (in slice order) and is summarised on its
+  /// own (the samples' copying and their order statistics go on the threads); then the
+  /// range's shares.
+  RangeStats finish() {
     run_parallel(groups_.size(), o_.threads, [&](std::size_t g) { summarize_group(groups_[g]); });
     finish_groups();
     double length = static_cast<double>(r_.length());
@@ -153,7 +212,6 @@ class StatsBuilder {
     return std::move(s_);
   }
 
- private:
   /// Groups known before the walk: every category (even unused: a gate may ask for it),
   /// every lane, every kind.
   void make_fixed_groups() {
@@ -177,8 +235,13 @@ class StatsBuilder {
     if (t_.jobque && (o_.by == GroupBy::category || o_.by == GroupBy::kind)) return false;
     return true;
   }
-  /// Keys count names from 1 (0: none): every name and cat id fits.
-  std::size_t slot_count() const { return keyed() ? t_.names.size() + 1 : groups_.size(); }
+  /// The groups make_fixed_groups() makes (known before it ran: the sweep asks first).
+  std::size_t fixed_group_count() const {
+    if (o_.by == GroupBy::category && t_.jobque) return t_.categories.size();
+    if (o_.by == GroupBy::lane) return t_.lanes.size();
+    if (o_.by == GroupBy::kind && t_.jobque) return std::size(kKindNames);
+    return 0;
+  }
   /// Keyed groupings by cat name "(no cat)" their key 0; by name, "(no name)".
   bool keyed_by_cat() const { return o_.by == GroupBy::cat || o_.by == GroupBy::category; }
 
@@ -189,28 +252,16 @@ class StatsBuilder {
     return groups_.size() - 1;
   }
 
-  /// The slot of span i of lane, whose spans are s (see SliceTally).
-  std::size_t slot_of(const SpanTable& s, std::size_t lane, std::size_t i, int64_t name, SpanKind kind) const {
-    switch (o_.by) {
-      case GroupBy::category: return static_cast<std::size_t>(t_.jobque ? s.category[i] : s.cat[i]);
-      case GroupBy::lane: return lane;
-      case GroupBy::kind: return t_.jobque ? static_cast<std::size_t>(kind) : static_cast<std::size_t>(name + 1);
-      case GroupBy::name: return static_cast<std::size_t>(name + 1);
-      case GroupBy::cat: return static_cast<std::size_t>(s.cat[i]);
-    }
-    return 0;
-  }
-
   /// The group of a slot, made on first sight for keyed groupings.
   std::size_t group_of_slot(std::size_t slot) {
     if (!keyed()) return slot;
-    if (group_of_key_.empty()) group_of_key_.assign(slot_count(), SIZE_MAX);
-    if (group_of_key_[slot] == SIZE_MAX) {
+    std::size_t& group = group_of_key_[static_cast<int64_t>(slot)];  // index + 1; 0: not made yet
+    if (group == 0) {
       std::string name = slot == 0 ? (keyed_by_cat() ? "(no cat)" : "(no name)")
                                    : std::string(t_.names.view(static_cast<uint32_t>(slot - 1)));
-      group_of_key_[slot] = add_group(std::move(name), "");
+      group = add_group(std::move(name), "") + 1;
     }
-    return group_of_key_[slot];
+    return group - 1;
   }
 
   bool wants_duration(SpanKind kind) const {
@@ -220,10 +271,11 @@ class StatsBuilder {
   }
 
   /// Per lane, the rows that can overlap the range (from the index's first candidate to
-  /// the last span starting by its end), in slices: jobque lanes in pieces of slice_rows
-  /// (their sums split anywhere), generic lanes whole (nesting needs one walk a lane).
-  std::vector<Slice> make_slices() const {
-    std::vector<Slice> slices;
+  /// the last span starting by its end): jobque lanes in pieces of slice_rows (their sums
+  /// split anywhere), generic lanes whole (nesting needs one walk a lane). A lane with
+  /// nothing in range has no rows (and busy 0).
+  std::vector<LaneRows> rows_in_range() const {
+    std::vector<LaneRows> rows;
     for (std::size_t lane = 0; lane < t_.lanes.size(); ++lane) {
       const IntColumn& ts = t_.lanes[lane].spans.ts;
       std::size_t end = ts.size(), begin = std::min(index_.first_candidate(lane, r_.lo), end);
@@ -237,20 +289,39 @@ class StatsBuilder {
         end = lo;
       }
       std::size_t step = t_.jobque ? std::max<std::size_t>(1, o_.slice_rows) : SIZE_MAX;
-      while (begin < end) {  // a lane with nothing in range has no slice (and busy 0)
+      while (begin < end) {
         std::size_t stop = end - begin > step ? begin + step : end;
-        slices.push_back({lane, begin, stop});
+        rows.push_back({lane, begin, stop});
         begin = stop;
+      }
+    }
+    return rows;
+  }
+
+  /// Consecutive rows in slices of at least kSliceRows spans (or one piece of a lane), so
+  /// that short lanes share a tally: the slices are joined in order, and a walk over a
+  /// slice's rows one after another adds up what a walk over each would.
+  std::vector<Slice> make_slices(const std::vector<LaneRows>& rows) const {
+    static constexpr std::size_t kSliceRows = 4096;
+    std::vector<Slice> slices;
+    std::size_t first = 0, spans = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      spans += rows[r].end - rows[r].begin;
+      bool piece = rows[r].end - rows[r].begin >= std::min(kSliceRows, o_.slice_rows);
+      if (spans >= kSliceRows || piece || r + 1 == rows.size()) {
+        slices.push_back({first, r + 1});
+        first = r + 1;
+        spans = 0;
       }
     }
     return slices;
   }
 
-  /// Calls f(row, ts, dur) for the spans of a slice that overlap the range, in time order.
+  /// Calls f(row, ts, dur) for the spans of rows that overlap the range, in time order.
   template <typename F>
-  void for_each_overlapping(const Slice& slice, F&& f) const {
-    const SpanTable& s = t_.lanes[slice.lane].spans;
-    for (std::size_t i = slice.begin; i < slice.end; ++i) {
+  void for_each_overlapping(const LaneRows& rows, F&& f) const {
+    const SpanTable& s = t_.lanes[rows.lane].spans;
+    for (std::size_t i = rows.begin; i < rows.end; ++i) {
       int64_t ts = s.ts[i];
       int64_t dur = s.dur[i];
       if (ts + dur >= r_.lo) f(i, ts, dur);
@@ -258,30 +329,33 @@ class StatsBuilder {
   }
 
   /// SPEC §2 for jobque traces: busy is the clipped time of chunk, fifo_job and publish.
-  void walk_jobque(const Slice& slice, SliceTally& tally) const {
-    const SpanTable& s = t_.lanes[slice.lane].spans;
-    for_each_overlapping(slice, [&](std::size_t i, int64_t ts, int64_t dur) {
+  int64_t walk_jobque(const LaneRows& rows, SliceTally& tally) const {
+    const SpanTable& s = t_.lanes[rows.lane].spans;
+    int64_t busy = 0;
+    for_each_overlapping(rows, [&](std::size_t i, int64_t ts, int64_t dur) {
       int64_t end = ts + dur;
       int64_t name = s.name[i];
       SpanKind kind = kinds_[static_cast<std::size_t>(name)];
-      GroupTally& g = tally.at(slot_of(s, slice.lane, i, name, kind));
+      GroupTally& g = tally.at(slot_of(s, rows.lane, i, name, kind));
       ++tally.events;
       ++g.events;
       int64_t clipped = r_.clipped(ts, end);
       if (is_busy(kind)) {
-        tally.busy_ns += clipped;
+        busy += clipped;
         g.busy_ns += clipped;
       }
       if (kind == SpanKind::stage_wait) tally.wait_ns += clipped;
       if (kind == SpanKind::publish) ++tally.publishes;
       if (wants_duration(kind)) g.sample.add(dur);
     });
+    return busy;
   }
 
   /// Generic traces: busy is the time the lane has at least one span open; each group
   /// gets its spans' clipped time (total) and that minus direct children (self).
-  void walk_generic(const Slice& slice, SliceTally& tally) const {
-    const SpanTable& s = t_.lanes[slice.lane].spans;
+  int64_t walk_generic(const LaneRows& rows, SliceTally& tally) const {
+    const SpanTable& s = t_.lanes[rows.lane].spans;
+    int64_t busy = 0;
     std::vector<OpenSpan> open;
     int64_t run_start = 0, run_end = 0;
     bool in_run = false;
@@ -290,10 +364,10 @@ class StatsBuilder {
       tally.at(o.slot).self_ns += std::max<int64_t>(0, o.clipped - o.children);
       open.pop_back();
     };
-    for_each_overlapping(slice, [&](std::size_t i, int64_t ts, int64_t dur) {
+    for_each_overlapping(rows, [&](std::size_t i, int64_t ts, int64_t dur) {
       int64_t end = ts + dur;
       int64_t name = s.name[i];
-      std::size_t slot = slot_of(s, slice.lane, i, name, SpanKind::other);
+      std::size_t slot = slot_of(s, rows.lane, i, name, SpanKind::other);
       GroupTally& g = tally.at(slot);
       ++tally.events;
       ++g.events;
@@ -311,14 +385,15 @@ class StatsBuilder {
       if (in_run && a <= run_end) {
         run_end = std::max(run_end, b);
       } else {
-        if (in_run) tally.busy_ns += run_end - run_start;
+        if (in_run) busy += run_end - run_start;
         run_start = a;
         run_end = b;
         in_run = true;
       }
     });
     while (!open.empty()) close_top();
-    if (in_run) tally.busy_ns += run_end - run_start;
+    if (in_run) busy += run_end - run_start;
+    return busy;
   }
 
   /// Adds a slice's totals to the range's, and hands its groups' tallies to the groups
@@ -373,10 +448,212 @@ class StatsBuilder {
   const SpanIndex& index_;
   Range r_;
   StatsOptions o_;
-  std::vector<SpanKind> kinds_;
+  std::vector<SpanKind> own_kinds_;
+  const std::vector<SpanKind>& kinds_;
   std::vector<Group> groups_;
-  std::vector<std::size_t> group_of_key_;
+  FlatMap<std::size_t> group_of_key_;  ///< keyed groupings: slot -> group index + 1
   RangeStats s_;
+};
+
+/// Range stats of many ranges in time order (lo and hi both non-decreasing: a kind's units,
+/// or some of them) from one walk over the spans they cover, where a compute_stats per
+/// range walked every lane for every range (a million lanes and ten thousand units:
+/// 10^10 steps). Each span is met once per block of ranges and adds to the ranges it
+/// overlaps, as the walk of each would have: the same numbers, clamps included.
+class RangesSweep {
+ public:
+  RangesSweep(const Trace& t, const SpanIndex& index, const std::vector<Range>& ranges, const StatsOptions& o)
+      : t_(t), index_(index), ranges_(ranges), o_(o), kinds_(span_kinds(t)), shape_(t, index, Range{}, o, &kinds_) {
+    o_.threads = 1;  // each range's summary is small: the ranges are shared out instead
+  }
+
+  std::vector<RangeStats> run(unsigned threads) {
+    tallies_.reserve(ranges_.size());
+    for (std::size_t v = 0; v < ranges_.size(); ++v) tallies_.emplace_back(shape_.slot_count(), 0);
+    busy_.assign(ranges_.size(), 0);
+    // Blocks of ranges on the threads: each block walks every lane once (a binary search
+    // for where it starts), so a few blocks a thread, not one a range.
+    std::size_t blocks = std::min<std::size_t>(ranges_.size(), threads > 1 ? 4 * std::size_t{threads} : 1);
+    run_parallel(blocks, threads, [&](std::size_t k) {
+      std::size_t a = k * ranges_.size() / blocks, b = (k + 1) * ranges_.size() / blocks;
+      OpenSpans open;
+      for (std::size_t lane = 0; lane < t_.lanes.size() && a < b; ++lane) {
+        if (t_.jobque) sweep_jobque(lane, a, b);
+        else sweep_generic(lane, a, b, open);
+      }
+    });
+    std::vector<RangeStats> out(ranges_.size());
+    run_parallel(ranges_.size(), threads, [&](std::size_t v) {
+      out[v] = StatsBuilder(t_, index_, ranges_[v], o_, &kinds_).build_from(tallies_[v], busy_[v]);
+      tallies_[v] = SliceTally(0, 0);
+    });
+    return out;
+  }
+
+  /// Whether the sweep gives what compute_stats would: ranges in time order, and none of
+  /// the per-lane or per-span detail it does not keep.
+  static bool applies(const std::vector<Range>& ranges, const StatsOptions& o) {
+    if (o.lanes || o.distributions || o.hist || o.by == GroupBy::lane) return false;
+    for (std::size_t v = 1; v < ranges.size(); ++v)
+      if (ranges[v].lo < ranges[v - 1].lo || ranges[v].hi < ranges[v - 1].hi) return false;
+    return true;
+  }
+
+ private:
+  /// Where a lane's walk over the block [a, b) of ranges is: its spans from the first that
+  /// can reach range a, up to the last that starts by the end of range b - 1.
+  class LaneWalk {
+   public:
+    LaneWalk(const RangesSweep& sweep, std::size_t lane, std::size_t a, std::size_t b)
+        : sweep_(sweep), lane_(lane), s_(sweep.t_.lanes[lane].spans), first_(a), b_(b),
+          row_(sweep.index_.first_candidate(lane, sweep.ranges_[a].lo)) {}
+
+    /// The next span overlapping a range of the block: its row, ts, end and the ranges
+    /// [first, last) it overlaps. False past the block's last range.
+    bool next(std::size_t* row, int64_t* ts, int64_t* end, std::size_t* first, std::size_t* last) {
+      const std::vector<Range>& r = sweep_.ranges_;
+      for (; row_ < s_.size(); ++row_) {
+        int64_t t0 = s_.ts[row_];
+        if (t0 > r[b_ - 1].hi) break;
+        if (r[first_].hi < t0) {  // ranges are done once a span starts past them
+          // A search, not a step at a time: a lane's first span may be thousands of ranges in.
+          auto past = std::partition_point(r.begin() + static_cast<std::ptrdiff_t>(first_) + 1,
+                                           r.begin() + static_cast<std::ptrdiff_t>(b_),
+                                           [&](const Range& x) { return x.hi < t0; });
+          first_ = static_cast<std::size_t>(past - r.begin());
+        }
+        int64_t t1 = t0 + s_.dur[row_];
+        if (t1 < r[first_].lo) {  // between ranges: jump to the first span that can reach the next
+          if (jumped_to_ != first_) {  // once a range: the index finds a block, walked from there
+            jumped_to_ = first_;
+            std::size_t to = sweep_.index_.first_candidate(lane_, r[first_].lo);
+            if (to > row_ + 1) row_ = to - 1;
+          }
+          continue;
+        }
+        std::size_t stop = first_;
+        while (stop < b_ && r[stop].lo <= t1) ++stop;
+        *row = row_++;
+        *ts = t0;
+        *end = t1;
+        *first = first_;
+        *last = stop;
+        return true;
+      }
+      return false;
+    }
+
+   private:
+    const RangesSweep& sweep_;
+    std::size_t lane_;
+    const SpanTable& s_;
+    std::size_t first_, b_, row_;
+    std::size_t jumped_to_ = SIZE_MAX;  ///< the range whose first span was last jumped to
+  };
+
+  /// SPEC §2 for jobque traces, as StatsBuilder::walk_jobque, for each range a span meets.
+  void sweep_jobque(std::size_t lane, std::size_t a, std::size_t b) {
+    const SpanTable& s = t_.lanes[lane].spans;
+    LaneWalk walk(*this, lane, a, b);
+    std::size_t i, first, last;
+    int64_t ts, end;
+    while (walk.next(&i, &ts, &end, &first, &last)) {
+      int64_t name = s.name[i];
+      SpanKind kind = shape_.kind_of(name);
+      std::size_t slot = shape_.slot_of(s, lane, i, name, kind);
+      for (std::size_t v = first; v < last; ++v) {
+        SliceTally& tally = tallies_[v];
+        GroupTally& g = tally.at(slot);
+        ++tally.events;
+        ++g.events;
+        int64_t clipped = ranges_[v].clipped(ts, end);
+        if (is_busy(kind)) {
+          busy_[v] += clipped;
+          g.busy_ns += clipped;
+        }
+        if (kind == SpanKind::stage_wait) tally.wait_ns += clipped;
+        if (kind == SpanKind::publish) ++tally.publishes;
+      }
+    }
+  }
+
+  /// The open spans of a generic lane, each with the time of its direct children in each
+  /// range it overlaps (children[offset + v - first] for range v): a stack, reused lane
+  /// after lane.
+  struct OpenSpans {
+    struct Open {
+      std::size_t slot;
+      int64_t ts, end;
+      std::size_t first, count, offset;
+    };
+    std::vector<Open> open;
+    std::vector<int64_t> children;
+  };
+
+  /// Generic traces, as StatsBuilder::walk_generic: busy is the union of span time (each
+  /// run of it added to the ranges it meets), self a span's time less its direct children's,
+  /// per range. A span's parent contains it, so it meets every range the span does.
+  void sweep_generic(std::size_t lane, std::size_t a, std::size_t b, OpenSpans& stack) {
+    const SpanTable& s = t_.lanes[lane].spans;
+    LaneWalk walk(*this, lane, a, b);
+    auto& open = stack.open;
+    auto& children = stack.children;
+    std::size_t i, first, last, run_first = 0;
+    int64_t ts, end, run_start = 0, run_end = 0;
+    bool in_run = false;
+    while (walk.next(&i, &ts, &end, &first, &last)) {
+      std::size_t slot = shape_.slot_of(s, lane, i, s.name[i], SpanKind::other);
+      while (!open.empty() && (open.back().end <= ts || open.back().end < end)) close_top(stack);
+      for (std::size_t v = first; v < last; ++v) {
+        SliceTally& tally = tallies_[v];
+        GroupTally& g = tally.at(slot);
+        ++tally.events;
+        ++g.events;
+        int64_t clipped = ranges_[v].clipped(ts, end);
+        g.total_ns += clipped;
+        if (!open.empty()) children[open.back().offset + (v - open.back().first)] += clipped;
+      }
+      open.push_back({slot, ts, end, first, last - first, children.size()});
+      children.resize(children.size() + (last - first), 0);
+      if (in_run && ts <= run_end) {
+        run_end = std::max(run_end, end);
+      } else {
+        if (in_run) add_run(run_first, b, run_start, run_end);
+        run_first = first;
+        run_start = ts;
+        run_end = end;
+        in_run = true;
+      }
+    }
+    while (!open.empty()) close_top(stack);
+    if (in_run) add_run(run_first, b, run_start, run_end);
+  }
+
+  /// The top span's self time in each range it meets (never below 0: siblings may overlap).
+  void close_top(OpenSpans& stack) {
+    const OpenSpans::Open& o = stack.open.back();
+    for (std::size_t k = 0; k < o.count; ++k) {
+      std::size_t v = o.first + k;
+      int64_t self = ranges_[v].clipped(o.ts, o.end) - stack.children[o.offset + k];
+      tallies_[v].at(o.slot).self_ns += std::max<int64_t>(0, self);
+    }
+    stack.children.resize(o.offset);
+    stack.open.pop_back();
+  }
+
+  /// Busy time of a run [start, end] of a lane, to the ranges from `first` it meets.
+  void add_run(std::size_t first, std::size_t b, int64_t start, int64_t end) {
+    for (std::size_t v = first; v < b && ranges_[v].lo <= end; ++v) busy_[v] += ranges_[v].clipped(start, end);
+  }
+
+  const Trace& t_;
+  const SpanIndex& index_;
+  const std::vector<Range>& ranges_;
+  StatsOptions o_;
+  std::vector<SpanKind> kinds_;
+  StatsBuilder shape_;  ///< slots and kinds as the builders see them
+  std::vector<SliceTally> tallies_;  ///< by range
+  std::vector<int64_t> busy_;        ///< by range
 };
 
 }  // namespace
@@ -401,6 +678,16 @@ std::size_t SpanIndex::first_candidate(std::size_t lane, int64_t lo) const {
 
 RangeStats compute_stats(const Trace& trace, const SpanIndex& index, Range range, const StatsOptions& options) {
   return StatsBuilder(trace, index, range, options).build();
+}
+
+std::vector<RangeStats> compute_stats_of_ranges(const Trace& trace, const SpanIndex& index,
+                                                const std::vector<Range>& ranges, const StatsOptions& options) {
+  if (RangesSweep::applies(ranges, options)) return RangesSweep(trace, index, ranges, options).run(options.threads);
+  std::vector<RangeStats> out(ranges.size());
+  StatsOptions one = options;
+  one.threads = 1;  // each range on one thread
+  run_parallel(ranges.size(), options.threads, [&](std::size_t v) { out[v] = compute_stats(trace, index, ranges[v], one); });
+  return out;
 }
 
 const char* group_by_name(GroupBy by) {

@@ -86,6 +86,13 @@ class SpanIndex {
 
 RangeStats compute_stats(const Trace& trace, const SpanIndex& index, Range range, const StatsOptions& options);
 
+/// compute_stats of each range, on options.threads threads. Ranges in time order (lo and
+/// hi both non-decreasing, as a kind's units are) asked for without per-lane detail or
+/// distributions are measured in one sweep over the spans they cover: the work is those
+/// spans and a binary search a lane, not a walk over every lane for every range.
+std::vector<RangeStats> compute_stats_of_ranges(const Trace& trace, const SpanIndex& index,
+                                                const std::vector<Range>& ranges, const StatsOptions& options);
+
 /// "category", "name", ... and back; false for an unknown name.
 const char* group_by_name(GroupBy by);
 bool parse_group_by(std::string_view name, GroupBy* by);

@@ -179,3 +179,39 @@ TEST_CASE("dense-first map: taking in another, both dense, both sparse or mixed"
     CHECK(contents(a) == contents(expected));
   }
 }
+
+TEST_CASE("flat map: cleared, small or after a big fill, it is empty and works again") {
+  FlatMap<int64_t> m;
+  for (int64_t n : {20, 5000, 3, 40}) {  // kept table, dropped table, kept, kept
+    CAPTURE(n);
+    for (int64_t i = 0; i < n; ++i) m[i * 7] = i + 1;
+    CHECK(m.size() == static_cast<std::size_t>(n));
+    CHECK(*m.find((n - 1) * 7) == n);
+    m.clear();
+    CHECK(m.size() == 0);
+    CHECK(m.find(0) == nullptr);
+    CHECK(m.find((n - 1) * 7) == nullptr);
+    m[11] = 5;
+    CHECK(*m.find(11) == 5);
+    CHECK(m.size() == 1);
+    m.clear();
+  }
+  m.clear();  // an empty one too
+  CHECK(m.size() == 0);
+}
+
+TEST_CASE("short list index: a scan while short, a map past it, and reusable after clear") {
+  ShortListIndex<int64_t> index;
+  std::vector<int64_t> keys;
+  auto key_of = [&](std::size_t i) { return keys[i]; };
+  for (int round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    keys.clear();
+    index.clear();
+    for (int64_t k = 0; k < 40; ++k) {
+      CHECK(index.find(k * 3 + round, keys.size(), key_of) == SIZE_MAX);
+      keys.push_back(k * 3 + round);
+      for (int64_t j = 0; j <= k; j += 7) CHECK(index.find(j * 3 + round, keys.size(), key_of) == static_cast<std::size_t>(j));
+    }
+  }
+}

@@ -9,6 +9,7 @@
 // wait = 5+6+12+17 = 40; idle = 100*(1 - 95/(128*2)) = 62.890625; parallelism 95/128.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -172,8 +173,8 @@ namespace {
 std::string dump(const RangeStats& s) {
   std::ostringstream out;
   out.precision(17);
-  out << s.events << ' ' << s.busy_ns << ' ' << s.wait_ns << ' ' << s.idle_pct << ' ' << s.parallelism << ' '
-      << s.publishes << '\n';
+  out << s.range.lo << ' ' << s.range.hi << ' ' << s.lanes << ' ' << s.events << ' ' << s.busy_ns << ' ' << s.wait_ns
+      << ' ' << s.idle_pct << ' ' << s.parallelism << ' ' << s.publishes << '\n';
   for (const GroupStats& g : s.groups) {
     out << g.name << ' ' << g.color << ' ' << g.busy_ns << ' ' << g.share_pct << ' ' << g.events << ' '
         << g.total_ns << ' ' << g.self_ns << ' ' << g.dur.count << ' ' << g.dur.mean << ' ' << g.dur.p50 << ' '
@@ -245,4 +246,105 @@ TEST_CASE("stats keyed by thousands of names equal one walk on several threads")
     CHECK(group(a, by == GroupBy::name ? "n0" : "c0").events == 2);  // i = 0 and i = 4500 (or 4200)
     CHECK(dump(b) == dump(a));
   }
+}
+
+namespace {
+/// A generic trace made to stress the nesting: spans on a few lanes with random starts and
+/// lengths (so siblings overlap, children stick out of parents, spans touch), zero
+/// durations, equal starts, a handful of cats and names.
+std::string tangled_trace(uint32_t seed, int spans, int lanes) {
+  uint64_t x = seed * 2654435761u + 1;
+  auto next = [&](uint64_t n) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return static_cast<int64_t>(x % n);
+  };
+  std::string json = "[";
+  for (int i = 0; i < spans; ++i) {
+    int64_t ts = next(4) == 0 ? next(20) * 50 : next(1000);
+    int64_t dur = next(5) == 0 ? 0 : next(3) == 0 ? next(400) : next(40);
+    json += R"({"ph":"X","pid":1,"tid":)" + std::to_string(next(static_cast<uint64_t>(lanes))) + R"(,"ts":)" +
+            std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) + R"(,"name":"n)" + std::to_string(next(6)) +
+            R"(","cat":"c)" + std::to_string(next(4)) + "\"},";
+  }
+  json += R"({"ph":"X","pid":1,"tid":0,"ts":0,"dur":1,"name":"a"}])";
+  return json;
+}
+
+/// Ranges in time order: lo and hi each sorted, so some are empty (hi < lo), some equal,
+/// some touch, some leave gaps and some overlap.
+std::vector<Range> ordered_ranges(uint32_t seed, std::size_t n, int64_t lo, int64_t hi) {
+  std::vector<int64_t> a, b;
+  uint64_t x = seed + 99;
+  for (std::size_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    a.push_back(lo + static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(hi - lo + 1)));
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    b.push_back(lo + static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(hi - lo + 1)));
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<Range> ranges;
+  for (std::size_t i = 0; i < n; ++i) ranges.push_back({a[i], b[i]});
+  return ranges;
+}
+
+/// compute_stats_of_ranges against compute_stats of each range, on 1 and 3 threads.
+void check_ranges_as_one_by_one(const Trace& t, const std::vector<Range>& ranges, GroupBy by) {
+  SpanIndex index(t);
+  StatsOptions o;
+  o.by = by;
+  o.distributions = false;
+  o.lanes = false;
+  for (unsigned threads : {1u, 3u}) {
+    StatsOptions many = o;
+    many.threads = threads;
+    std::vector<RangeStats> all = compute_stats_of_ranges(t, index, ranges, many);
+    REQUIRE(all.size() == ranges.size());
+    for (std::size_t v = 0; v < ranges.size(); ++v) {
+      INFO("range " << v << " [" << ranges[v].lo << ", " << ranges[v].hi << "] by " << group_by_name(by) << ", "
+                    << threads << " threads");
+      CHECK(dump(all[v]) == dump(compute_stats(t, index, ranges[v], o)));
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("stats of ranges in one sweep equal each range's own walk: generic spans, tangled") {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    Trace t;
+    REQUIRE(load_string(tangled_trace(seed, 400, 1 + static_cast<int>(seed % 4)), &t).status == ReadStatus::ok);
+    Range whole = whole_trace(t);
+    for (GroupBy by : {GroupBy::cat, GroupBy::name})
+      check_ranges_as_one_by_one(t, ordered_ranges(seed, 40, whole.lo - 20000, whole.hi + 20000), by);
+  }
+}
+
+TEST_CASE("stats of ranges in one sweep equal each range's own walk: units of jobque and Chrome samples") {
+  for (const char* sample : {"decode-small.trace.json", "tiny.trace.json", "chrome-small.json"}) {
+    const Trace& t = load_sample(sample);
+    INFO(sample);
+    for (const std::string& kind : marker_kinds(t))
+      for (UnitAt at : {UnitAt::start, UnitAt::end}) {
+        std::vector<Range> all, some;
+        for (const Unit& u : units_of(t, kind, at)) all.push_back(u.range);
+        for (std::size_t v = 0; v < all.size(); v += 3) some.push_back(all[v]);  // with gaps between
+        for (GroupBy by : {t.jobque ? GroupBy::category : GroupBy::cat, GroupBy::kind, GroupBy::name}) {
+          check_ranges_as_one_by_one(t, all, by);
+          check_ranges_as_one_by_one(t, some, by);
+        }
+      }
+    Range whole = whole_trace(t);
+    check_ranges_as_one_by_one(t, ordered_ranges(7, 30, whole.lo, whole.hi), GroupBy::category);
+  }
+}
+
+TEST_CASE("stats of ranges out of time order are measured one by one, alike") {
+  const Trace& t = load_sample("decode-small.trace.json");
+  Range whole = whole_trace(t);
+  std::vector<Range> ranges = ordered_ranges(3, 20, whole.lo, whole.hi);
+  std::reverse(ranges.begin(), ranges.end());
+  ranges.push_back(whole);  // contains the others
+  check_ranges_as_one_by_one(t, ranges, GroupBy::category);
 }

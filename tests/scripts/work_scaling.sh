@@ -3,7 +3,8 @@
 # callgrind, whose instruction count is a counter, not a timer (the same on a busy machine),
 # and the count must roughly double (at most 2.4x; a quadratic pass would give ~4x).
 # Shapes that were once quadratic: distinct process ids, distinct instant names (every one a
-# marker kind), many chains in gaps, many lanes, distinct span names in a timeline. build.sh installs valgrind for the tests.
+# marker kind), many chains in gaps, many lanes, distinct span names in a timeline, many
+# lanes with many units (each unit's stats walked every lane). build.sh installs valgrind for the tests.
 source "$(dirname "$0")/lib/prelude.bash"
 if ! command -v valgrind > /dev/null; then
   echo "work_scaling: skipped: valgrind is not installed (bash build.sh test installs it)"
@@ -64,6 +65,12 @@ lanes() {
   awk -v n="$1" 'BEGIN { printf "["; for (i = 0; i < n; i++) printf "{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1},\n", i % 4000, i, i;
                          print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
 }
+# Half the items lanes of one span, half token markers: twice the input is twice the lanes
+# and twice the units.
+lanes_and_units() {
+  awk -v n="$1" 'BEGIN { printf "["; for (i = 0; i < n / 2; i++) printf "{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1},\n{\"ph\":\"i\",\"name\":\"token\",\"pid\":0,\"tid\":0,\"ts\":%d,\"s\":\"t\"},\n", i % 40, i, i, 2 * i;
+                         print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
+}
 
 scaled "stats, distinct process ids" processes stats -q -j 1
 scaled "markers, distinct instant names" kinds markers -q -j 1
@@ -71,5 +78,6 @@ scaled "gaps, many chains" chains gaps -q -j 1
 scaled "validate, many chains" chains validate -q -j 1
 scaled "stats --by name, many lanes" lanes stats -q -j 1 --by name
 scaled "timeline --by name, distinct names" names timeline -q -j 1 --by name -o /dev/null
+scaled "markers --kind, many lanes and many units" lanes_and_units markers -q -j 1 --kind token
 echo "work_scaling: $failures failed"
 [ "$failures" -eq 0 ]
