@@ -21,6 +21,21 @@ struct NullSink final : DiagnosticSink {
   void report(Diagnostic) override {}
 };
 
+/// Every number two range stats print, compared (doubles as computed: the same sums in
+/// the same order give the same bits).
+bool same_stats(const RangeStats& a, const RangeStats& b) {
+  if (a.events != b.events || a.busy_ns != b.busy_ns || a.wait_ns != b.wait_ns || a.publishes != b.publishes ||
+      a.idle_pct != b.idle_pct || a.parallelism != b.parallelism || a.groups.size() != b.groups.size())
+    return false;
+  for (std::size_t g = 0; g < a.groups.size(); ++g) {
+    const GroupStats &x = a.groups[g], &y = b.groups[g];
+    if (x.name != y.name || x.events != y.events || x.busy_ns != y.busy_ns || x.total_ns != y.total_ns ||
+        x.self_ns != y.self_ns || x.share_pct != y.share_pct)
+      return false;
+  }
+  return true;
+}
+
 void analyse(const Trace& trace) {
   SpanIndex index(trace);
   Range whole = whole_trace(trace);
@@ -38,7 +53,15 @@ void analyse(const Trace& trace) {
   }
   for (UnitAtRequest at : {UnitAtRequest::automatic, UnitAtRequest::end}) {
     std::vector<KindSummary> kinds = summarize_kinds(trace, at, QuantileMethod::inclusive);
-    if (!kinds.empty()) unit_rows(trace, index, kinds.front().kind, kinds.front().rule.at, 2);
+    if (kinds.empty()) continue;
+    // The units in one sweep (unit_rows) are what each unit's own walk gives.
+    std::vector<UnitRow> rows = unit_rows(trace, index, kinds.front().kind, kinds.front().rule.at, 2);
+    StatsOptions one;
+    one.by = trace.jobque ? GroupBy::category : GroupBy::cat;
+    one.distributions = false;
+    one.lanes = false;
+    for (std::size_t k = 0; k < rows.size() && k < 64; ++k)
+      if (!same_stats(rows[k].stats, compute_stats(trace, index, rows[k].unit.range, one))) std::abort();
   }
   if (trace.jobque) {
     GapsReport report;
