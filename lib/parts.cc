@@ -168,14 +168,24 @@ PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part)
   return plan;
 }
 
-std::vector<PartRead> read_parts(const std::string& path, const PartPlan& plan, unsigned threads,
+PartOpener file_parts(const std::string& path) {
+  return [path](uint64_t begin, const std::string& prefix) {
+    std::string err;
+    return begin == 0 && prefix.empty() ? Source::open(path, &err) : Source::open_part(path, begin, prefix, &err);
+  };
+}
+
+PartOpener text_parts(std::shared_ptr<const std::string> text) {
+  return [text](uint64_t begin, const std::string& prefix) { return Source::text_part(text, begin, prefix); };
+}
+
+std::vector<PartRead> read_parts(const PartOpener& open, const PartPlan& plan, unsigned threads,
                                  const ProgressFn& progress,
                                  const std::function<ReadResult(std::size_t, Source&, const ReadOptions&)>& read) {
   std::vector<PartRead> reads(plan.starts.size());
   SharedProgress shared(progress, plan);
   auto run = [&](std::size_t k) {
-    std::string err;
-    auto src = k == 0 ? Source::open(path, &err) : Source::open_part(path, plan.starts[k], plan.prefix, &err);
+    auto src = k == 0 ? open(0, "") : open(plan.starts[k], plan.prefix);
     if (!src) return;
     reads[k].opened = true;
     if (ProgressFn bar = shared.for_part(k)) src->set_progress(std::move(bar));

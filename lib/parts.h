@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -65,10 +66,19 @@ struct PartRead {
   bool opened = false;
 };
 
+/// Opens the part of a text that starts at `begin` with `prefix` before it, offsets the
+/// text's own (see Source::open_part); begin 0 with no prefix is the whole text. nullptr
+/// when it cannot be read.
+using PartOpener = std::function<std::unique_ptr<Source>(uint64_t begin, const std::string& prefix)>;
+/// The parts of a regular file.
+PartOpener file_parts(const std::string& path);
+/// The parts of a text in memory (tests and fuzzing: the joins without files or threads).
+PartOpener text_parts(std::shared_ptr<const std::string> text);
+
 /// Reads the parts of plan on `threads` threads (the calling one too), each part with
 /// read(k, source, read_options); the sources are opened here, each with its share of the
 /// progress bar. Returns the reads in part order.
-std::vector<PartRead> read_parts(const std::string& path, const PartPlan& plan, unsigned threads,
+std::vector<PartRead> read_parts(const PartOpener& open, const PartPlan& plan, unsigned threads,
                                  const ProgressFn& progress,
                                  const std::function<ReadResult(std::size_t, Source&, const ReadOptions&)>& read);
 

@@ -97,6 +97,16 @@ std::unique_ptr<Source> Source::open_part(const std::string& path, uint64_t begi
                                   window_for(Compression::none, size - begin + prefix.size()));
 }
 
+std::unique_ptr<Source> Source::text_part(std::shared_ptr<const std::string> text, uint64_t begin,
+                                          const std::string& prefix) {
+  if (begin > text->size() || prefix.size() > begin) return nullptr;
+  auto lines = std::make_unique<ReopeningLineIndex>([text]() -> std::unique_ptr<RawInput> { return memory_input(*text); });
+  std::size_t rest = text->size() - begin;
+  auto in = prefixed_input(memory_input(text->substr(begin)), prefix);
+  return std::make_unique<Source>(std::move(in), "<memory>", text->size(), std::move(lines), begin - prefix.size(),
+                                  window_for(Compression::none, rest + prefix.size()));
+}
+
 std::unique_ptr<Source> Source::from_string(std::string bytes, std::string name) {
   Compression found = Compression::none;
   std::size_t text_bytes = bytes.size();

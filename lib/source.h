@@ -54,6 +54,10 @@ class Source {
   /// offsets just before `begin`. nullptr with *err when the file cannot be read.
   static std::unique_ptr<Source> open_part(const std::string& path, uint64_t begin, const std::string& prefix,
                                            std::string* err);
+  /// The same for a text in memory (uncompressed); nullptr when begin is past its end or
+  /// the prefix longer than begin.
+  static std::unique_ptr<Source> text_part(std::shared_ptr<const std::string> text, uint64_t begin,
+                                           const std::string& prefix);
 
   /// first_offset: the file offset of the input's first byte.
   /// window: the first window's size (it grows for a longer token); less than kWindow for

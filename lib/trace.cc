@@ -608,17 +608,14 @@ bool load_stream_parallel(StreamInput& in, unsigned threads, Trace* trace, Diagn
 
 }  // namespace
 
-bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
-                         const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
-                         uint64_t min_part_bytes) {
-  if (threads < 2) return false;
-  if (auto stream = open_stream_input(path, options.gzip_points))
-    return load_stream_parallel(*stream, threads, trace, diags, options, progress, result,
-                                min_part_bytes);
-  PartPlan plan = plan_file(path, threads, min_part_bytes);
+namespace {
+
+/// The parts of plan read on `threads` threads and joined in order (see load_trace_parallel).
+bool load_planned(const PartOpener& open, const PartPlan& plan, unsigned threads, Trace* trace, DiagnosticSink* diags,
+                  const LoadOptions& options, const ProgressFn& progress, ReadResult* result) {
   if (plan.starts.size() < 2) return false;
   PartLoader loader(options, diags, threads);
-  std::vector<PartRead> reads = read_parts(path, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
+  std::vector<PartRead> reads = read_parts(open, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
     return loader.read(k, src, read);
   });
   std::size_t count = parts_that_count(reads);
@@ -628,6 +625,26 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
   loader.finish(r, threads, trace);
   *result = r;
   return true;
+}
+
+}  // namespace
+
+bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
+                         const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
+                         uint64_t min_part_bytes) {
+  if (threads < 2) return false;
+  if (auto stream = open_stream_input(path, options.gzip_points))
+    return load_stream_parallel(*stream, threads, trace, diags, options, progress, result,
+                                min_part_bytes);
+  return load_planned(file_parts(path), plan_file(path, threads, min_part_bytes), threads, trace, diags, options,
+                      progress, result);
+}
+
+bool load_text_parallel(std::shared_ptr<const std::string> text, unsigned parts, unsigned threads, Trace* trace,
+                        DiagnosticSink* diags, const LoadOptions& options, ReadResult* result,
+                        uint64_t min_part_bytes) {
+  PartPlan plan = plan_parts(*text, parts, min_part_bytes);
+  return load_planned(text_parts(std::move(text)), plan, threads, trace, diags, options, {}, result);
 }
 
 bool load_blocks(const std::vector<ByteRange>& blocks, const BlockOpener& open, unsigned threads,

@@ -146,6 +146,13 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes = kDefaultMinPartBytes);
 
+/// The same for a text in memory, cut into up to `parts` parts (of at least min_part_bytes)
+/// read on `threads` threads: the joins of a file's parts without the file (tests and
+/// fuzzing; one thread reads the parts one after another).
+bool load_text_parallel(std::shared_ptr<const std::string> text, unsigned parts, unsigned threads, Trace* trace,
+                        DiagnosticSink* diags, const LoadOptions& options, ReadResult* result,
+                        uint64_t min_part_bytes);
+
 /// [start, stop) of a file's text; stop UINT64_MAX: to the end of the file.
 struct ByteRange {
   uint64_t start = 0, stop = UINT64_MAX;

@@ -639,26 +639,40 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
   return result;
 }
 
-bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
-                             const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
-  if (threads < 2) return false;
-  if (auto stream = open_stream_input(path))
-    return validate_stream_parallel(*stream, threads, out, progress, min_part_bytes, result);
-  PartPlan plan = plan_file(path, threads, min_part_bytes);
+namespace {
+
+/// The parts of plan checked on `threads` threads and joined (see validate_trace_parallel).
+bool validate_planned(const PartOpener& open, const PartPlan& plan, unsigned threads, DiagnosticSink& out,
+                      const ProgressFn& progress, ValidateResult* result) {
   if (plan.starts.size() < 2) return false;
   ValidateLoader loader;
-  std::vector<PartRead> reads = read_parts(path, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
+  std::vector<PartRead> reads = read_parts(open, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
     return loader.read(k, src, read);
   });
   std::size_t count = parts_that_count(reads);
   if (count == 0) return false;
   for (std::size_t k = 0; k < count; ++k)
     if (!loader.join(k)) return false;  // only broken traces: read again in one pass
-  std::string err;
-  auto locator = Source::open(path, &err);  // positions of what the parts found
+  auto locator = open(0, "");  // positions of what the parts found
   if (!locator) return false;
   loader.conclude_into(out, *locator, reads, count, result);
   return true;
+}
+
+}  // namespace
+
+bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
+                             const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
+  if (threads < 2) return false;
+  if (auto stream = open_stream_input(path))
+    return validate_stream_parallel(*stream, threads, out, progress, min_part_bytes, result);
+  return validate_planned(file_parts(path), plan_file(path, threads, min_part_bytes), threads, out, progress, result);
+}
+
+bool validate_text_parallel(std::shared_ptr<const std::string> text, unsigned parts, unsigned threads,
+                            DiagnosticSink& out, uint64_t min_part_bytes, ValidateResult* result) {
+  PartPlan plan = plan_parts(*text, parts, min_part_bytes);
+  return validate_planned(text_parts(std::move(text)), plan, threads, out, {}, result);
 }
 
 }  // namespace jqtrace

@@ -33,6 +33,10 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out);
 /// trace's rules need the parts in order: the caller then uses validate_trace.
 bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result);
+/// The same for a text in memory in up to `parts` parts on `threads` threads (tests and
+/// fuzzing, as load_text_parallel).
+bool validate_text_parallel(std::shared_ptr<const std::string> text, unsigned parts, unsigned threads,
+                            DiagnosticSink& out, uint64_t min_part_bytes, ValidateResult* result);
 
 /// Validation riding along a model load (LoadOptions::tee): the checks of validate_trace
 /// on the events the load reads, so a command that needs both reads the file once. Split

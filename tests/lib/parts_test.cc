@@ -1,6 +1,8 @@
 // Cutting files for parallel parsing, and the parallel loader's equality with one pass.
 #include <doctest/doctest.h>
 
+#include <memory>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -116,6 +118,29 @@ TEST_CASE("the parallel loader builds the model one pass builds") {
   CHECK(r.status == ReadStatus::ok);
   CHECK(r.events == 3000);
   check_same_model(one, parts);
+}
+
+TEST_CASE("a text in memory is read in parts and joined as its file is, on one thread or several") {
+  std::string text = lines_trace(3000);
+  TempFile file(text);
+  auto shared = std::make_shared<const std::string>(text);
+  Trace from_file, one;
+  ReadResult rf;
+  REQUIRE(load_trace_parallel(file.path, 4, &from_file, nullptr, LoadOptions{}, {}, &rf, 4096));
+  load_string(text, &one);
+  for (unsigned threads : {1u, 3u}) {
+    Trace in_memory;
+    ReadResult r;
+    REQUIRE(load_text_parallel(shared, 4, threads, &in_memory, nullptr, LoadOptions{}, &r, 4096));
+    CHECK(r.events == rf.events);
+    CHECK(r.status == rf.status);
+    check_same_model(one, in_memory);
+    check_same_model(from_file, in_memory);
+  }
+  // Too small to cut: declined, as a file is.
+  Trace none;
+  ReadResult r;
+  CHECK_FALSE(load_text_parallel(shared, 4, 1, &none, nullptr, LoadOptions{}, &r, text.size()));
 }
 
 TEST_CASE("the parallel join: lanes large and small, names new to a later part, lanes first seen there") {

@@ -2,6 +2,8 @@
 // one pass reads, whatever the layout, the damage, or a cut that proves wrong.
 #include <doctest/doctest.h>
 
+#include <memory>
+
 #include "stream_parts.h"
 #include "test_util.h"
 
@@ -69,7 +71,35 @@ std::vector<std::string> validate_lines(const std::string& bytes, unsigned threa
   return lines;
 }
 
+/// validate_lines for a text in memory cut into parts (validate_text_parallel).
+std::vector<std::string> validate_text_lines(const std::string& text, unsigned threads, uint64_t part_bytes) {
+  Collected found;
+  ValidateResult result;
+  REQUIRE(validate_text_parallel(std::make_shared<const std::string>(text), 4, threads, found, part_bytes, &result));
+  std::vector<std::string> lines;
+  for (const Diagnostic& d : found.diagnostics)
+    lines.push_back(std::to_string(d.position.line) + ":" + std::to_string(d.position.column) + " " +
+                    std::string(d.rule) + " " + d.message);
+  lines.push_back(std::to_string(result.errors) + " errors " + std::to_string(result.warnings) + " warnings");
+  return lines;
+}
+
 }  // namespace
+
+TEST_CASE("a text in memory is validated in parts as its file is: the same problems, where they are") {
+  std::string text = lines_trace(2000);
+  // Problems in several parts: a negative duration, an unknown phase, a duplicate key.
+  for (std::size_t at : {text.size() / 5, text.size() / 2, text.size() * 4 / 5}) {
+    std::size_t line = text.find("\"dur\":", at);
+    REQUIRE(line != std::string::npos);
+    text.insert(line, at == text.size() / 5 ? "\"dur\":-5," : at == text.size() / 2 ? "\"ph\":\"Q\"," : "\"dur\":1,");
+  }
+  std::vector<std::string> one = validate_lines(text, 1, 0);
+  REQUIRE(one.size() > 1);
+  CHECK(validate_text_lines(text, 1, 4096) == one);
+  CHECK(validate_text_lines(text, 3, 4096) == one);
+  CHECK(validate_lines(text, 3, 4096) == one);
+}
 
 TEST_CASE("a part starts at the last line that starts with '{' after a line ending in ','") {
   std::string text = "[\n{\"a\":1},\n{\"b\":2},\n  {\"c\":3}";
