@@ -551,6 +551,15 @@ class RangesSweep {
     std::size_t jumped_to_ = SIZE_MAX;  ///< the range whose first span was last jumped to
   };
 
+  /// Range v's tally of slot's group, with a span counted in it and in the range.
+  GroupTally& counted(std::size_t v, std::size_t slot) {
+    SliceTally& tally = tallies_[v];
+    ++tally.events;
+    GroupTally& g = tally.at(slot);
+    ++g.events;
+    return g;
+  }
+
   /// SPEC §2 for jobque traces, as StatsBuilder::walk_jobque, for each range a span meets.
   void sweep_jobque(std::size_t lane, std::size_t a, std::size_t b) {
     const SpanTable& s = t_.lanes[lane].spans;
@@ -562,17 +571,14 @@ class RangesSweep {
       SpanKind kind = shape_.kind_of(name);
       std::size_t slot = shape_.slot_of(s, lane, i, name, kind);
       for (std::size_t v = first; v < last; ++v) {
-        SliceTally& tally = tallies_[v];
-        GroupTally& g = tally.at(slot);
-        ++tally.events;
-        ++g.events;
+        GroupTally& g = counted(v, slot);
         int64_t clipped = ranges_[v].clipped(ts, end);
         if (is_busy(kind)) {
           busy_[v] += clipped;
           g.busy_ns += clipped;
         }
-        if (kind == SpanKind::stage_wait) tally.wait_ns += clipped;
-        if (kind == SpanKind::publish) ++tally.publishes;
+        if (kind == SpanKind::stage_wait) tallies_[v].wait_ns += clipped;
+        if (kind == SpanKind::publish) ++tallies_[v].publishes;
       }
     }
   }
@@ -605,10 +611,7 @@ class RangesSweep {
       std::size_t slot = shape_.slot_of(s, lane, i, s.name[i], SpanKind::other);
       while (!open.empty() && (open.back().end <= ts || open.back().end < end)) close_top(stack);
       for (std::size_t v = first; v < last; ++v) {
-        SliceTally& tally = tallies_[v];
-        GroupTally& g = tally.at(slot);
-        ++tally.events;
-        ++g.events;
+        GroupTally& g = counted(v, slot);
         int64_t clipped = ranges_[v].clipped(ts, end);
         g.total_ns += clipped;
         if (!open.empty()) children[open.back().offset + (v - open.back().first)] += clipped;

@@ -53,6 +53,16 @@ void check_parts_match_one_pass(const std::string& bytes, uint64_t part_bytes, u
   if (expected.status != ReadStatus::input_error) check_same_model(one, parts);
 }
 
+/// What a validation found, a line each ("line:col rule message"), and its counts.
+std::vector<std::string> lines_of(const Collected& found, const ValidateResult& result) {
+  std::vector<std::string> lines;
+  for (const Diagnostic& d : found.diagnostics)
+    lines.push_back(std::to_string(d.position.line) + ":" + std::to_string(d.position.column) + " " +
+                    std::string(d.rule) + " " + d.message);
+  lines.push_back(std::to_string(result.errors) + " errors " + std::to_string(result.warnings) + " warnings");
+  return lines;
+}
+
 std::vector<std::string> validate_lines(const std::string& bytes, unsigned threads, uint64_t part_bytes) {
   TempFile file(bytes);
   Collected found;
@@ -63,12 +73,7 @@ std::vector<std::string> validate_lines(const std::string& bytes, unsigned threa
     auto src = Source::open(file.path, nullptr);
     result = validate_trace(*src, found);
   }
-  std::vector<std::string> lines;
-  for (const Diagnostic& d : found.diagnostics)
-    lines.push_back(std::to_string(d.position.line) + ":" + std::to_string(d.position.column) + " " +
-                    std::string(d.rule) + " " + d.message);
-  lines.push_back(std::to_string(result.errors) + " errors " + std::to_string(result.warnings) + " warnings");
-  return lines;
+  return lines_of(found, result);
 }
 
 /// validate_lines for a text in memory cut into parts (validate_text_parallel).
@@ -76,12 +81,7 @@ std::vector<std::string> validate_text_lines(const std::string& text, unsigned t
   Collected found;
   ValidateResult result;
   REQUIRE(validate_text_parallel(std::make_shared<const std::string>(text), 4, threads, found, part_bytes, &result));
-  std::vector<std::string> lines;
-  for (const Diagnostic& d : found.diagnostics)
-    lines.push_back(std::to_string(d.position.line) + ":" + std::to_string(d.position.column) + " " +
-                    std::string(d.rule) + " " + d.message);
-  lines.push_back(std::to_string(result.errors) + " errors " + std::to_string(result.warnings) + " warnings");
-  return lines;
+  return lines_of(found, result);
 }
 
 }  // namespace
