@@ -56,7 +56,7 @@ class GroupOf {
 /// Merges spans too narrow to draw into runs of pixels, per depth and group.
 class RunMerger {
  public:
-  explicit RunMerger(std::deque<TimelineRun>& out) : out_(out) {}
+  explicit RunMerger(std::vector<TimelineRun>& out) : out_(out) {}
   void add(int x0, int x1, uint32_t group, uint32_t depth, bool waiting, int64_t covered) {
     uint64_t key = uint64_t{group} << 32 | uint64_t{depth} << 1 | (waiting ? 1u : 0u);
     auto [it, added] = slot_.emplace(key, open_.size());
@@ -81,7 +81,7 @@ class RunMerger {
   }
 
  private:
-  std::deque<TimelineRun>& out_;
+  std::vector<TimelineRun>& out_;
   std::vector<TimelineRun> open_;  ///< one per (group, depth, waiting) seen on this lane
   std::unordered_map<uint64_t, std::size_t> slot_;  ///< (group, depth, waiting) → its open run
 };

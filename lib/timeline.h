@@ -6,7 +6,6 @@
 // group into runs of pixels, so the picture stays small whatever the range: a lane has at
 // most as many merged runs as the plot has pixels.
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -49,7 +48,10 @@ struct TimelineLane {
   std::string name;         ///< thread_name
   uint32_t depths = 1;      ///< rows the lane needs
   std::vector<TimelineSpan> spans;
-  std::deque<TimelineRun> runs;  ///< a deque: a whole-trace picture has ~10^5 a lane, never copied to grow
+  /// A vector, not a deque: a deque's first block is 512 bytes, and a trace of a million
+  /// one-span lanes paid it on every lane (0.5 GB). A lane's runs are few (a run a pixel
+  /// per group and depth at most), so growing by copies costs little.
+  std::vector<TimelineRun> runs;
 };
 
 struct TimelineGroup {
