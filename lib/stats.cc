@@ -93,6 +93,13 @@ class SliceTally {
     groups_.push_back({slot, GroupTally{}});
     return groups_.back().second;
   }
+  /// The tally of slot's group, with a span counted in it and in the slice.
+  GroupTally& counted(std::size_t slot) {
+    ++events;
+    GroupTally& g = at(slot);
+    ++g.events;
+    return g;
+  }
   /// (slot, tally) in first-seen order.
   std::vector<std::pair<std::size_t, GroupTally>>& groups() { return groups_; }
 
@@ -335,10 +342,8 @@ class StatsBuilder {
     for_each_overlapping(rows, [&](std::size_t i, int64_t ts, int64_t dur) {
       int64_t end = ts + dur;
       int64_t name = s.name[i];
-      SpanKind kind = kinds_[static_cast<std::size_t>(name)];
-      GroupTally& g = tally.at(slot_of(s, rows.lane, i, name, kind));
-      ++tally.events;
-      ++g.events;
+      SpanKind kind = kind_of(name);
+      GroupTally& g = tally.counted(slot_of(s, rows.lane, i, name, kind));
       int64_t clipped = r_.clipped(ts, end);
       if (is_busy(kind)) {
         busy += clipped;
@@ -368,9 +373,7 @@ class StatsBuilder {
       int64_t end = ts + dur;
       int64_t name = s.name[i];
       std::size_t slot = slot_of(s, rows.lane, i, name, SpanKind::other);
-      GroupTally& g = tally.at(slot);
-      ++tally.events;
-      ++g.events;
+      GroupTally& g = tally.counted(slot);
       int64_t clipped = r_.clipped(ts, end);
       g.total_ns += clipped;
       if (wants_duration(SpanKind::other)) g.sample.add(dur);
@@ -551,15 +554,6 @@ class RangesSweep {
     std::size_t jumped_to_ = SIZE_MAX;  ///< the range whose first span was last jumped to
   };
 
-  /// Range v's tally of slot's group, with a span counted in it and in the range.
-  GroupTally& counted(std::size_t v, std::size_t slot) {
-    SliceTally& tally = tallies_[v];
-    ++tally.events;
-    GroupTally& g = tally.at(slot);
-    ++g.events;
-    return g;
-  }
-
   /// SPEC §2 for jobque traces, as StatsBuilder::walk_jobque, for each range a span meets.
   void sweep_jobque(std::size_t lane, std::size_t a, std::size_t b) {
     const SpanTable& s = t_.lanes[lane].spans;
@@ -571,7 +565,7 @@ class RangesSweep {
       SpanKind kind = shape_.kind_of(name);
       std::size_t slot = shape_.slot_of(s, lane, i, name, kind);
       for (std::size_t v = first; v < last; ++v) {
-        GroupTally& g = counted(v, slot);
+        GroupTally& g = tallies_[v].counted(slot);
         int64_t clipped = ranges_[v].clipped(ts, end);
         if (is_busy(kind)) {
           busy_[v] += clipped;
@@ -611,7 +605,7 @@ class RangesSweep {
       std::size_t slot = shape_.slot_of(s, lane, i, s.name[i], SpanKind::other);
       while (!open.empty() && (open.back().end <= ts || open.back().end < end)) close_top(stack);
       for (std::size_t v = first; v < last; ++v) {
-        GroupTally& g = counted(v, slot);
+        GroupTally& g = tallies_[v].counted(slot);
         int64_t clipped = ranges_[v].clipped(ts, end);
         g.total_ns += clipped;
         if (!open.empty()) children[open.back().offset + (v - open.back().first)] += clipped;

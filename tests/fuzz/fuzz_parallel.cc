@@ -144,6 +144,16 @@ void check_same_model(const ReadResult& r1, const Trace& one, const ReadResult& 
   }
 }
 
+/// What validation riding a load concluded (positions from locator) is what validating
+/// alone found: expected, and expected_count problems.
+void check_concluded(ValidationTee& tee, Source& locator, const ReadResult& r, Trace& trace,
+                     const ValidateResult& expected, std::size_t expected_count) {
+  CountingSink found;
+  ValidateResult v = tee.conclude(found, locator, r, trace.names);
+  check(v.errors == expected.errors && v.warnings == expected.warnings && v.events == expected.events);
+  check(found.count == expected_count);
+}
+
 /// Loads text in memory as report does, in parts of 64 bytes read one after another,
 /// validating along: the same counts as validating alone, unless a join could not be exact.
 void check_validation_along_in_memory(const std::shared_ptr<const std::string>& text, const ValidateResult& expected,
@@ -154,12 +164,7 @@ void check_validation_along_in_memory(const std::shared_ptr<const std::string>& 
   options.tee = &tee;
   ReadResult r;
   if (!load_text_parallel(text, kParts, 1, &trace, nullptr, options, &r, 64)) return;
-  if (!tee.exact()) return;
-  auto locator = Source::from_string(*text);
-  CountingSink found;
-  ValidateResult v = tee.conclude(found, *locator, r, trace.names);
-  check(v.errors == expected.errors && v.warnings == expected.warnings && v.events == expected.events);
-  check(found.count == expected_count);
+  if (tee.exact()) check_concluded(tee, *Source::from_string(*text), r, trace, expected, expected_count);
 }
 
 /// FNV-1a of the bytes: picks the inputs that also take the threaded path.
@@ -186,10 +191,7 @@ void check_validation_along(const std::string& path, const ValidateResult& expec
     if (!tee.exact()) continue;
     auto locator = Source::open(path, nullptr);
     if (!locator) std::abort();
-    CountingSink found;
-    ValidateResult v = tee.conclude(found, *locator, r, trace.names);
-    check(v.errors == expected.errors && v.warnings == expected.warnings && v.events == expected.events);
-    check(found.count == expected_count);
+    check_concluded(tee, *locator, r, trace, expected, expected_count);
   }
 }
 
