@@ -75,8 +75,10 @@ struct StageSamples {
   std::vector<double> tail_span, tail_lanes, tail_idle, tail_share;  ///< chains on >= 4 lanes
 };
 
-struct ClassAccumulator {
-  ChainClass out;
+/// What a run of chains adds to one class: a sample per chain, and per stage with chunks.
+/// Runs measured apart are joined in chain order, so the samples come out in the order
+/// one walk over every chain would give.
+struct ClassSamples {
   std::vector<double> wall, publish, first_claim;
   std::vector<StageSamples> stages;  ///< in order of first appearance; sorted when summarised
   ShortListIndex<int64_t> index;     ///< stage -> its place in stages
@@ -88,6 +90,35 @@ struct ClassAccumulator {
     stages.back().stage = s;
     return stages.back();
   }
+  /// Appends the samples of the chains that follow this run's.
+  void append(ClassSamples&& later) {
+    append_values(wall, later.wall);
+    append_values(publish, later.publish);
+    append_values(first_claim, later.first_claim);
+    for (StageSamples& from : later.stages) {
+      StageSamples& to = stage(from.stage);
+      for (auto [into, values] : {std::pair{&to.span, &from.span}, {&to.busy, &from.busy}, {&to.last, &from.last},
+                                  {&to.gap, &from.gap}, {&to.tail_span, &from.tail_span},
+                                  {&to.tail_lanes, &from.tail_lanes}, {&to.tail_idle, &from.tail_idle},
+                                  {&to.tail_share, &from.tail_share}})
+        append_values(*into, *values);
+      append_values(to.lanes, from.lanes);
+    }
+    later = ClassSamples{};
+  }
+
+ private:
+  template <typename T>
+  static void append_values(std::vector<T>& into, std::vector<T>& values) {
+    if (into.empty()) into.swap(values);
+    else into.insert(into.end(), values.begin(), values.end());
+    std::vector<T>().swap(values);
+  }
+};
+
+struct ClassAccumulator {
+  ChainClass out;
+  ClassSamples samples;
 };
 
 /// One stage of the chain being measured: its chunks' extent, busy sum and lane ends.
@@ -118,10 +149,22 @@ struct StageGroup {
   }
 };
 
+/// One thread's walk over a run of chains: the samples it adds to each class, and its
+/// scratch space for the chain being measured.
+struct ChainWalk {
+  std::vector<ClassSamples> classes;  ///< by class index
+  std::vector<double> one_stage_ends;  ///< last chunk end of each one-stage chain
+  std::vector<StageGroup> groups;      ///< the current chain's stages (first group_count)
+  ShortListIndex<int64_t> group_index;  ///< stage -> its place among them
+  std::size_t group_count = 0;
+};
+
 class GapsBuilder {
  public:
   GapsBuilder(const Trace& t, Range r, const GapsOptions& o) : t_(t), r_(r), o_(o) {
     span_names_ = JobqueNames::found(t.names);
+    lane_spans_.reserve(t.lanes.size());
+    for (const Lane& lane : t.lanes) lane_spans_.push_back(&lane.spans);
   }
 
   bool build(GapsReport* out, std::string* error) {
@@ -135,7 +178,7 @@ class GapsBuilder {
     report_.by = o_.by == ClassBy::automatic ? (tagged_ ? ClassBy::category : ClassBy::nstages) : o_.by;
     classify_chains();
     measure_chains();
-    finish_classes();  // frees the samples before the publish section's arrays exist
+    finish_classes(); 
     publish_metrics();
     *out = std::move(report_);
     return true;
@@ -180,41 +223,61 @@ class GapsBuilder {
   }
   ChainRow& row_of(int64_t chain) { return rows_[index_of(chain)]; }
 
-  /// One pass over the spans in range: chains (in order of first appearance), their
-  /// publishes and caller waits, chunk counts, the wakes, every publish, and each lane's
-  /// busy spans in time order for its idle gaps.
+  /// One pass over the spans in range for the chains (in order of first appearance),
+  /// their publishes and caller waits, chunk counts and every publish; beside it, on a
+  /// second thread when there is one, each lane's idle gaps and the wakes.
   void collect_chains() {
-    dense_ = chain_index();
     std::vector<double> wakes;
-    for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
-      const SpanTable& s = t_.lanes[l].spans;
-      LaneGaps gaps;
-      for (std::size_t i = 0; i < s.size(); ++i) {
-        if (!in_range(s, i)) continue;
-        int64_t name = s.name[i];
-        if (span_names_.busy(name)) gaps.busy(s.ts[i], s.end(i));
-        if (name == span_names_.wake) {
-          ++report_.wakes;
-          wakes.push_back(us(s.dur[i]));
-        } else if (name == span_names_.publish) {
-          row_of(s.chain[i]).pub = ref(l, i).packed;
-          pubs_.push_back(ref(l, i));
-          tagged_ = tagged_ || publish_tag(s.stage[i]) != 0;
-        } else if (name == span_names_.chunk) {
-          uint32_t index = index_of(s.chain[i]);
-          ++rows_[index].chunks;
-          chunk_rows_.push_back(index);  // order_chunks() meets the chunks again in this order
-        } else if (name == span_names_.stage_wait && l == caller_) {
-          ChainRow& c = row_of(s.chain[i]);
-          double end = us(s.ts[i]) + us(s.dur[i]);
-          c.wait_end = c.waited() ? std::max(c.wait_end, end) : end;
-        }
+    report_.lanes.resize(t_.lanes.size());
+    run_parallel(2, o_.threads, [&](std::size_t job) {
+      if (job == 0) {
+        dense_ = chain_index();
+        for (std::size_t l = 0; l < t_.lanes.size(); ++l) collect_chain_spans(l);
+        dense_.reset();  // chain ids are not needed past this point
+      } else {
+        for (std::size_t l = 0; l < t_.lanes.size(); ++l) report_.lanes[l] = lane_gaps(l, &wakes);
       }
-      report_.lanes.push_back(gaps.finish(t_.lane_label(l), t_.lanes[l].thread_name, o_.quantiles));
-    }
+    });
     report_.chains = rows_.size();
+    report_.wakes = wakes.size();
     report_.wake_dur_us = summarize_values(std::move(wakes), o_.quantiles);
-    dense_.reset();  // chain ids are not needed past this point
+  }
+
+  /// Lane l's publishes, chunks and (on the caller) stage waits in range, by chain.
+  void collect_chain_spans(std::size_t l) {
+    const SpanTable& s = t_.lanes[l].spans;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      int64_t name = s.name[i];  // first: most spans are none of these, and need no more reads
+      if (name == span_names_.publish) {
+        if (!in_range(s, i)) continue;
+        row_of(s.chain[i]).pub = ref(l, i).packed;
+        pubs_.push_back(ref(l, i));
+        tagged_ = tagged_ || publish_tag(s.stage[i]) != 0;
+      } else if (name == span_names_.chunk) {
+        if (!in_range(s, i)) continue;
+        uint32_t index = index_of(s.chain[i]);
+        ++rows_[index].chunks;
+        chunk_chains_.push_back(index);  // order_chunks() meets the chunks again in this order
+      } else if (name == span_names_.stage_wait && l == caller_) {
+        if (!in_range(s, i)) continue;
+        ChainRow& c = row_of(s.chain[i]);
+        double end = us(s.ts[i]) + us(s.dur[i]);
+        c.wait_end = c.waited() ? std::max(c.wait_end, end) : end;
+      }
+    }
+  }
+
+  /// Lane l's idle gaps between its busy spans in range (in time order), and its wakes.
+  LaneGapMetrics lane_gaps(std::size_t l, std::vector<double>* wakes) const {
+    const SpanTable& s = t_.lanes[l].spans;
+    LaneGaps gaps;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!in_range(s, i)) continue;
+      int64_t name = s.name[i];
+      if (span_names_.busy(name)) gaps.busy(s.ts[i], s.end(i));
+      else if (name == span_names_.wake) wakes->push_back(us(s.dur[i]));
+    }
+    return gaps.finish(t_.lane_label(l), t_.lanes[l].thread_name, o_.quantiles);
   }
 
   /// The chunks grouped by chain, in file order within each (a counting sort on the
@@ -228,16 +291,18 @@ class GapsBuilder {
       c.chunks = 0;
     }
     order_.resize(next);
+    // A second pass over the model, not a reference kept per chunk by the first: that would
+    // cost 4 more bytes a chunk at the peak, this about a tenth of gaps' time on one thread.
     std::size_t seen = 0;
     for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
       const SpanTable& s = t_.lanes[l].spans;
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (s.name[i] != span_names_.chunk || !in_range(s, i)) continue;
-        ChainRow& c = rows_[chunk_rows_[seen++]];
+        ChainRow& c = rows_[chunk_chains_[seen++]];
         order_[c.first_chunk + c.chunks++] = ref(l, i);
       }
     }
-    chunk_rows_.clear();
+    chunk_chains_.clear();
   }
 
   SpanRef ref(std::size_t lane, std::size_t row) const {
@@ -245,7 +310,7 @@ class GapsBuilder {
   }
   uint32_t lane(SpanRef r) const { return row_bits_ >= 32 ? 0 : r.packed >> row_bits_; }
   uint32_t row(SpanRef r) const { return row_bits_ >= 32 ? r.packed : r.packed & ((1u << row_bits_) - 1); }
-  const SpanTable& spans(SpanRef r) const { return t_.lanes[lane(r)].spans; }
+  const SpanTable& spans(SpanRef r) const { return *lane_spans_[lane(r)]; }
   int64_t ts(SpanRef r) const { return spans(r).ts[row(r)]; }
   int64_t dur(SpanRef r) const { return spans(r).dur[row(r)]; }
   int64_t stage(SpanRef r) const { return spans(r).stage[row(r)]; }
@@ -295,39 +360,78 @@ class GapsBuilder {
     return {category, category};
   }
 
-  /// One walk over the published chains in order of first appearance (which reads the
-  /// chunk references and the span columns front to back): every per-chain and per-stage
-  /// sample, and the end of each one-stage chain for the publish section. Rows and chunk
-  /// references are released as they are read, as the samples grow.
+  /// Every per-chain and per-stage sample of the published chains, and the end of each
+  /// one-stage chain for the publish section. The chains are cut into runs measured on the
+  /// threads, then joined in chain order: the same samples in the same order at any -j.
   void measure_chains() {
-    for (std::size_t index = 0; index < rows_.size(); ++index) {
-      const ChainRow& c = rows_[index];
-      rows_.release_before(index);
-      order_.release_before(c.first_chunk);
-      if (!c.published()) continue;
-      ClassAccumulator& acc = classes_[c.class_index];
-      SpanRef pub{c.pub};
-      double pub_t0 = us(ts(pub)), pub_end = pub_t0 + us(dur(pub));
-      acc.wall.push_back((c.waited() ? c.wait_end : pub_end) - pub_t0);
-      acc.publish.push_back(us(dur(pub)));
-      group_stages(c, pub_end, acc);
-      if (publish_nstages(stage(pub)) == 1 && group_count_ > 0) {
-        double end = groups_[0].last;
-        for (std::size_t g = 1; g < group_count_; ++g) end = std::max(end, groups_[g].last);
-        one_stage_ends_.push_back(end);
-      }
-      for (std::size_t g = 0; g < group_count_; ++g)
-        stage_sample(acc.stage(groups_[g].stage), groups_[g], g ? &groups_[g - 1] : nullptr);
+    std::vector<std::size_t> cuts = chain_runs();
+    std::vector<ChainWalk> walks(cuts.size() - 1);
+    run_parallel(walks.size(), o_.threads, [&](std::size_t w) { measure_run(cuts[w], cuts[w + 1], walks[w]); });
+    for (std::size_t k = 0; k < classes_.size(); ++k)
+      for (ChainWalk& walk : walks) classes_[k].samples.append(std::move(walk.classes[k]));
+    for (ChainWalk& walk : walks) {
+      one_stage_ends_.insert(one_stage_ends_.end(), walk.one_stage_ends.begin(), walk.one_stage_ends.end());
+      walk = ChainWalk{};
     }
     rows_.clear();
     order_.clear();
   }
 
-  /// Splits chain c's chunks into groups_ by stage (ascending; file order within each)
-  /// and records the first claim by a worker after the publish.
-  void group_stages(const ChainRow& c, double pub_end, ClassAccumulator& acc) {
-    group_count_ = 0;
-    group_index_.clear();
+  /// Bounds of the runs of chains to measure: about equal chunk counts, a few runs per
+  /// thread so that a thread on a busy core takes fewer.
+  std::vector<std::size_t> chain_runs() {
+    std::size_t per_run = std::max<std::size_t>(o_.min_chunks_per_run, 1);
+    std::size_t runs = o_.threads <= 1 ? 1 : std::min<std::size_t>(4 * o_.threads, order_.size() / per_run);
+    std::vector<std::size_t> cuts{0};
+    for (std::size_t r = 1; r < runs; ++r) {
+      std::size_t target = order_.size() * r / runs;
+      std::size_t lo = cuts.back(), hi = rows_.size();
+      while (lo < hi) {  // the first chain whose chunks start at or after target
+        std::size_t mid = lo + (hi - lo) / 2;
+        if (rows_[mid].first_chunk < target) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo > cuts.back() && lo < rows_.size()) cuts.push_back(lo);
+    }
+    cuts.push_back(rows_.size());
+    return cuts;
+  }
+
+  /// One walk over chains [begin, end) in order of first appearance, which reads their
+  /// chunk references and the span columns front to back. Rows and chunk references are
+  /// released as they are read, as the samples grow.
+  void measure_run(std::size_t begin, std::size_t end, ChainWalk& walk) {
+    walk.classes.resize(classes_.size());
+    if (begin == end) return;
+    decltype(rows_)::Releaser rows_read(rows_, begin);
+    decltype(order_)::Releaser chunks_read(order_, rows_[begin].first_chunk);
+    for (std::size_t index = begin; index < end; ++index) {
+      const ChainRow& c = rows_[index];
+      rows_read.behind(index);
+      chunks_read.behind(c.first_chunk);
+      if (!c.published()) continue;
+      ClassSamples& acc = walk.classes[c.class_index];
+      SpanRef pub{c.pub};
+      double pub_t0 = us(ts(pub)), pub_end = pub_t0 + us(dur(pub));
+      acc.wall.push_back((c.waited() ? c.wait_end : pub_end) - pub_t0);
+      acc.publish.push_back(us(dur(pub)));
+      group_stages(c, pub_end, acc, walk);
+      const std::vector<StageGroup>& groups = walk.groups;
+      if (publish_nstages(stage(pub)) == 1 && walk.group_count > 0) {
+        double last_end = groups[0].last;
+        for (std::size_t g = 1; g < walk.group_count; ++g) last_end = std::max(last_end, groups[g].last);
+        walk.one_stage_ends.push_back(last_end);
+      }
+      for (std::size_t g = 0; g < walk.group_count; ++g)
+        stage_sample(acc.stage(groups[g].stage), groups[g], g ? &groups[g - 1] : nullptr);
+    }
+  }
+
+  /// Splits chain c's chunks into walk.groups by stage (ascending; file order within
+  /// each) and records the first claim by a worker after the publish.
+  void group_stages(const ChainRow& c, double pub_end, ClassSamples& acc, ChainWalk& walk) const {
+    walk.group_count = 0;
+    walk.group_index.clear();
     bool claimed = false;
     double first_worker = 0;
     for (uint32_t k = 0; k < c.chunks; ++k) {
@@ -338,19 +442,20 @@ class GapsBuilder {
         first_worker = claimed ? std::min(first_worker, t0) : t0;
         claimed = true;
       }
-      group_for(stage(chunk)).add(l, t0, us(dur(chunk)));
+      group_for(stage(chunk), walk).add(l, t0, us(dur(chunk)));
     }
     if (claimed) acc.first_claim.push_back(first_worker - pub_end);
-    std::sort(groups_.begin(), groups_.begin() + static_cast<std::ptrdiff_t>(group_count_),
+    std::sort(walk.groups.begin(), walk.groups.begin() + static_cast<std::ptrdiff_t>(walk.group_count),
               [](const StageGroup& a, const StageGroup& b) { return a.stage < b.stage; });
   }
 
-  /// The group of stage s among the first group_count_ (reused between chains).
-  StageGroup& group_for(int64_t s) {
-    std::size_t at = group_index_.find(s, group_count_, [&](std::size_t g) { return groups_[g].stage; });
-    if (at != SIZE_MAX) return groups_[at];
-    if (group_count_ == groups_.size()) groups_.emplace_back();
-    StageGroup& group = groups_[group_count_++];
+  /// The group of stage s among the walk's first group_count (reused between chains).
+  static StageGroup& group_for(int64_t s, ChainWalk& walk) {
+    std::vector<StageGroup>& groups = walk.groups;
+    std::size_t at = walk.group_index.find(s, walk.group_count, [&](std::size_t g) { return groups[g].stage; });
+    if (at != SIZE_MAX) return groups[at];
+    if (walk.group_count == groups.size()) groups.emplace_back();
+    StageGroup& group = groups[walk.group_count++];
     group.reset(s);
     return group;
   }
@@ -392,12 +497,12 @@ class GapsBuilder {
     std::vector<std::vector<std::optional<TailMetrics>>> tails(classes_.size());
     for (std::size_t k : order) {
       ClassAccumulator& acc = classes_[k];
-      std::sort(acc.stages.begin(), acc.stages.end(),
-                [](const StageSamples& a, const StageSamples& b) { return a.stage < b.stage; });
-      acc.out.stages.resize(acc.stages.size());
-      tails[k].resize(acc.stages.size());
+      std::vector<StageSamples>& stages = acc.samples.stages;
+      std::sort(stages.begin(), stages.end(), [](const StageSamples& a, const StageSamples& b) { return a.stage < b.stage; });
+      acc.out.stages.resize(stages.size());
+      tails[k].resize(stages.size());
       jobs.emplace_back(k, kWholeClass);
-      for (std::size_t st = 0; st < acc.stages.size(); ++st) jobs.emplace_back(k, st);
+      for (std::size_t st = 0; st < stages.size(); ++st) jobs.emplace_back(k, st);
     }
     run_parallel(jobs.size(), o_.threads, [&](std::size_t j) {
       auto [k, st] = jobs[j];
@@ -414,15 +519,16 @@ class GapsBuilder {
 
   void summarize_class(ClassAccumulator& acc) {
     ChainClass& out = acc.out;
-    out.n = acc.wall.size();
-    out.wall_us = summarize_values(std::move(acc.wall), o_.quantiles);
-    out.publish_us = summarize_values(std::move(acc.publish), o_.quantiles);
-    out.first_claim_us = summarize_values(std::move(acc.first_claim), o_.quantiles);
+    ClassSamples& samples = acc.samples;
+    out.n = samples.wall.size();
+    out.wall_us = summarize_values(std::move(samples.wall), o_.quantiles);
+    out.publish_us = summarize_values(std::move(samples.publish), o_.quantiles);
+    out.first_claim_us = summarize_values(std::move(samples.first_claim), o_.quantiles);
   }
 
   /// Stage st of a class (stages sorted): its metrics, and its tail when it has one.
   void summarize_stage(ClassAccumulator& acc, std::size_t st, std::optional<TailMetrics>* tail) const {
-    StageSamples& samples = acc.stages[st];
+    StageSamples& samples = acc.samples.stages[st];
     StageMetrics& m = acc.out.stages[st];
     m.stage = samples.stage;
     std::vector<double> eff(samples.span.size());
@@ -496,6 +602,7 @@ class GapsBuilder {
   }
 
   const Trace& t_;
+  std::vector<const SpanTable*> lane_spans_;  ///< t_.lanes[l].spans without the deque's lookup
   Range r_;
   GapsOptions o_;
   JobqueNames span_names_;
@@ -503,15 +610,12 @@ class GapsBuilder {
   unsigned row_bits_ = 32;
   bool tagged_ = false;      ///< a publish in range carries a category tag
   std::optional<IdMap<uint32_t>> dense_;  ///< chain id → dense index + 1 (while chains are collected)
-  PagedArray<ChainRow> rows_;  ///< by dense index
-  PagedArray<SpanRef> order_;  ///< chunk references grouped by chain
-  PagedArray<uint32_t> chunk_rows_;  ///< each chunk's dense chain index, in the order of the pass
+  PagedArray<ChainRow, 12> rows_;  ///< by dense index (small pages: runs of chains free theirs)
+  PagedArray<SpanRef, 12> order_;  ///< chunk references grouped by chain
+  PagedArray<uint32_t> chunk_chains_;  ///< each chunk's dense chain index, in the order of the pass
   std::vector<SpanRef> pubs_;
   std::vector<ClassAccumulator> classes_;  ///< in order of first chain
-  std::vector<StageGroup> groups_;         ///< the current chain's stages (first group_count_)
-  ShortListIndex<int64_t> group_index_;    ///< stage -> its place among them
-  std::size_t group_count_ = 0;
-  std::vector<double> one_stage_ends_;     ///< last chunk end of each one-stage chain
+  std::vector<double> one_stage_ends_;     ///< last chunk end of each one-stage chain, in chain order
   GapsReport report_;
 };
 

@@ -29,20 +29,33 @@ class PagedArray {
     while (pages_.size() * kPage < n) pages_.push_back(std::make_unique<T[]>(kPage));
     size_ = n;
   }
-  /// Frees every page wholly before element i; those elements must not be touched again.
-  void release_before(std::size_t i) {
-    for (std::size_t p = released_; p < (i >> kPageBits) && p < pages_.size(); ++p) pages_[p].reset();
-    released_ = std::max(released_, i >> kPageBits);
+  /// Frees pages behind a reader walking a slice [from, ...) front to back: each page
+  /// wholly inside the slice and before the reader. Readers of disjoint slices may run on
+  /// different threads; a page two slices share is freed by neither (until clear()).
+  class Releaser {
+   public:
+    Releaser(PagedArray& array, std::size_t from) : array_(array), next_((from + kPage - 1) >> kPageBits) {}
+    /// The reader will not touch the slice's elements before i again.
+    void behind(std::size_t i) {
+      for (; ((next_ + 1) << kPageBits) <= i && next_ < array_.pages_.size(); ++next_) array_.pages_[next_].reset();
+    }
+
+   private:
+    PagedArray& array_;
+    std::size_t next_;  ///< the first page not freed yet
+  };
+  /// Pages allocated and not freed.
+  std::size_t pages_held() const {
+    return static_cast<std::size_t>(std::count_if(pages_.begin(), pages_.end(), [](const auto& p) { return p != nullptr; }));
   }
   void clear() {
     pages_.clear();
-    size_ = released_ = 0;
+    size_ = 0;
   }
 
  private:
   std::vector<std::unique_ptr<T[]>> pages_;
   std::size_t size_ = 0;
-  std::size_t released_ = 0;  ///< pages before this one are freed
 };
 
 }  // namespace jqtrace
