@@ -3,6 +3,7 @@
 // the code asserts below is a finding.
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "gaps.h"
@@ -36,6 +37,28 @@ bool same_stats(const RangeStats& a, const RangeStats& b) {
   return true;
 }
 
+bool same(const Distribution& a, const Distribution& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// Every class's and stage's samples, and the publishes: what the runs of chains join.
+bool same_gaps(const GapsReport& a, const GapsReport& b) {
+  if (a.chains != b.chains || a.classes.size() != b.classes.size() || a.tail.size() != b.tail.size() ||
+      !same(a.publish.post_cls_gap_us, b.publish.post_cls_gap_us) || !same(a.wake_dur_us, b.wake_dur_us))
+    return false;
+  for (std::size_t k = 0; k < a.classes.size(); ++k) {
+    const ChainClass &x = a.classes[k], &y = b.classes[k];
+    if (x.key != y.key || !same(x.wall_us, y.wall_us) || !same(x.first_claim_us, y.first_claim_us) ||
+        x.stages.size() != y.stages.size())
+      return false;
+    for (std::size_t s = 0; s < x.stages.size(); ++s)
+      if (!same(x.stages[s].span_us, y.stages[s].span_us) || !same(x.stages[s].busy_us, y.stages[s].busy_us) ||
+          !same(x.stages[s].gap_from_prev_us, y.stages[s].gap_from_prev_us))
+        return false;
+  }
+  for (std::size_t t = 0; t < a.tail.size(); ++t)
+    if (!same(a.tail[t].tail_pct, b.tail[t].tail_pct)) return false;
+  return true;
+}
+
 void analyse(const Trace& trace) {
   SpanIndex index(trace);
   Range whole = whole_trace(trace);
@@ -63,12 +86,14 @@ void analyse(const Trace& trace) {
     for (std::size_t k = 0; k < rows.size() && k < 64; ++k)
       if (!same_stats(rows[k].stats, compute_stats(trace, index, rows[k].unit.range, one))) std::abort();
   }
-  if (trace.jobque) {
-    GapsReport report;
+  if (trace.jobque) {  // on one thread, and on two with the chains cut into runs of 2 chunks
+    GapsReport one, two;
     std::string error;
     GapsOptions options;
+    bool measured = compute_gaps(trace, whole, options, &one, &error);
     options.threads = 2;
-    compute_gaps(trace, whole, options, &report, &error);
+    options.min_chunks_per_run = 2;
+    if (compute_gaps(trace, whole, options, &two, &error) != measured || (measured && !same_gaps(one, two))) std::abort();
   }
   for (int width : {100, 1400}) {  // the timeline, and its SVG: no NUL whatever the names
     TimelineOptions options;
