@@ -51,7 +51,13 @@ int run_markers(const MarkersCommandOptions& o) {
     return status;
   QuantileMethod quantiles = quantile_method(o.quantiles);
   std::vector<KindSummary> kinds = summarize_kinds(trace, unit_at_request(o.unit_at), quantiles);
-  std::vector<UnitRow> rows;
+  result::MarkersContext context;
+  context.file = display_name(o.file);
+  context.quantiles = quantiles;
+  context.kind = o.kind;
+  if (trace.jobque)
+    for (const Category& c : trace.categories) context.categories.push_back(c.name);
+  result::UnitsTable units(context.categories);
   if (!o.kind.empty()) {
     std::string error;
     if (!check_marker_kind(trace, o.kind, &error)) {
@@ -61,20 +67,15 @@ int run_markers(const MarkersCommandOptions& o) {
     UnitRule rule = find_kind(kinds, o.kind)->rule;
     note_unit_rule(o.kind, rule, o.common);
     SpanIndex index(trace);
-    rows = unit_rows(trace, index, o.kind, rule.at, worker_threads(o.common));
+    for_each_unit_row(trace, index, o.kind, rule.at, worker_threads(o.common), [&](const UnitRow& row) { units.add(row); });
   }
   std::vector<GateResult> results;
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
   if (!gates.empty() && !cut_off && !evaluate_marker_gates(gates, trace, kinds, quantiles, &results)) return kUsage;
   const std::vector<GateResult>* gated = gates.empty() || cut_off ? nullptr : &results;
-  result::MarkersContext context;
-  context.file = display_name(o.file);
-  context.quantiles = quantiles;
-  context.kind = o.kind;
-  if (trace.jobque)
-    for (const Category& c : trace.categories) context.categories.push_back(c.name);
   context.gates = gated;
-  if (int status = write_document(result::markers_document(kinds, rows, context), o.common, "markers")) return status;
+  if (int status = write_document(result::markers_document(kinds, std::move(units), context), o.common, "markers"))
+    return status;
   return cut_off || any_tripped(results) ? kCheckFailed : kOk;
 }
 

@@ -1,5 +1,7 @@
 #include "markers.h"
 
+#include <algorithm>
+
 
 namespace jqtrace {
 
@@ -30,6 +32,17 @@ std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_
 std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind, UnitAt at,
                                unsigned threads) {
   return unit_rows_of(trace, index, units_of(trace, kind, at), threads);
+}
+
+void for_each_unit_row(const Trace& trace, const SpanIndex& index, std::string_view kind, UnitAt at, unsigned threads,
+                       const std::function<void(const UnitRow&)>& add, std::size_t units_per_block) {
+  std::vector<Unit> units = units_of(trace, kind, at);
+  std::size_t block = std::max<std::size_t>(units_per_block, 1);
+  for (std::size_t from = 0; from < units.size(); from += block) {
+    auto first = units.begin() + static_cast<std::ptrdiff_t>(from);
+    std::vector<Unit> some(first, first + static_cast<std::ptrdiff_t>(std::min(block, units.size() - from)));
+    for (const UnitRow& row : unit_rows_of(trace, index, std::move(some), threads)) add(row);
+  }
 }
 
 std::vector<UnitRow> unit_rows_of(const Trace& trace, const SpanIndex& index, std::vector<Unit> units, unsigned threads) {

@@ -1,6 +1,7 @@
 #pragma once
 // Marker kinds and their units (SPEC §2 "Units"): what the viewer's unit navigation shows.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ struct UnitRow {
   Unit unit;
   RangeStats stats;         ///< by category, no per-group distributions
 };
+
+/// unit_rows a block of units at a time: add(row) for every unit in order, each block's
+/// rows freed before the next block is measured. A unit's RangeStats is ~300 bytes a
+/// category: the 31,488 layers of a 200 MB trace made 230 MB of them all at once.
+void for_each_unit_row(const Trace& trace, const SpanIndex& index, std::string_view kind, UnitAt at, unsigned threads,
+                       const std::function<void(const UnitRow&)>& add, std::size_t units_per_block = 1024);
 
 /// Range stats of every unit of kind (which must exist: see marker_kinds()), the units
 /// shared among `threads` threads (the same rows at any count).

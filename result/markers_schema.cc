@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include <fmt/core.h>
 
@@ -36,56 +35,6 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
   return t;
 }
 
-/// The share columns' categories: the trace's order, else every group of any unit by name.
-std::vector<std::string> share_categories(const std::vector<UnitRow>& units, const std::vector<std::string>& order) {
-  std::set<std::string> seen;
-  for (const UnitRow& u : units)
-    for (const GroupStats& g : u.stats.groups) seen.insert(g.name);
-  std::vector<std::string> out;
-  for (const std::string& c : order)
-    if (seen.erase(c)) out.push_back(c);
-  out.insert(out.end(), seen.begin(), seen.end());  // groups the order does not name, by name
-  return out;
-}
-
-/// The categories some unit spent busy time in.
-std::set<std::string> busy_somewhere(const std::vector<UnitRow>& units) {
-  std::set<std::string> busy;
-  for (const UnitRow& u : units)
-    for (const GroupStats& g : u.stats.groups)
-      if (g.busy_ns > 0) busy.insert(g.name);
-  return busy;
-}
-
-Table units_table(const std::vector<UnitRow>& units, const std::vector<std::string>& order) {
-  Table t("units");
-  t.add_column(Column("index", Kind::integer));
-  t.add_column(Column("arg", Kind::integer).rank(5));
-  t.add_column(Column("start_us", Kind::us));
-  t.add_column(Column("end_us", Kind::us).rank(5));
-  t.add_column(Column("dur_us", Kind::us));
-  add_range_total_columns(t);
-  std::vector<std::string> categories = share_categories(units, order);
-  std::set<std::string> busy = busy_somewhere(units);
-  std::map<std::string, std::size_t> slot;  // category → its share's place after the totals
-  for (const std::string& c : categories) {
-    slot.emplace(c, slot.size());
-    Column share(c, Kind::percent);
-    share.in("share_pct").rank(1);
-    // Tables show the categories some unit spent time in; CSV and JSON show all of them.
-    t.add_column(busy.count(c) ? share : share.data_only());
-  }
-  for (const UnitRow& u : units) {
-    Row row = {u.unit.index, u.unit.arg, ns(u.unit.range.lo), ns(u.unit.range.hi), ns(u.unit.range.length())};
-    add_range_totals(row, u.stats);
-    std::size_t first_share = row.size();
-    row.resize(first_share + categories.size(), 0.0);  // a category not in the unit: 0%
-    for (const GroupStats& g : u.stats.groups) row[first_share + slot.at(g.name)] = g.share_pct;
-    t.rows.push_back(std::move(row));
-  }
-  return t;
-}
-
 Table unit_duration_table(const KindSummary& k) {
   Table t("unit_duration");
   t.in_json = false;  // the kinds table has it
@@ -97,8 +46,76 @@ Table unit_duration_table(const KindSummary& k) {
 
 }  // namespace
 
+UnitsTable::UnitsTable(std::vector<std::string> share_order) : share_order_(std::move(share_order)), table_("units") {
+  table_.add_column(Column("index", Kind::integer));
+  table_.add_column(Column("arg", Kind::integer).rank(5));
+  table_.add_column(Column("start_us", Kind::us));
+  table_.add_column(Column("end_us", Kind::us).rank(5));
+  table_.add_column(Column("dur_us", Kind::us));
+  add_range_total_columns(table_);
+  first_share_ = table_.columns.size();
+}
+
+std::size_t UnitsTable::slot_of(const std::string& group) {
+  auto [it, added] = slot_.try_emplace(group, groups_.size());
+  if (added) {
+    groups_.push_back(group);
+    busy_.push_back(false);
+  }
+  return it->second;
+}
+
+void UnitsTable::add(const UnitRow& u) {
+  Row row = {u.unit.index, u.unit.arg, ns(u.unit.range.lo), ns(u.unit.range.hi), ns(u.unit.range.length())};
+  add_range_totals(row, u.stats);
+  for (const GroupStats& g : u.stats.groups) {
+    std::size_t slot = slot_of(g.name);
+    if (g.busy_ns > 0) busy_[slot] = true;
+    if (row.size() <= first_share_ + slot) row.resize(first_share_ + slot + 1, 0.0);  // not in the unit: 0%
+    row[first_share_ + slot] = g.share_pct;
+  }
+  table_.rows.push_back(std::move(row));
+}
+
+Table UnitsTable::finish() && {
+  // The share columns: share_order's groups that some unit has, then the others by name,
+  // so a spreadsheet's columns do not move from trace to trace.
+  std::vector<std::size_t> column_slots;
+  std::vector<bool> placed(groups_.size(), false);
+  for (const std::string& c : share_order_)
+    if (auto it = slot_.find(c); it != slot_.end() && !placed[it->second]) {
+      column_slots.push_back(it->second);
+      placed[it->second] = true;
+    }
+  for (const auto& [name, slot] : slot_)  // std::map: by name
+    if (!placed[slot]) column_slots.push_back(slot);
+  for (std::size_t slot : column_slots) {
+    Column share(groups_[slot], Kind::percent);
+    share.in("share_pct").rank(1);
+    // Tables show the categories some unit spent time in; CSV and JSON show all of them.
+    table_.add_column(busy_[slot] ? share : share.data_only());
+  }
+  std::vector<Value> shares(column_slots.size());
+  for (Row& row : table_.rows) {
+    for (std::size_t k = 0; k < column_slots.size(); ++k) {
+      std::size_t at = first_share_ + column_slots[k];
+      shares[k] = at < row.size() ? std::move(row[at]) : Value{0.0};
+    }
+    row.resize(first_share_);
+    row.insert(row.end(), shares.begin(), shares.end());
+  }
+  return std::move(table_);
+}
+
 Document markers_document(const std::vector<KindSummary>& kinds, const std::vector<UnitRow>& units,
                           const MarkersContext& c) {
+  UnitsTable table(c.categories);
+  for (const UnitRow& u : units) table.add(u);
+  return markers_document(kinds, std::move(table), c);
+}
+
+Document markers_document(const std::vector<KindSummary>& kinds, UnitsTable&& unit_rows, const MarkersContext& c) {
+  Table units = std::move(unit_rows).finish();
   Document doc;
   doc.schema = "jqtrace/markers/1";
   doc.add(Field("file", Kind::text, c.file));
@@ -109,12 +126,12 @@ Document markers_document(const std::vector<KindSummary>& kinds, const std::vect
     doc.heading = fmt::format("{}: {} marker kind{}", c.file, kinds.size(), kinds.size() == 1 ? "" : "s");
   } else {
     kind_rows.in_text = false;
-    doc.heading = fmt::format("{}: {} unit{} of '{}' ({})", c.file, units.size(), units.size() == 1 ? "" : "s", c.kind,
-                              unit_rule_text(k->rule));
+    std::size_t n = units.rows.size();
+    doc.heading = fmt::format("{}: {} unit{} of '{}' ({})", c.file, n, n == 1 ? "" : "s", c.kind, unit_rule_text(k->rule));
     doc.add(Field("kind", Kind::text, c.kind));
     doc.add(Field("unit_at", Kind::text, std::string(unit_at_name(k->rule.at))));
     doc.add(Field("unit_at_auto", Kind::flag, k->rule.automatic));
-    doc.add(units_table(units, c.categories));
+    doc.add(std::move(units));
     doc.add(unit_duration_table(*k));
     doc.delimited_table = 1;
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The "jqtrace/markers/1" schema: every marker kind with its units' durations, and with
 // --kind K one row per unit of K with its range stats and each category's share.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,31 @@ struct MarkersContext {
   const std::vector<GateResult>* gates = nullptr;
 };
 
+/// The units table of --kind, built a unit at a time: a caller can measure a kind's
+/// units a block at a time and drop each block's UnitRows (a RangeStats each, ~300 bytes a
+/// category) once added, so they never all exist at once.
+class UnitsTable {
+ public:
+  /// share_order: MarkersContext::categories.
+  explicit UnitsTable(std::vector<std::string> share_order);
+  void add(const UnitRow& u);
+  /// The table: one share column per group some unit has, in share_order, then by name.
+  Table finish() &&;
+
+ private:
+  std::size_t slot_of(const std::string& group);
+
+  std::vector<std::string> share_order_;
+  Table table_;
+  std::size_t first_share_ = 0;      ///< where a row's shares start
+  std::vector<std::string> groups_;  ///< by slot: order of first appearance
+  std::vector<bool> busy_;           ///< by slot: some unit spent busy time in it
+  std::map<std::string, std::size_t> slot_;
+};
+
 Document markers_document(const std::vector<KindSummary>& kinds, const std::vector<UnitRow>& units,
                           const MarkersContext& context);
+/// The same document with the units added already.
+Document markers_document(const std::vector<KindSummary>& kinds, UnitsTable&& units, const MarkersContext& context);
 
 }  // namespace jqtrace::result

@@ -73,12 +73,13 @@ std::string cell_text(const Value& v, const Column& c, int part, Style style) {
     own.sign = typed->sign;
     return number_text(typed->value, own, style);
   }
-  if (const auto* d = std::get_if<Distribution>(&v)) {
-    if (part <= 0) return std::to_string(d->count);
-    if (d->count == 0) return missing;
+  if (const auto* boxed = std::get_if<BoxedDistribution>(&v)) {
+    const Distribution& d = **boxed;
+    if (part <= 0) return std::to_string(d.count);
+    if (d.count == 0) return missing;
     Column part_column = c;
     part_column.kind = c.plain ? Kind::ratio : Kind::us;
-    return number_text(part_value(*d, part), part_column, style);
+    return number_text(part_value(d, part), part_column, style);
   }
   if (std::holds_alternative<std::monostate>(v)) return missing;
   if (const auto* i = std::get_if<int64_t>(&v)) return c.kind == Kind::us ? us_fixed(*i) : std::to_string(*i);
@@ -336,7 +337,7 @@ void json_value(JsonDocument& json, const Value& v, const Column& c) {
   } else if (const auto* s = std::get_if<std::string>(&v)) {
     json.string(valid_utf8(*s));
   } else {
-    const auto& d = std::get<Distribution>(v);
+    const Distribution& d = *std::get<BoxedDistribution>(v);
     w.StartObject();
     json.field("count", d.count);
     for (int part = 1; part < 7; ++part) {  // an empty distribution's values are null: same keys
@@ -632,7 +633,7 @@ std::string render_json(const Document& doc) {
     else json_field(json, std::get<Field>(doc.items[item.index]));
   });
   json.w().EndObject();
-  return json.str();
+  return json.take();
 }
 
 std::string render_markdown(const Document& doc, const RenderOptions& options) {
@@ -660,7 +661,7 @@ namespace {
 
 /// A number's value for sorting a column (data-v), whatever its text says.
 std::string sort_key(const Value& v, int part) {
-  if (const auto* d = std::get_if<Distribution>(&v)) return d->count ? fmt::format("{}", part_value(*d, std::max(part, 0))) : "";
+  if (const auto* d = std::get_if<BoxedDistribution>(&v)) return (*d)->count ? fmt::format("{}", part_value(**d, std::max(part, 0))) : "";
   if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   if (const auto* x = std::get_if<double>(&v)) return std::isfinite(*x) ? fmt::format("{}", *x) : "";
   if (const auto* t = std::get_if<Typed>(&v)) return fmt::format("{}", t->value);

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
 
 namespace jqtrace::result {
 
@@ -39,10 +38,19 @@ class TextTable {
 std::string delimited_row(const std::vector<std::string>& cells, char separator);
 
 /// A JSON document built in memory (outputs are summaries: bounded in size).
+/// RapidJSON's output stream concept over a std::string, which the document hands over
+/// whole: a StringBuffer's text had to be copied out, a third copy of a large document.
+struct StringOutput {
+  using Ch = char;
+  std::string text;
+  void Put(char c) { text.push_back(c); }
+  void Flush() {}
+};
+
 class JsonDocument {
  public:
-  JsonDocument() : writer_(buffer_) { writer_.SetIndent(' ', 2); }
-  rapidjson::PrettyWriter<rapidjson::StringBuffer>& w() { return writer_; }
+  JsonDocument() : writer_(out_) { writer_.SetIndent(' ', 2); }
+  rapidjson::PrettyWriter<StringOutput>& w() { return writer_; }
   void key(std::string_view k) { writer_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
   void string(std::string_view v) { writer_.String(v.data(), static_cast<rapidjson::SizeType>(v.size())); }
   void field(std::string_view k, std::string_view v) { key(k), string(v); }
@@ -56,11 +64,15 @@ class JsonDocument {
   /// A double in its shortest round-trip form.
   void number(std::string_view k, double v);
   void raw(std::string_view text) { writer_.RawValue(text.data(), text.size(), rapidjson::kNumberType); }
-  std::string str() const { return std::string(buffer_.GetString(), buffer_.GetSize()) + "\n"; }
+  /// The text, ending in a newline; the document is empty afterwards.
+  std::string take() {
+    out_.text.push_back('\n');
+    return std::move(out_.text);
+  }
 
  private:
-  rapidjson::StringBuffer buffer_;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> writer_;
+  StringOutput out_;
+  rapidjson::PrettyWriter<StringOutput> writer_;
 };
 
 }  // namespace jqtrace::result

@@ -221,6 +221,23 @@ TEST_CASE("unit rows computed on several threads equal one thread's") {
   }
 }
 
+TEST_CASE("unit rows a block at a time are the rows of the whole kind, in order") {
+  const Trace& t = load_sample("decode-small.trace.json");
+  SpanIndex index(t);
+  for (const std::string& kind : marker_kinds(t))
+    for (std::size_t block : {std::size_t{1}, std::size_t{3}, std::size_t{1024}}) {
+      std::vector<UnitRow> all = unit_rows(t, index, kind, UnitAt::start, 2);
+      std::size_t k = 0;
+      for_each_unit_row(t, index, kind, UnitAt::start, 2, [&](const UnitRow& row) {
+        REQUIRE(k < all.size());
+        CHECK(row.unit.index == all[k].unit.index);
+        CHECK(dump(row.stats) == dump(all[k].stats));
+        ++k;
+      }, block);
+      CHECK(k == all.size());
+    }
+}
+
 TEST_CASE("stats keyed by thousands of names equal one walk on several threads") {
   // More names than a slice indexes in an array: the slices count groups in a hash table.
   std::string json = "[";

@@ -162,6 +162,54 @@ TEST_CASE("markers: CSV header = JSON keys for the kinds and for one kind's unit
   CHECK(csv.find("share_pct.attn chain,share_pct.attn std,share_pct.ffn chain") != std::string::npos);
 }
 
+namespace {
+UnitRow unit_with(int64_t index, std::vector<std::pair<std::string, int64_t>> busy) {
+  UnitRow u;
+  u.unit.index = index;
+  u.unit.range = {10 * index, 10 * index + 10};
+  int64_t total = 0;
+  for (const auto& [name, ns] : busy) total += ns;
+  for (const auto& [name, ns] : busy) {
+    GroupStats g;
+    g.name = name;
+    g.busy_ns = ns;
+    g.share_pct = total ? 100.0 * static_cast<double>(ns) / static_cast<double>(total) : 0;
+    u.stats.groups.push_back(g);
+  }
+  return u;
+}
+}  // namespace
+
+TEST_CASE("markers: units added one at a time, groups first met late, give the table of all at once") {
+  // markers --kind adds a block of units at a time; a group a later unit first has gets
+  // its column in the same place, and 0% in the units before it.
+  std::vector<UnitRow> units = {unit_with(0, {{"b", 10}}), unit_with(1, {{"z", 0}, {"c", 5}}),
+                                unit_with(2, {{"b", 3}, {"c", 1}, {"a", 0}})};
+  UnitsTable table({"c", "b", "x"});  // x: in the order, in no unit
+  for (const UnitRow& u : units) table.add(u);
+  Table t = std::move(table).finish();
+  std::vector<std::string> shares;
+  std::vector<bool> shown;
+  for (const Column& c : t.columns)
+    if (c.group == "share_pct") {
+      shares.push_back(c.key);
+      shown.push_back(c.in_text);
+    }
+  CHECK(shares == std::vector<std::string>{"c", "b", "a", "z"});  // the order's, then by name
+  CHECK(shown == std::vector<bool>{true, true, false, false});    // a and z: never busy
+  REQUIRE(t.rows.size() == 3);
+  std::size_t first = t.columns.size() - 4;
+  auto share = [&](std::size_t row, std::size_t k) { return std::get<double>(t.rows[row][first + k]); };
+  CHECK(share(0, 0) == 0.0);
+  CHECK(share(0, 1) == 100.0);
+  CHECK(share(0, 2) == 0.0);
+  CHECK(share(0, 3) == 0.0);
+  CHECK(share(1, 0) == 100.0);
+  CHECK(share(2, 0) == 25.0);
+  CHECK(share(2, 1) == 75.0);
+  for (const Row& row : t.rows) CHECK(row.size() == t.columns.size());
+}
+
 TEST_CASE("gaps, diff, phases, validate: CSV header = JSON keys") {
   const Trace& trace = test::load_sample("decode-small.trace.json");
   GapsReport report;
