@@ -178,7 +178,7 @@ class GapsBuilder {
     report_.by = o_.by == ClassBy::automatic ? (tagged_ ? ClassBy::category : ClassBy::nstages) : o_.by;
     classify_chains();
     measure_chains();
-    finish_classes(); 
+    finish_classes();  // frees the samples before the publish section's arrays exist
     publish_metrics();
     *out = std::move(report_);
     return true;
