@@ -14,11 +14,11 @@ namespace jqtrace {
 
 /// A pid or tid: JSON allows numbers and strings.
 struct ProcessId {
-  bool present = false;
-  bool is_string = false;
   int64_t number = 0;
   uint32_t text = Interner::kNone;  ///< interned, when is_string
-  bool operator==(const ProcessId&) const = default;
+  bool present = false;
+  bool is_string = false;
+  bool operator==(const ProcessId&) const = default;  // 16 bytes: two a lane
 };
 
 /// A lane, (pid, tid), as an ordered key (for maps of lanes).

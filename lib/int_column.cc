@@ -5,10 +5,6 @@
 #include <sys/mman.h>
 
 namespace jqtrace {
-namespace {
-constexpr std::size_t kMapAbove = 1u << 20;  // buffers this large are mapped, and grow by mremap
-}  // namespace
-
 ColumnBytes& ColumnBytes::operator=(ColumnBytes&& o) noexcept {
   if (this != &o) {
     release();
@@ -17,10 +13,8 @@ ColumnBytes& ColumnBytes::operator=(ColumnBytes&& o) noexcept {
     } else {
       data_ = o.data_;
       capacity_ = o.capacity_;
-      mapped_ = o.mapped_;
       o.data_ = reinterpret_cast<uint8_t*>(&o.word_);
       o.capacity_ = sizeof o.word_;
-      o.mapped_ = false;
     }
     o.word_ = 0;
   }
@@ -29,18 +23,19 @@ ColumnBytes& ColumnBytes::operator=(ColumnBytes&& o) noexcept {
 
 void ColumnBytes::grow(std::size_t n) {
   if (n <= capacity_) return;
+  if (n >> 56) throw std::bad_alloc();  // the capacity's 56 bits
   bool was_in_place = in_place();  // leaving the word for a buffer that holds it
   if (n < kMapAbove) {
     void* p = was_in_place ? std::malloc(n) : std::realloc(data_, n);
     if (!p) throw std::bad_alloc();
     if (was_in_place) std::memcpy(p, &word_, sizeof word_);
     data_ = static_cast<uint8_t*>(p);
-    capacity_ = n;
+    set_capacity(n);
     return;
   }
   n = (n + 4095) & ~std::size_t{4095};
   void* p;
-  if (mapped_) {
+  if (mapped()) {
     p = ::mremap(data_, capacity_, n, MREMAP_MAYMOVE);
   } else {
     p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -51,17 +46,15 @@ void ColumnBytes::grow(std::size_t n) {
   }
   if (p == MAP_FAILED) throw std::bad_alloc();
   data_ = static_cast<uint8_t*>(p);
-  capacity_ = n;
-  mapped_ = true;
+  set_capacity(n);  // >= kMapAbove: mapped() from now on
 }
 
 void ColumnBytes::release() {
   if (in_place()) return;
-  if (mapped_) ::munmap(data_, capacity_);
+  if (mapped()) ::munmap(data_, capacity_);
   else std::free(data_);
   data_ = reinterpret_cast<uint8_t*>(&word_);
   capacity_ = sizeof word_;
-  mapped_ = false;
   word_ = 0;
 }
 

@@ -20,24 +20,34 @@ namespace jqtrace {
 /// Until it first grows, the bytes are one word inside the object: an empty or all-zero
 /// column allocates nothing (a trace of a million one-span lanes has eight columns a lane,
 /// most of them zeros).
+///
+/// 24 bytes: buffers of kMapAbove bytes or more are the mapped ones, and the capacity's top
+/// byte is the owner's (IntColumn keeps its width there), so a column is 32 bytes and a
+/// lane's eight of them 256 (a million one-span lanes: 256 MB instead of 512).
 class ColumnBytes {
  public:
+  static constexpr std::size_t kMapAbove = std::size_t{1} << 20;  ///< buffers this large are mapped
   ColumnBytes() = default;
   ColumnBytes(ColumnBytes&& o) noexcept { *this = std::move(o); }
+  /// Takes o's bytes; the owner's byte stays this object's own.
   ColumnBytes& operator=(ColumnBytes&& o) noexcept;
   ~ColumnBytes() { release(); }
   uint8_t* get() const { return data_; }
   std::size_t capacity() const { return capacity_; }
   /// Grows to at least n bytes, keeping the contents.
   void grow(std::size_t n);
+  uint8_t owner_byte() const { return static_cast<uint8_t>(owner_byte_); }
+  void set_owner_byte(uint8_t b) { owner_byte_ = b; }
 
  private:
   bool in_place() const { return data_ == reinterpret_cast<const uint8_t*>(&word_); }
+  bool mapped() const { return capacity_ >= kMapAbove; }
+  void set_capacity(std::size_t n) { capacity_ = n & ((uint64_t{1} << 56) - 1); }  // grow refuses more
   void release();
   uint64_t word_ = 0;
   uint8_t* data_ = reinterpret_cast<uint8_t*>(&word_);
-  std::size_t capacity_ = sizeof word_;
-  bool mapped_ = false;
+  uint64_t capacity_ : 56 = sizeof word_;
+  uint64_t owner_byte_ : 8 = 0;
 };
 
 class IntColumn {
@@ -48,10 +58,9 @@ class IntColumn {
   IntColumn& operator=(IntColumn&& o) noexcept {
     if (this != &o) {
       data_ = std::move(o.data_);
-      capacity_ = std::exchange(o.capacity_, kUnbounded);
+      data_.set_owner_byte(o.data_.owner_byte());  // the width
+      o.data_.set_owner_byte(0);
       size_ = std::exchange(o.size_, 0);
-      width_ = std::exchange(o.width_, 0u);
-      max_for_width_ = std::exchange(o.max_for_width_, 0);
     }
     return *this;
   }
@@ -59,8 +68,9 @@ class IntColumn {
   /// Appends v. The common case (fits the width, room left) is a store and an increment.
   __attribute__((always_inline)) void push(int64_t v) {
     uint64_t z = zigzag(v);
-    std::size_t at = size_ * width_;
-    if (__builtin_expect(z <= max_for_width_ && at + 8 <= capacity_, 1)) {
+    std::size_t at = size_ * width();
+    // Width 0 holds its bytes in place (never grown): at is 0 and the word takes the zero.
+    if (__builtin_expect(z <= max_for_width() && at + 8 <= data_.capacity(), 1)) {
       std::memcpy(data_.get() + at, &z, 8);  // little-endian; the extra bytes get overwritten
       ++size_;
       return;
@@ -69,54 +79,47 @@ class IntColumn {
   }
   int64_t operator[](std::size_t i) const {
     uint64_t z;
-    std::memcpy(&z, data_.get() + i * width_, 8);
-    return unzigzag(z & max_for_width_);
+    std::memcpy(&z, data_.get() + i * width(), 8);
+    return unzigzag(z & max_for_width());
   }
   void set(std::size_t i, int64_t v) {
     uint64_t z = zigzag(v);
-    if (z > max_for_width_) widen(z);
-    if (width_ == 0) return;
+    if (z > max_for_width()) widen(z);
+    if (width() == 0) return;
     uint64_t old;
-    std::memcpy(&old, data_.get() + i * width_, 8);
-    uint64_t merged = (old & ~max_for_width_) | z;
-    std::memcpy(data_.get() + i * width_, &merged, 8);
+    std::memcpy(&old, data_.get() + i * width(), 8);
+    uint64_t merged = (old & ~max_for_width()) | z;
+    std::memcpy(data_.get() + i * width(), &merged, 8);
   }
   /// Room for n values of `width` bytes, so that filling an empty column known in advance
   /// (an index's) neither copies nor widens it.
   void reserve(std::size_t n, unsigned width) {
     if (size_ != 0 || width == 0 || width > 8) return;
     widen(mask(width));
-    std::size_t need = n * width_ + 8;
-    if (need > capacity_) {
-      data_.grow(need);
-      capacity_ = data_.capacity();
-    }
+    std::size_t need = n * width + 8;
+    if (need > data_.capacity()) data_.grow(need);
   }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  unsigned width() const { return width_; }
+  unsigned width() const { return data_.owner_byte(); }
   /// Resident bytes of the values (capacity beyond size is never touched).
-  std::size_t bytes() const { return size_ * width_; }
+  std::size_t bytes() const { return size_ * width(); }
   /// Appends every value of other: one copy of its bytes when the widths agree (parts of
   /// a file parsed in parallel are joined this way).
   void append(const IntColumn& other) {
     if (other.size_ == 0) return;
-    if (other.max_for_width_ > max_for_width_) widen(other.max_for_width_);
-    if (width_ == 0) {  // both all zeros
+    if (other.max_for_width() > max_for_width()) widen(other.max_for_width());
+    if (width() == 0) {  // both all zeros
       size_ += other.size_;
       return;
     }
-    if (other.width_ != width_) {
+    if (other.width() != width()) {
       for (std::size_t i = 0; i < other.size_; ++i) push(other[i]);
       return;
     }
-    std::size_t need = (size_ + other.size_) * width_ + 8;
-    if (need > capacity_) {
-      std::size_t grown = need > capacity_ * 2 ? need : capacity_ * 2;
-      data_.grow(grown);
-      capacity_ = data_.capacity();
-    }
-    std::memcpy(data_.get() + size_ * width_, other.data_.get(), other.size_ * width_);
+    std::size_t need = (size_ + other.size_) * width() + 8;
+    if (need > data_.capacity()) data_.grow(need > data_.capacity() * 2 ? need : data_.capacity() * 2);
+    std::memcpy(data_.get() + size_ * width(), other.data_.get(), other.size_ * width());
     size_ += other.size_;
   }
   /// Appends f(v) for every value v of other.
@@ -127,51 +130,49 @@ class IntColumn {
   /// Reorders so that new[i] = old[order[i]].
   void permute(const std::vector<uint32_t>& order) {
     IntColumn out;
-    if (width_) out.widen(max_for_width_);
+    if (width()) out.widen(max_for_width());
     for (uint32_t i : order) out.push((*this)[i]);
     *this = std::move(out);
   }
 
  private:
-  static constexpr std::size_t kUnbounded = SIZE_MAX / 2;  // width 0 needs no room
   /// The first allocation: room for a value or two (a lane with one span needs no more).
   static constexpr std::size_t kFirstBytes = 16;
   static uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
   static int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
-  static uint64_t mask(unsigned width) { return width >= 8 ? ~0ull : (1ull << (8 * width)) - 1; }
+  static uint64_t mask(unsigned width) { return kMaxForWidth[std::min(width, 8u)]; }
 
   __attribute__((noinline)) void push_slow(uint64_t z) {
-    if (z > max_for_width_) widen(z);
-    std::size_t at = size_ * width_;
-    if (at + 8 > capacity_) {
-      data_.grow(std::max<std::size_t>(kFirstBytes, capacity_ * 2));
-      capacity_ = data_.capacity();
-    }
+    if (z > max_for_width()) widen(z);
+    std::size_t at = size_ * width();
+    if (at + 8 > data_.capacity()) data_.grow(std::max<std::size_t>(kFirstBytes, data_.capacity() * 2));
     std::memcpy(data_.get() + at, &z, 8);
     ++size_;
   }
   void widen(uint64_t z) {
-    unsigned w = std::max(width_, 1u);
+    unsigned w = std::max(width(), 1u);
     while (z > mask(w)) ++w;
+    if (size_ == 0) {  // nothing to re-encode: the first value goes in place (a one-span lane allocates nothing)
+      data_.set_owner_byte(static_cast<uint8_t>(w));
+      return;
+    }
     ColumnBytes wider;
     wider.grow(std::max<std::size_t>(kFirstBytes, size_ * w * 2 + 8));
     for (std::size_t i = 0; i < size_; ++i) {
-      uint64_t v = 0;
-      if (width_) std::memcpy(&v, data_.get() + i * width_, 8);
-      v &= max_for_width_;
+      uint64_t v;
+      std::memcpy(&v, data_.get() + i * width(), 8);
+      v &= max_for_width();
       std::memcpy(wider.get() + i * w, &v, 8);
     }
     data_ = std::move(wider);
-    capacity_ = data_.capacity();
-    width_ = w;
-    max_for_width_ = mask(w);
+    data_.set_owner_byte(static_cast<uint8_t>(w));
   }
+  uint64_t max_for_width() const { return kMaxForWidth[width()]; }
 
-  ColumnBytes data_;
-  std::size_t capacity_ = kUnbounded;  // usable bytes: unbounded while width is 0
+  static constexpr uint64_t kMaxForWidth[9] = {0,       0xFF,         0xFFFF,         0xFFFFFF,          0xFFFFFFFF,
+                                               0xFFFFFFFFFF, 0xFFFFFFFFFFFF, 0xFFFFFFFFFFFFFF, ~0ull};
+  ColumnBytes data_;  ///< its owner byte is the width: 0 while every value so far is zero
   std::size_t size_ = 0;
-  unsigned width_ = 0;           // 0: every value so far is zero
-  uint64_t max_for_width_ = 0;
 };
 
 }  // namespace jqtrace

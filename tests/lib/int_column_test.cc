@@ -91,3 +91,21 @@ TEST_CASE("columns move whether their bytes are in the object or on the heap, th
     }
   }
 }
+
+TEST_CASE("a column is 32 bytes and its first value needs no allocation") {
+  // A trace of a million one-span lanes holds eight columns a lane: their size is most of
+  // what such a trace costs (issue 17, many lanes).
+  CHECK(sizeof(IntColumn) == 32);
+  IntColumn c;
+  c.push(175780914000);  // in the column's own word
+  CHECK(c.width() == 5);
+  CHECK(c[0] == 175780914000);
+  IntColumn moved(std::move(c));
+  CHECK(moved[0] == 175780914000);
+  moved.push(-3);  // now it needs a buffer
+  moved.push(int64_t{1} << 62);
+  CHECK(moved[0] == 175780914000);
+  CHECK(moved[1] == -3);
+  CHECK(moved[2] == int64_t{1} << 62);
+  CHECK(moved.width() == 8);
+}
