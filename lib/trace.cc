@@ -15,6 +15,58 @@
 namespace jqtrace {
 namespace {
 
+/// Lanes by (pid, tid): an open-addressing table of lane indices, whose keys are read
+/// from the lanes themselves. A std::map took ~100 bytes a lane and twenty compares of
+/// six-field keys for each event of a trace of a million one-span lanes; this takes 8
+/// bytes a lane at most, and one or two probes.
+class LaneIndex {
+ public:
+  /// The lane whose key is `key` (key_of(i) gives lane i's), or `fresh`, from now on the
+  /// key's lane, when no lane has it; second: whether it was added.
+  template <typename KeyOf>
+  std::pair<uint32_t, bool> find_or_add(const LaneKey& key, uint32_t fresh, KeyOf&& key_of) {
+    if ((size_ + 1) * 2 > slots_.size()) grow(key_of);
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == kEmpty) {
+        slots_[i] = fresh;
+        ++size_;
+        return {fresh, true};
+      }
+      if (key_of(slots_[i]) == key) return {slots_[i], false};
+    }
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  static std::size_t hash(const LaneKey& k) {
+    auto mix = [](uint64_t h, uint64_t v) {
+      h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      return h * 0xBF58476D1CE4E5B9ull;
+    };
+    uint64_t h = mix(std::get<0>(k), static_cast<uint64_t>(std::get<1>(k)));
+    h = mix(h, std::get<2>(k));
+    h = mix(h, std::get<3>(k));
+    h = mix(h, static_cast<uint64_t>(std::get<4>(k)));
+    h = mix(h, std::get<5>(k));
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+  template <typename KeyOf>
+  void grow(KeyOf&& key_of) {
+    std::vector<uint32_t> old(slots_.empty() ? 16 : slots_.size() * 2, kEmpty);
+    old.swap(slots_);
+    std::size_t mask = slots_.size() - 1;
+    for (uint32_t lane : old) {
+      if (lane == kEmpty) continue;
+      std::size_t i = hash(key_of(lane)) & mask;
+      while (slots_[i] != kEmpty) i = (i + 1) & mask;
+      slots_[i] = lane;
+    }
+  }
+  std::vector<uint32_t> slots_;
+  std::size_t size_ = 0;
+};
+
 /// A B or E event kept in file order until the pass ends, then paired per lane.
 struct BeginEnd {
   int64_t ts;
@@ -143,15 +195,9 @@ class TraceBuilder final : public EventSink {
     for (std::size_t l = 0; !p.lanes.empty(); ++l, p.lanes.pop_front()) {
       Lane& from = p.lanes.front();
       ProcessId pid = reinterned(from.pid, names), tid = reinterned(from.tid, names);
-      auto [it, added] = lane_index_.try_emplace(lane_key(pid, tid), static_cast<uint32_t>(t_.lanes.size()));
-      if (added) {
-        t_.lanes.emplace_back();
-        t_.lanes.back().pid = pid;
-        t_.lanes.back().tid = tid;
-        begin_ends_.emplace_back();
-      }
-      lanes[l] = it->second;
-      Lane& to = t_.lanes[it->second];
+      uint32_t at = lane_for(pid, tid);
+      lanes[l] = at;
+      Lane& to = t_.lanes[at];
       to.events += from.events;
       if (!from.thread_name.empty()) to.thread_name = from.thread_name;  // the later metadata wins
       if (from.has_time) {
@@ -160,11 +206,11 @@ class TraceBuilder final : public EventSink {
       for (BeginEnd be : later.begin_ends_[l]) {
         be.name = be.name == Interner::kNone ? be.name : names[be.name];
         be.cat = be.cat == Interner::kNone ? be.cat : names[be.cat];
-        begin_ends_[it->second].push_back(be);
+        begin_ends_[at].push_back(be);
       }
       std::vector<BeginEnd>().swap(later.begin_ends_[l]);
       if (from.spans.size() < kAppendAtOnce) append_spans(to.spans, from.spans);
-      else large.emplace_back(it->second, std::move(from.spans));
+      else large.emplace_back(at, std::move(from.spans));
     }
     run_parallel(large.size(), threads, [&](std::size_t k) {
       append_spans(t_.lanes[large[k].first].spans, large[k].second);
@@ -269,19 +315,24 @@ class TraceBuilder final : public EventSink {
   }
 
   __attribute__((noinline)) uint32_t look_up_lane(const RawEvent& e) {
-    LaneKey key = lane_key(e.pid, e.tid);
-    auto [it, added] = lane_index_.try_emplace(key, static_cast<uint32_t>(t_.lanes.size()));
-    if (added) {
-      t_.lanes.emplace_back();
-      t_.lanes.back().pid = e.pid;
-      t_.lanes.back().tid = e.tid;
-      begin_ends_.emplace_back();
-    }
-    last_key_ = key;
+    last_key_ = lane_key(e.pid, e.tid);
     have_last_ = true;
-    current_lane_ = it->second;
+    current_lane_ = lane_for(e.pid, e.tid);
     current_ = &t_.lanes[current_lane_];  // a deque's elements stay where they are as it grows
     return current_lane_;
+  }
+
+  /// The lane (pid, tid), made when it is new.
+  uint32_t lane_for(const ProcessId& pid, const ProcessId& tid) {
+    auto key_of = [&](uint32_t lane) { return lane_key(t_.lanes[lane].pid, t_.lanes[lane].tid); };
+    auto [lane, added] = lane_index_.find_or_add(lane_key(pid, tid), static_cast<uint32_t>(t_.lanes.size()), key_of);
+    if (added) {
+      t_.lanes.emplace_back();
+      t_.lanes.back().pid = pid;
+      t_.lanes.back().tid = tid;
+      begin_ends_.emplace_back();
+    }
+    return lane;
   }
 
   /// Counts the event on its lane and widens the lane's and the trace's time range.
@@ -457,7 +508,7 @@ class TraceBuilder final : public EventSink {
   LoadOptions options_;
   JobqueNames span_names_;
   uint32_t thread_name_, process_name_, thread_sort_index_;
-  std::map<LaneKey, uint32_t> lane_index_;
+  LaneIndex lane_index_;
   std::map<std::tuple<bool, bool, int64_t, uint32_t>, std::size_t> process_index_;  ///< into process_names
   LaneKey last_key_{};
   bool have_last_ = false;

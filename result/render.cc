@@ -55,7 +55,7 @@ std::string number_text(double v, const Column& c, Style style) {
   if (style == Style::delimited) return fixed3(v);
   int decimals = decimals_for(c);
   if (c.sign && std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0;  // +0.0, not -0.0
-  std::string text = c.sign ? fmt::format("{:+.{}f}", v, decimals) : fmt::format("{:.{}f}", v, decimals);
+  std::string text = fixed(v, decimals, c.sign);
   return c.kind == Kind::percent ? text + "%" : text;
 }
 
@@ -138,14 +138,33 @@ std::vector<Leaf> shown_leaves(const Document& doc, const Table& t, const Render
 
 constexpr std::size_t kBarWidth = 20;
 
-/// A table as rows of text cells, before alignment.
+/// One cell of a Grid: where its text is in Grid::text, and the columns it takes.
+struct GridCell {
+  std::size_t start, length, width;
+};
+
+/// A table as rows of text cells, before alignment. The cells' text is one string: as a
+/// vector of strings a row, a table of a million rows (a lane each) held 150 bytes a row
+/// besides the text, and measured every cell twice.
 struct Grid {
   std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
   std::vector<bool> left;       ///< text columns align left
   std::vector<int> drop_rank;
   std::vector<bool> bar;        ///< a share bar column (shrinks when fitting)
   std::size_t hidden = 0;       ///< columns dropped to fit the terminal
+  std::size_t rows = 0;
+  std::string text;             ///< every cell's text, one after another
+  std::vector<GridCell> cells;  ///< row by row, header.size() a row
+
+  std::size_t columns() const { return header.size(); }
+  GridCell& at(std::size_t row, std::size_t column) { return cells[row * columns() + column]; }
+  const GridCell& at(std::size_t row, std::size_t column) const { return cells[row * columns() + column]; }
+  std::string_view view(const GridCell& c) const { return std::string_view(text).substr(c.start, c.length); }
+  /// Appends a cell to the row being made (rows are made whole, left to right).
+  void add(std::string_view cell) {
+    cells.push_back({text.size(), cell.size(), display_width(cell)});
+    text += cell;
+  }
 };
 
 std::string share_bar_text(double pct, std::size_t width, bool utf8) {
@@ -184,19 +203,19 @@ Grid make_grid(const Document& doc, const Table& t, const RenderOptions& options
       g.bar.push_back(true);
     }
   }
+  g.rows = t.rows.size();
+  g.cells.reserve(g.rows * g.columns());
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    std::vector<std::string> cells;
     for (const Leaf& l : leaves) {
       const Column& c = t.columns[l.column];
       const Value& v = t.rows[r][l.column];
-      cells.push_back(cell_text(v, c, l.part, Style::people));
+      g.add(cell_text(v, c, l.part, Style::people));
       if (!(c.bar && l.part < 0)) continue;
       const double* pct = std::get_if<double>(&v);
       std::string bar = share_bar_text(pct ? *pct : 0, bar_width, options.utf8);
       std::string color = options.color && r < t.colors.size() ? ansi_for(t.colors[r]) : "";
-      cells.push_back(color.empty() ? bar : color + bar + "\x1b[0m");
+      g.add(color.empty() ? bar : color + bar + "\x1b[0m");
     }
-    g.rows.push_back(std::move(cells));
   }
   return g;
 }
@@ -205,7 +224,7 @@ std::vector<std::size_t> widths(const Grid& g) {
   std::vector<std::size_t> w(g.header.size(), 0);
   for (std::size_t i = 0; i < w.size(); ++i) {
     w[i] = display_width(g.header[i]);
-    for (const auto& row : g.rows) w[i] = std::max(w[i], display_width(row[i]));
+    for (std::size_t r = 0; r < g.rows; ++r) w[i] = std::max(w[i], g.at(r, i).width);
     if (g.bar[i]) w[i] = std::max(w[i], kBarWidth);  // bars keep their scale whatever the data
   }
   return w;
@@ -220,8 +239,11 @@ std::size_t total_width(const std::vector<std::size_t>& w) {
 /// Drops column i of the grid and of its widths w.
 void drop_column(Grid& g, std::vector<std::size_t>& w, std::size_t i) {
   w.erase(w.begin() + static_cast<std::ptrdiff_t>(i));
+  std::size_t kept = 0;  // the cells of every row but column i, in place (its text stays, unused)
+  for (std::size_t k = 0; k < g.cells.size(); ++k)
+    if (k % g.columns() != i) g.cells[kept++] = g.cells[k];
+  g.cells.resize(kept);
   g.header.erase(g.header.begin() + static_cast<std::ptrdiff_t>(i));
-  for (auto& row : g.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
   g.left.erase(g.left.begin() + static_cast<std::ptrdiff_t>(i));
   g.drop_rank.erase(g.drop_rank.begin() + static_cast<std::ptrdiff_t>(i));
   if (!g.bar[i]) ++g.hidden;
@@ -239,9 +261,16 @@ void cut_widest_text(Grid& g, std::vector<std::size_t>& w, std::size_t width) {
   std::size_t keep = std::max<std::size_t>(8, w[widest] - std::min(w[widest], total - width));
   g.header[widest] = truncate_to_width(g.header[widest], keep);
   w[widest] = display_width(g.header[widest]);
-  for (auto& row : g.rows) {
-    row[widest] = truncate_to_width(row[widest], keep);
-    w[widest] = std::max(w[widest], display_width(row[widest]));
+  for (std::size_t r = 0; r < g.rows; ++r) {
+    GridCell& cell = g.at(r, widest);
+    if (cell.width <= keep) {
+      w[widest] = std::max(w[widest], cell.width);
+      continue;
+    }
+    std::string cut = truncate_to_width(g.view(cell), keep);  // a new text, at the end of the grid's
+    cell = {g.text.size(), cut.size(), display_width(cut)};
+    g.text += cut;
+    w[widest] = std::max(w[widest], cell.width);
   }
 }
 
@@ -290,18 +319,26 @@ std::vector<std::string> split_words(std::string_view text) {
 std::string aligned(const Grid& g) {
   std::vector<std::size_t> w = widths(g);
   std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string text;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      std::string pad(w[i] - std::min(w[i], display_width(cells[i])), ' ');
-      if (i) text += "  ";
-      text += g.left[i] ? cells[i] + pad : pad + cells[i];
+  out.reserve(g.text.size() + g.rows * (total_width(w) / 2 + 1));
+  // One line: cells padded to their column's width, no spaces at the end.
+  auto line = [&](std::size_t columns, auto&& text_of, auto&& width_of) {
+    std::size_t line_start = out.size();
+    for (std::size_t i = 0; i < columns; ++i) {
+      std::size_t pad = w[i] - std::min(w[i], width_of(i));
+      if (i) out.append(2, ' ');
+      if (!g.left[i]) out.append(pad, ' ');
+      out += text_of(i);
+      if (g.left[i]) out.append(pad, ' ');
     }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out += text + "\n";
+    while (out.size() > line_start && out.back() == ' ') out.pop_back();
+    out += '\n';
   };
-  line(g.header);
-  for (const auto& row : g.rows) line(row);
+  line(
+      g.columns(), [&](std::size_t i) -> std::string_view { return g.header[i]; },
+      [&](std::size_t i) { return display_width(g.header[i]); });
+  for (std::size_t r = 0; r < g.rows; ++r)
+    line(
+        g.columns(), [&](std::size_t i) { return g.view(g.at(r, i)); }, [&](std::size_t i) { return g.at(r, i).width; });
   return out;
 }
 
@@ -735,6 +772,9 @@ std::string xml_escape(std::string_view text) {
 }
 
 std::size_t display_width(std::string_view text) {
+  // Most cells are plain ASCII with no escape: a column a byte.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c != 0x1b && static_cast<unsigned char>(c) < 0x80; }))
+    return text.size();
   std::size_t width = 0;
   bool escape = false;
   for (std::size_t i = 0; i < text.size();) {

@@ -1,5 +1,6 @@
 #include "text_format.h"
 
+#include <charconv>
 #include <cmath>
 
 #include <fmt/core.h>
@@ -19,13 +20,36 @@ std::string delimited_field(std::string_view text, char separator) {
 }
 
 std::string us_fixed(int64_t ns) {
+  // By hand: fmt's runtime format string cost ~1,000 instructions a cell (a table of a
+  // million lanes).
   uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+  char buf[32];
+  char* at = buf;
+  if (ns < 0) *at++ = '-';
+  at = std::to_chars(at, buf + sizeof buf, mag / 1000).ptr;
+  unsigned frac = static_cast<unsigned>(mag % 1000);
+  *at++ = '.';
+  *at++ = static_cast<char>('0' + frac / 100);
+  *at++ = static_cast<char>('0' + frac / 10 % 10);
+  *at++ = static_cast<char>('0' + frac % 10);
+  return std::string(buf, at);
 }
 
-std::string us_fixed(double ns) { return fmt::format("{:.3f}", ns / 1000.0); }
+std::string fixed(double v, int decimals, bool sign) {
+  // std::to_chars, not fmt: the same correctly rounded digits (checked on 53 million
+  // values, ties included) for a tenth of the instructions; a column of a million
+  // percentages took 1,500 a cell.
+  char buf[512];
+  char* at = buf;
+  if (sign && !std::signbit(v)) *at++ = '+';
+  auto [end, ec] = std::to_chars(at, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  if (ec != std::errc()) return sign ? fmt::format("{:+.{}f}", v, decimals) : fmt::format("{:.{}f}", v, decimals);
+  return std::string(buf, end);
+}
 
-std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
+std::string us_fixed(double ns) { return fixed(ns / 1000.0, 3); }
+
+std::string fixed3(double v) { return fixed(v, 3); }
 
 std::string TextTable::str() const {
   std::vector<std::size_t> width;

@@ -17,6 +17,9 @@ std::string us_fixed(int64_t ns);
 std::string us_fixed(double ns);
 /// A number with three decimals (percentages, ratios).
 std::string fixed3(double v);
+/// A number with `decimals` decimals, correctly rounded ("{:.Nf}"); with sign, a '+' before
+/// a number that is not negative ("{:+.Nf}").
+std::string fixed(double v, int decimals, bool sign = false);
 
 /// Columns a text takes on a terminal (render.cc).
 std::size_t display_width(std::string_view text);

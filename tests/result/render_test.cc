@@ -2,12 +2,15 @@
 // --columns and the JSON shape of grouped and nested columns.
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <rapidjson/document.h>
 
 #include "formats.h"
 #include "render.h"
+#include "text_format.h"
 
 namespace jqtrace::result {
 namespace {
@@ -261,3 +264,27 @@ TEST_CASE("any text, in any place of a document, comes out valid in every format
 }
 
 }  // namespace jqtrace::result
+
+TEST_CASE("numbers are written as fmt's {:.Nf} would, by hand") {
+  // The table writer formats without fmt (a column of a million cells); the digits must
+  // not move: ties (x.125, x.5), negatives, zeros, huge and tiny values, random doubles.
+  std::vector<double> values = {0.0, -0.0, 0.5, 1.5, 2.5, 0.125, 0.375, 99.95, 99.949999, 1e300, -1e300,
+                                5e-324, 1.7976931348623157e308, 123456789.987654321, -0.04, -0.06};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 5000; ++i) {
+    values.push_back(std::uniform_real_distribution<double>(-200, 200)(rng));
+    values.push_back(static_cast<double>(static_cast<int64_t>(rng() % 2000001) - 1000000) / 8.0);
+  }
+  for (double v : values)
+    for (int d : {0, 1, 3, 6}) {
+      CAPTURE(v);
+      CAPTURE(d);
+      CHECK(jqtrace::result::fixed(v, d) == fmt::format("{:.{}f}", v, d));
+      CHECK(jqtrace::result::fixed(v, d, true) == fmt::format("{:+.{}f}", v, d));
+    }
+  for (int64_t ns : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{999}, int64_t{-1000}, int64_t{123456789},
+                     std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
+    uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+    CHECK(jqtrace::result::us_fixed(ns) == fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", mag / 1000, mag % 1000));
+  }
+}
