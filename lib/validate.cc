@@ -14,6 +14,7 @@
 #include "flat_map.h"
 #include "interner.h"
 #include "jobque.h"
+#include "lane_index.h"
 #include "numbers.h"
 #include "parts.h"
 #include "stream_parts.h"
@@ -37,7 +38,7 @@ struct ChainCheck {
 };
 
 struct LaneCheck {
-  ProcessId tid;
+  ProcessId pid, tid;
   std::string label;
   uint64_t first = 0;  ///< offset of the lane's first event
   int64_t last_end = 0;
@@ -198,19 +199,22 @@ class Validator final : public EventSink, public DiagnosticSink {
     into.count += later.count;
   }
 
+  /// Lane i's key, for lane_index_.
+  auto key_of() const {
+    return [this](uint32_t lane) { return lane_key(lanes_[lane].pid, lanes_[lane].tid); };
+  }
+
   void absorb_lanes(Validator& later, const std::vector<uint32_t>& names, std::vector<uint64_t>* withdrawn) {
-    std::vector<LaneKey> keys(later.lanes_.size());
-    for (const auto& [key, index] : later.lane_index_) keys[index] = key;
     for (std::size_t l = 0; l < later.lanes_.size(); ++l) {
       LaneCheck& p = later.lanes_[l];
-      LaneKey key = reinterned(keys[l], names);
-      auto [it, added] = lane_index_.try_emplace(key, lanes_.size());
+      p.pid = reinterned(p.pid, names);
+      p.tid = reinterned(p.tid, names);
+      auto [at, added] = lane_index_.find_or_add(lane_key(p.pid, p.tid), static_cast<uint32_t>(lanes_.size()), key_of());
       if (added) {
-        p.tid = reinterned(p.tid, names);
         lanes_.push_back(std::move(p));
         continue;
       }
-      LaneCheck& c = lanes_[it->second];
+      LaneCheck& c = lanes_[at];
       // The later part's stack was empty at each of these Es; one pass would have had
       // this part's open Bs under it, and closed the innermost.
       if (p.begin_ends)
@@ -270,18 +274,19 @@ class Validator final : public EventSink, public DiagnosticSink {
   LaneCheck* lane_for(const RawEvent& e) {
     // Events come lane after lane: the previous event's lane is almost always this one.
     if (last_lane_ && e.pid == last_pid_ && e.tid == last_tid_) return &lanes_[*last_lane_];
-    auto [it, added] = lane_index_.try_emplace(lane_key(e.pid, e.tid), lanes_.size());
-    last_lane_ = it->second;
+    auto [at, added] = lane_index_.find_or_add(lane_key(e.pid, e.tid), static_cast<uint32_t>(lanes_.size()), key_of());
+    last_lane_ = at;
     last_pid_ = e.pid;
     last_tid_ = e.tid;
     if (added) {
       LaneCheck lane;
+      lane.pid = e.pid;
       lane.tid = e.tid;
       lane.label = lane_label(e.pid, e.tid, *names_);
       lane.first = e.offset;
       lanes_.push_back(std::move(lane));
     }
-    return &lanes_[it->second];
+    return &lanes_[at];
   }
 
   void span(const RawEvent& e, LaneCheck* lane) {
@@ -448,7 +453,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   bool window_ = false;  ///< the file carries a jqtraceWindow record
   DenseFirstMap<ChainCheck> chains_;
   std::vector<LaneCheck> lanes_;
-  std::map<LaneKey, std::size_t> lane_index_;
+  LaneIndex lane_index_;
   std::optional<std::size_t> last_lane_;
   ProcessId last_pid_, last_tid_;
   std::map<uint32_t, FirstSeen> global_instants_;

@@ -276,6 +276,22 @@ std::string broken_trace(int n) {
   return t + "{\"ph\":\"i\",\"pid\":1,\"tid\":0,\"ts\":5,\"name\":\"mark\"}\n]}\n";
 }
 
+/// Thousands of lanes opened by a B in the first half and closed by an E in the second
+/// (string and numeric tids, four pids), with a stray E on some: parts see each lane first,
+/// or again, and the joins must find each one.
+std::string many_lanes_trace(int lanes) {
+  std::string t = "{\"traceEvents\":[\n";
+  for (int pass = 0; pass < 2; ++pass)
+    for (int k = 0; k < lanes; ++k) {
+      std::string tid = k % 2 ? std::to_string(k) : std::string("\"t") + std::to_string(k) + "\"";
+      std::string ids = "\"pid\":" + std::to_string(k % 4) + ",\"tid\":" + tid;
+      t += pass == 0 ? "{\"ph\":\"B\"," + ids + ",\"ts\":" + std::to_string(k) + ",\"name\":\"b\"},\n"
+                     : "{\"ph\":\"E\"," + ids + ",\"ts\":" + std::to_string(lanes + k) + "},\n";
+      if (pass == 1 && k % 97 == 0) t += "{\"ph\":\"E\"," + ids + ",\"ts\":" + std::to_string(lanes + k) + "},\n";
+    }
+  return t + "{\"ph\":\"i\",\"pid\":1,\"tid\":0,\"ts\":5,\"name\":\"mark\"}\n]}\n";
+}
+
 }  // namespace
 
 TEST_CASE("validation along a load reports what validate reports: one pass, file parts, stream parts") {
@@ -286,6 +302,7 @@ TEST_CASE("validation along a load reports what validate reports: one pass, file
   inputs.emplace_back("broken (generated)", broken_trace(3000));
   inputs.emplace_back("broken, cut off", broken_trace(2000).substr(0, 90000));
   inputs.emplace_back("broken, json error", broken_trace(2000).replace(60000, 1, "#"));
+  inputs.emplace_back("many lanes", many_lanes_trace(3000));
   for (auto& [name, bytes] : inputs) {
     for (bool gz : {false, true}) {
       CAPTURE(name);
