@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <unordered_map>
 
 #include "jobque.h"
@@ -99,7 +100,8 @@ class TimelineBuilder {
   Timeline build() {
     add_groups();
     GroupOf group_of(t_, o_.by, out_);
-    for (std::size_t l = 0; l < t_.lanes.size(); ++l) add_lane(l, group_of);
+    out_.trace_lanes = t_.lanes.size();
+    for (std::size_t l : drawn_lanes()) add_lane(l, group_of);
     add_markers();
     return std::move(out_);
   }
@@ -113,6 +115,25 @@ class TimelineBuilder {
     RangeStats s = compute_stats(t_, index_, r_, stats);
     for (const GroupStats& g : s.groups)
       out_.groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});
+  }
+
+  /// Every lane, or when there are more than max_lanes, the max_lanes with the most span
+  /// time in the range (ties: the earlier lane), in trace order.
+  std::vector<std::size_t> drawn_lanes() const {
+    std::vector<std::size_t> lanes(t_.lanes.size());
+    std::iota(lanes.begin(), lanes.end(), std::size_t{0});
+    if (lanes.size() <= o_.max_lanes) return lanes;
+    std::vector<int64_t> time(lanes.size(), 0);
+    for (std::size_t l = 0; l < lanes.size(); ++l) {
+      const SpanTable& s = t_.lanes[l].spans;
+      for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i)
+        if (__builtin_add_overflow(time[l], r_.clipped(s.ts[i], s.end(i)), &time[l])) time[l] = INT64_MAX;
+    }
+    auto busier = [&](std::size_t a, std::size_t b) { return time[a] != time[b] ? time[a] > time[b] : a < b; };
+    std::nth_element(lanes.begin(), lanes.begin() + static_cast<std::ptrdiff_t>(o_.max_lanes), lanes.end(), busier);
+    lanes.resize(o_.max_lanes);
+    std::sort(lanes.begin(), lanes.end());
+    return lanes;
   }
 
   double x_of(int64_t t) const { return (static_cast<double>(t) - static_cast<double>(r_.lo)) * o_.plot_width_px / length_; }

@@ -2,12 +2,14 @@
 
 #include <doctest/doctest.h>
 
+#include "svg.h"
 #include "test_util.h"
 
 namespace jqtrace {
 namespace {
 
-Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by = GroupBy::category) {
+Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by = GroupBy::category,
+                     std::size_t max_lanes = TimelineOptions{}.max_lanes) {
   static std::vector<std::unique_ptr<Trace>> keep;  // the timeline refers to nothing, but keep traces alive anyway
   keep.push_back(std::make_unique<Trace>());
   test::load_string(json, keep.back().get());
@@ -15,6 +17,7 @@ Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by
   TimelineOptions options;
   options.by = by;
   options.plot_width_px = width;
+  options.max_lanes = max_lanes;
   return compute_timeline(*keep.back(), index, range, options);
 }
 
@@ -85,6 +88,27 @@ TEST_CASE("timeline: a range with nothing in it has its lanes and no spans, a st
   CHECK(t.lanes[0].runs.empty());
   CHECK(palette_color("RunTask") == palette_color("RunTask"));
   CHECK(palette_color("RunTask").size() == 7);
+}
+
+TEST_CASE("timeline: past max_lanes, the lanes with the most span time in the range, in trace order, and a note") {
+  // Lane k has one span of (k * 37 % 11 + 1) us; a tie goes to the earlier lane.
+  std::vector<std::string> events;
+  for (int k = 0; k < 11; ++k)
+    events.push_back(R"({"ph":"X","name":"x","pid":1,"tid":)" + std::to_string(k) + R"(,"ts":0,"dur":)" +
+                     std::to_string(k * 37 % 11 + 1) + "}");
+  events.push_back(R"({"ph":"X","name":"x","pid":1,"tid":11,"ts":500,"dur":100})");  // the longest, outside the range
+  Timeline t = timeline_of(test::trace_of(events), {0, 20000}, 800, GroupBy::name, 3);
+  CHECK(t.trace_lanes == 12);
+  REQUIRE(t.lanes.size() == 3);
+  // Durations by lane: 1 5 9 2 6 10 3 7 11 4 8 (us): lanes 2, 5 and 8.
+  CHECK(t.lanes[0].label == "1:2");
+  CHECK(t.lanes[1].label == "1:5");
+  CHECK(t.lanes[2].label == "1:8");
+  std::string svg = result::render_timeline_svg(t, "t", {});
+  CHECK(svg.find("3 of 12 lanes drawn") != std::string::npos);
+  Timeline all = timeline_of(test::trace_of(events), {0, 20000}, 800, GroupBy::name, 12);
+  CHECK(all.lanes.size() == 12);
+  CHECK(result::render_timeline_svg(all, "t", {}).find("lanes drawn") == std::string::npos);
 }
 
 }  // namespace jqtrace
