@@ -112,6 +112,7 @@ class TimelineBuilder {
     StatsOptions stats;
     stats.by = o_.by;
     stats.distributions = false;
+    stats.lanes = false;  // shares only: no lane rows (a million lanes' labels for nothing)
     RangeStats s = compute_stats(t_, index_, r_, stats);
     for (const GroupStats& g : s.groups)
       out_.groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});
