@@ -58,15 +58,41 @@ std::map<std::string, std::string> colors_of(const std::vector<TimelineGroup>& g
   return colors;
 }
 
-ReportSection summary_section(const Analysis& a, const std::vector<GateResult>* gates) {
+/// The lane table lists at most this many lanes: a trace of a million lanes made a 133 MB page.
+constexpr std::size_t kMaxTableLanes = 512;
+
+/// Keeps the `keep` busiest lanes (ties: the earlier), in lane order.
+void keep_busiest_lanes(std::vector<LaneStats>* lanes, std::size_t keep) {
+  if (lanes->size() <= keep) return;
+  std::vector<std::size_t> order(lanes->size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto busier = [&](std::size_t x, std::size_t y) {
+    return (*lanes)[x].busy_ns != (*lanes)[y].busy_ns ? (*lanes)[x].busy_ns > (*lanes)[y].busy_ns : x < y;
+  };
+  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(), busier);
+  order.resize(keep);
+  std::sort(order.begin(), order.end());
+  std::vector<LaneStats> kept;
+  kept.reserve(keep);
+  for (std::size_t i : order) kept.push_back(std::move((*lanes)[i]));
+  *lanes = std::move(kept);
+}
+
+ReportSection summary_section(Analysis& a, const std::vector<GateResult>* gates) {
   result::StatsContext c;
   c.file = a.file;
   c.scope = a.scope;
   c.gates = gates;
+  std::string lanes = "lane";
+  if (a.stats.lanes_detail.size() > kMaxTableLanes) {
+    lanes = fmt::format("the {} busiest of the {} lanes (jqtrace stats lists all)", kMaxTableLanes,
+                        a.stats.lanes_detail.size());
+    keep_busiest_lanes(&a.stats.lanes_detail, kMaxTableLanes);
+  }
   result::Document doc = result::stats_document(a.stats, c);
   std::string body = result::share_bar_svg(a.groups, 1200) + result::render_html_fragment(doc);
   return {"summary", "Summary and category shares",
-          doc.heading + ". The bar is each category's share of busy time; the tables give every category and lane.",
+          doc.heading + ". The bar is each category's share of busy time; the tables give every category and " + lanes + ".",
           body};
 }
 

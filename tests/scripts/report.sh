@@ -40,6 +40,24 @@ CASES
 offline lanes64 "$tmp/lanes64.html"
 [ "$(grep -c '<td>0:[0-9]*</td>' "$tmp/lanes64.html")" -ge 64 ] || fail "64 lanes: not a row per lane"
 
+# 600 one-span lanes: the lane table keeps the 512 busiest (a million lanes made a 133 MB
+# page), and says so; lane 7's span is the longest, lane 0's the shortest.
+{
+  echo '{"traceEvents":['
+  for ((k = 0; k < 600; k++)); do
+    dur=$(( k == 7 ? 5000 : (k == 0 ? 1 : 10 + k % 50) ))
+    echo "{\"ph\":\"X\",\"pid\":1,\"tid\":$k,\"ts\":0,\"dur\":$dur,\"name\":\"x\"},"
+  done
+  echo '{"ph":"i","pid":1,"tid":0,"ts":1,"name":"m","s":"g"}]}'
+} > "$tmp/lanes600.json"
+"$jqtrace" report -q "$tmp/lanes600.json" -o "$tmp/lanes600.html" || fail "600 lanes: exit $?"
+offline lanes600 "$tmp/lanes600.html"
+grep -q 'the 512 busiest of the 600 lanes' "$tmp/lanes600.html" || fail "600 lanes: no note of the lanes left out"
+rows=$(grep -c '<td>1:[0-9]*</td>' "$tmp/lanes600.html")
+[ "$rows" -eq 512 ] || fail "600 lanes: $rows lane rows (want 512)"
+grep -q '<td>1:7</td>' "$tmp/lanes600.html" || fail "600 lanes: the busiest lane is not listed"
+if grep -q '<td>1:0</td>' "$tmp/lanes600.html"; then fail "600 lanes: the idlest lane is listed"; fi
+
 # The same statuses as stats for the same gates.
 for gate in 'share(moe experts) > 40' 'idle > 90'; do
   "$jqtrace" stats -q --fail-if "$gate" samples/decode-small.trace.json > /dev/null; want=$?
