@@ -1,6 +1,7 @@
 #include "stats.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "flat_map.h"
 #include "jobque.h"
@@ -437,14 +438,24 @@ class StatsBuilder {
       st.self_ns = g.tally.self_ns;
       total += st.busy_ns;
     }
-    for (Group& g : groups_) {
-      g.stats.share_pct =
-          total > 0 ? 100.0 * static_cast<double>(g.stats.busy_ns) / static_cast<double>(total) : 0.0;
-      s_.groups.push_back(std::move(g.stats));
-    }
-    std::stable_sort(s_.groups.begin(), s_.groups.end(), [](const GroupStats& a, const GroupStats& b) {
-      return a.busy_ns != b.busy_ns ? a.busy_ns > b.busy_ns : a.name < b.name;
+    // Sorted by busy (descending), then name, then first seen; the groups move once, in
+    // that order (sorting the 200-byte GroupStats themselves was 12% of stats --by name
+    // on a trace of 100,000 names).
+    std::vector<uint32_t> order(groups_.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      const GroupStats& a = groups_[x].stats;
+      const GroupStats& b = groups_[y].stats;
+      if (a.busy_ns != b.busy_ns) return a.busy_ns > b.busy_ns;
+      if (int c = a.name.compare(b.name)) return c < 0;
+      return x < y;
     });
+    s_.groups.reserve(order.size());
+    for (uint32_t i : order) {
+      GroupStats& g = groups_[i].stats;
+      g.share_pct = total > 0 ? 100.0 * static_cast<double>(g.busy_ns) / static_cast<double>(total) : 0.0;
+      s_.groups.push_back(std::move(g));
+    }
   }
 
   const Trace& t_;

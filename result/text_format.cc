@@ -47,7 +47,14 @@ std::string fixed(double v, int decimals, bool sign) {
   return std::string(buf, end);
 }
 
-std::string us_fixed(double ns) { return fixed(ns / 1000.0, 3); }
+std::string us_fixed(double ns) {
+  // A whole number of ns below 2^50 is printed exactly as its integer: ns / 1000.0 is then
+  // within 1/8 ns of the exact quotient, so "{:.3f}" rounds back to it (and -0.0 keeps
+  // its sign on the general path).
+  if (ns == std::trunc(ns) && std::fabs(ns) < 0x1p50 && !(ns == 0 && std::signbit(ns)))
+    return us_fixed(static_cast<int64_t>(ns));
+  return fixed(ns / 1000.0, 3);
+}
 
 std::string fixed3(double v) { return fixed(v, 3); }
 

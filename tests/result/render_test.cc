@@ -287,4 +287,14 @@ TEST_CASE("numbers are written as fmt's {:.Nf} would, by hand") {
     uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
     CHECK(jqtrace::result::us_fixed(ns) == fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", mag / 1000, mag % 1000));
   }
+  // Fractional ns as "{:.3f}" of ns / 1000, whole ones (below 2^50) by the integer path.
+  std::vector<double> ns_values = {0.0, -0.0, 0.5, 499.5, 1e15, -1e15, 0x1p50 - 1, 0x1p50, 0x1p53, 1e300, 123.456};
+  for (int i = 0; i < 5000; ++i) {
+    ns_values.push_back(static_cast<double>(static_cast<int64_t>(rng() >> 14) - (int64_t{1} << 49)));
+    ns_values.push_back(std::uniform_real_distribution<double>(-1e9, 1e9)(rng));
+  }
+  for (double ns : ns_values) {
+    CAPTURE(ns);
+    CHECK(jqtrace::result::us_fixed(ns) == fmt::format("{:.3f}", ns / 1000.0));
+  }
 }
