@@ -136,7 +136,7 @@ class IntColumn {
   }
 
  private:
-  /// The first allocation: room for a value or two (a lane with one span needs no more).
+  /// The first allocation, at the second value (the first stays in place): room for two.
   static constexpr std::size_t kFirstBytes = 16;
   static uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
   static int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
