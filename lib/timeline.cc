@@ -101,8 +101,17 @@ class TimelineBuilder {
     add_groups();
     GroupOf group_of(t_, o_.by, out_);
     out_.trace_lanes = t_.lanes.size();
-    for (std::size_t l : drawn_lanes()) add_lane(l, group_of);
     add_markers();
+    std::vector<std::size_t> lanes = drawn_lanes();
+    // Past the picture's budget (spans with a tooltip a pixel, runs alternating groups a
+    // pixel: 13 MB of SVG for 512 lanes), spans must be twice as wide to be drawn alone and
+    // runs snap to buckets twice as wide, until it fits.
+    for (scale_ = 1;; scale_ *= 2) {
+      out_.lanes.clear();
+      for (std::size_t l : lanes) add_lane(l, group_of);
+      if (estimated_svg_bytes() <= o_.max_svg_bytes || scale_ >= o_.plot_width_px) break;
+    }
+    out_.pixels_merged = scale_;
     return std::move(out_);
   }
 
@@ -137,6 +146,14 @@ class TimelineBuilder {
     return lanes;
   }
 
+  /// Roughly what the SVG writer spends: a lane's label and row, a span's rectangle and
+  /// tooltip, a run's piece of its path.
+  std::size_t estimated_svg_bytes() const {
+    std::size_t bytes = out_.markers.size() * 120;
+    for (const TimelineLane& lane : out_.lanes) bytes += 300 + lane.spans.size() * 220 + lane.runs.size() * 30;
+    return bytes;
+  }
+
   double x_of(int64_t t) const { return (static_cast<double>(t) - static_cast<double>(r_.lo)) * o_.plot_width_px / length_; }
 
   void add_lane(std::size_t l, GroupOf& group_of) {
@@ -166,15 +183,15 @@ class TimelineBuilder {
     int64_t name = s.name[i];
     bool waiting = name == names_.stage_wait || name == names_.wake;
     double x0 = x_of(std::max(ts, r_.lo)), x1 = x_of(std::min(end, r_.hi));
-    if (x1 - x0 >= o_.min_span_px) {
+    if (x1 - x0 >= o_.min_span_px * scale_) {
       bool chained = t_.jobque && names_.chained(name);
       lane.spans.push_back({ts, s.dur[i], group, depth, waiting,
                             name >= 0 ? std::string(t_.names.view(static_cast<uint32_t>(name))) : std::string(),
                             s.stage[i], s.chain[i], chained});
       return;
     }
-    int px0 = static_cast<int>(std::floor(x0));
-    int px1 = std::max(px0 + 1, static_cast<int>(std::ceil(x1)));
+    int px0 = static_cast<int>(std::floor(x0 / scale_)) * scale_;  // buckets of scale_ pixels
+    int px1 = std::max(px0 + scale_, static_cast<int>(std::ceil(x1 / scale_)) * scale_);
     runs.add(std::clamp(px0, 0, o_.plot_width_px - 1), std::clamp(px1, 1, o_.plot_width_px), group, depth, waiting,
              r_.clipped(ts, end));
   }
@@ -203,6 +220,7 @@ class TimelineBuilder {
   TimelineOptions o_;
   JobqueNames names_;
   double length_ = 1;
+  int scale_ = 1;  ///< pixels a run's bucket, and times the narrowest span drawn alone
   Timeline out_;
 };
 

@@ -23,6 +23,9 @@ struct TimelineOptions {
   /// Lanes drawn at most: past it, those with the most span time in the range, in trace
   /// order (a trace of a million lanes made a 242 MB picture, 900 MB to build).
   std::size_t max_lanes = 512;
+  /// What the SVG may take, about: past it spans narrower than 2, 4, 8... pixels are merged
+  /// and runs snap to buckets as wide, until it fits (min_span_px is the first step).
+  std::size_t max_svg_bytes = 1800000;
 };
 
 /// A span wide enough to draw on its own, with what its tooltip says.
@@ -75,6 +78,7 @@ struct Timeline {
   bool jobque = false;
   std::vector<TimelineLane> lanes;
   uint64_t trace_lanes = 0;             ///< every lane of the trace (more than lanes: not all drawn)
+  int pixels_merged = 1;                ///< runs are buckets of this many pixels (1: as drawn)
   std::vector<TimelineGroup> groups;
   std::vector<TimelineMarker> markers;  ///< instants of every marker kind inside the range
 };

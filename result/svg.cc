@@ -63,7 +63,7 @@ class SvgWriter {
     f_.lanes_y = f_.axis_y + (t_.markers.empty() ? 10 : 22);
     int y = f_.lanes_y;
     for (const TimelineLane& lane : t_.lanes) y += static_cast<int>(lane.depths) * kRowHeight + kLanePadding;
-    f_.height = y + 8 + (some_lanes_not_drawn() ? 16 : 0);
+    f_.height = y + 8 + (some_lanes_not_drawn() || t_.pixels_merged > 1 ? 16 : 0);
     out_ += fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
         "font-family=\"sans-serif\" font-size=\"11\">\n",
@@ -158,10 +158,14 @@ class SvgWriter {
       runs(lane, y);
       y += h + kLanePadding;
     }
+    std::string note;
     if (some_lanes_not_drawn())
-      out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\">{} of {} lanes drawn: those with the most span time "
-                          "in the range</text>\n",
-                          f_.plot_x, y + 12, t_.lanes.size(), t_.trace_lanes);
+      note = fmt::format("{} of {} lanes drawn: those with the most span time in the range", t_.lanes.size(),
+                         t_.trace_lanes);
+    if (t_.pixels_merged > 1)
+      note += fmt::format("{}spans narrower than {} px merged in runs of {} px buckets, to keep the picture small",
+                          note.empty() ? "" : "; ", t_.pixels_merged, t_.pixels_merged);
+    if (!note.empty()) out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\">{}</text>\n", f_.plot_x, y + 12, note);
   }
   bool some_lanes_not_drawn() const { return t_.trace_lanes > t_.lanes.size(); }
 

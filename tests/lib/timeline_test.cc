@@ -9,7 +9,8 @@ namespace jqtrace {
 namespace {
 
 Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by = GroupBy::category,
-                     std::size_t max_lanes = TimelineOptions{}.max_lanes) {
+                     std::size_t max_lanes = TimelineOptions{}.max_lanes,
+                     std::size_t max_svg_bytes = TimelineOptions{}.max_svg_bytes) {
   static std::vector<std::unique_ptr<Trace>> keep;  // the timeline refers to nothing, but keep traces alive anyway
   keep.push_back(std::make_unique<Trace>());
   test::load_string(json, keep.back().get());
@@ -18,6 +19,7 @@ Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by
   options.by = by;
   options.plot_width_px = width;
   options.max_lanes = max_lanes;
+  options.max_svg_bytes = max_svg_bytes;
   return compute_timeline(*keep.back(), index, range, options);
 }
 
@@ -109,6 +111,36 @@ TEST_CASE("timeline: past max_lanes, the lanes with the most span time in the ra
   Timeline all = timeline_of(test::trace_of(events), {0, 20000}, 800, GroupBy::name, 12);
   CHECK(all.lanes.size() == 12);
   CHECK(result::render_timeline_svg(all, "t", {}).find("lanes drawn") == std::string::npos);
+}
+
+TEST_CASE("timeline: past its byte budget, runs snap to wider buckets and wider spans merge, and the picture says so") {
+  // Two lanes; per pixel (1 us at 100 px over 100 us) a span of group a, then of b,
+  // alternating: a run a pixel per group, the worst case of the merger. And one span of
+  // 1.5 px, drawn alone at first.
+  std::vector<std::string> events;
+  for (int lane = 0; lane < 2; ++lane)
+    for (int k = 0; k < 100; ++k)
+      events.push_back(R"({"ph":"X","pid":1,"tid":)" + std::to_string(lane) + R"(,"ts":)" + std::to_string(k) +
+                       R"(,"dur":0.4,"name":")" + (k % 2 ? "b" : "a") + "\"}");
+  events.push_back(R"({"ph":"X","pid":1,"tid":0,"ts":50.2,"dur":1.5,"name":"wide"})");
+  Range r{0, 100000};
+  Timeline loose = timeline_of(test::trace_of(events), r, 100, GroupBy::name);
+  CHECK(loose.pixels_merged == 1);
+  REQUIRE(loose.lanes.size() == 2);
+  CHECK(loose.lanes[1].runs.size() == 100);  // a run a pixel
+  CHECK(loose.lanes[0].spans.size() == 1);
+  Timeline tight = timeline_of(test::trace_of(events), r, 100, GroupBy::name, 512, 3000);
+  CHECK(tight.pixels_merged >= 2);
+  CHECK(tight.lanes[1].runs.size() <= 4);    // buckets of 2 px: each group's runs touch and merge
+  CHECK(tight.lanes[0].spans.empty());       // 1.5 px is under 2
+  uint64_t spans = 0;
+  int64_t covered = 0;
+  for (const TimelineRun& run : tight.lanes[1].runs) spans += run.spans, covered += run.covered_ns;
+  CHECK(spans == 100);                       // nothing lost: every span is in a run
+  CHECK(covered == 100 * 400);
+  std::string svg = result::render_timeline_svg(tight, "t", {});
+  CHECK(svg.find("merged in runs of") != std::string::npos);
+  CHECK(result::render_timeline_svg(loose, "t", {}).find("merged in runs of") == std::string::npos);
 }
 
 }  // namespace jqtrace
