@@ -106,10 +106,15 @@ class TimelineBuilder {
     // Past the picture's budget (spans with a tooltip a pixel, runs alternating groups a
     // pixel: 13 MB of SVG for 512 lanes), spans must be twice as wide to be drawn alone and
     // runs snap to buckets twice as wide, until it fits.
+    // The markers' lines take their part first (they do not shrink); the lanes keep at
+    // least half. (A doubling that saves nothing may still lead to one that does: runs of
+    // a group four pixels apart merge at 4, not at 2.) At most log2(plot width) passes.
+    std::size_t markers = out_.markers.size() * 120;
+    std::size_t budget = o_.max_svg_bytes / 2 > markers ? o_.max_svg_bytes - markers : o_.max_svg_bytes / 2;
     for (scale_ = 1;; scale_ *= 2) {
       out_.lanes.clear();
       for (std::size_t l : lanes) add_lane(l, group_of);
-      if (estimated_svg_bytes() <= o_.max_svg_bytes || scale_ >= o_.plot_width_px) break;
+      if (lanes_svg_bytes() <= budget || scale_ >= o_.plot_width_px) break;
     }
     out_.pixels_merged = scale_;
     return std::move(out_);
@@ -146,10 +151,10 @@ class TimelineBuilder {
     return lanes;
   }
 
-  /// Roughly what the SVG writer spends: a lane's label and row, a span's rectangle and
-  /// tooltip, a run's piece of its path.
-  std::size_t estimated_svg_bytes() const {
-    std::size_t bytes = out_.markers.size() * 120;
+  /// Roughly what the SVG writer spends on the lanes: a lane's label and row, a span's
+  /// rectangle and tooltip, a run's piece of its path.
+  std::size_t lanes_svg_bytes() const {
+    std::size_t bytes = 0;
     for (const TimelineLane& lane : out_.lanes) bytes += 300 + lane.spans.size() * 220 + lane.runs.size() * 30;
     return bytes;
   }

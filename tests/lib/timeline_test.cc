@@ -141,6 +141,18 @@ TEST_CASE("timeline: past its byte budget, runs snap to wider buckets and wider 
   std::string svg = result::render_timeline_svg(tight, "t", {});
   CHECK(svg.find("merged in runs of") != std::string::npos);
   CHECK(result::render_timeline_svg(loose, "t", {}).find("merged in runs of") == std::string::npos);
+
+  // Four groups in turn: a group's runs are four pixels apart, so 2-pixel buckets save
+  // nothing and 4-pixel ones merge them (a builder that stopped when a doubling saved
+  // nothing kept 100 runs a lane).
+  std::vector<std::string> four;
+  for (int k = 0; k < 100; ++k)
+    four.push_back(R"({"ph":"X","pid":1,"tid":0,"ts":)" + std::to_string(k) + R"(,"dur":0.4,"name":"g)" +
+                   std::to_string(k % 4) + "\"}");
+  Timeline merged = timeline_of(test::trace_of(four), r, 100, GroupBy::name, 512, 1000);
+  CHECK(merged.pixels_merged >= 4);
+  REQUIRE(merged.lanes.size() == 1);
+  CHECK(merged.lanes[0].runs.size() <= 4);
 }
 
 }  // namespace jqtrace
