@@ -15,6 +15,7 @@
 #include "gates.h"
 #include "grouping.h"
 #include "html.h"
+#include "largest.h"
 #include "load.h"
 #include "markers.h"
 #include "markers_schema.h"
@@ -63,18 +64,11 @@ constexpr std::size_t kMaxTableLanes = 512;
 
 /// Keeps the `keep` busiest lanes (ties: the earlier), in lane order.
 void keep_busiest_lanes(std::vector<LaneStats>* lanes, std::size_t keep) {
-  if (lanes->size() <= keep) return;
-  std::vector<std::size_t> order(lanes->size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto busier = [&](std::size_t x, std::size_t y) {
-    return (*lanes)[x].busy_ns != (*lanes)[y].busy_ns ? (*lanes)[x].busy_ns > (*lanes)[y].busy_ns : x < y;
-  };
-  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(), busier);
-  order.resize(keep);
-  std::sort(order.begin(), order.end());
+  std::vector<int64_t> busy;
+  busy.reserve(lanes->size());
+  for (const LaneStats& lane : *lanes) busy.push_back(lane.busy_ns);
   std::vector<LaneStats> kept;
-  kept.reserve(keep);
-  for (std::size_t i : order) kept.push_back(std::move((*lanes)[i]));
+  for (std::size_t i : indices_of_largest(busy, keep)) kept.push_back(std::move((*lanes)[i]));
   *lanes = std::move(kept);
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "jobque.h"
+#include "largest.h"
 
 namespace jqtrace {
 namespace {
@@ -135,20 +136,14 @@ class TimelineBuilder {
   /// Every lane, or when there are more than max_lanes, the max_lanes with the most span
   /// time in the range (ties: the earlier lane), in trace order.
   std::vector<std::size_t> drawn_lanes() const {
-    std::vector<std::size_t> lanes(t_.lanes.size());
-    std::iota(lanes.begin(), lanes.end(), std::size_t{0});
-    if (lanes.size() <= o_.max_lanes) return lanes;
-    std::vector<int64_t> time(lanes.size(), 0);
-    for (std::size_t l = 0; l < lanes.size(); ++l) {
-      const SpanTable& s = t_.lanes[l].spans;
-      for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i)
-        if (__builtin_add_overflow(time[l], r_.clipped(s.ts[i], s.end(i)), &time[l])) time[l] = INT64_MAX;
-    }
-    auto busier = [&](std::size_t a, std::size_t b) { return time[a] != time[b] ? time[a] > time[b] : a < b; };
-    std::nth_element(lanes.begin(), lanes.begin() + static_cast<std::ptrdiff_t>(o_.max_lanes), lanes.end(), busier);
-    lanes.resize(o_.max_lanes);
-    std::sort(lanes.begin(), lanes.end());
-    return lanes;
+    std::vector<int64_t> time(t_.lanes.size(), 0);
+    if (time.size() > o_.max_lanes)
+      for (std::size_t l = 0; l < time.size(); ++l) {
+        const SpanTable& s = t_.lanes[l].spans;
+        for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i)
+          if (__builtin_add_overflow(time[l], r_.clipped(s.ts[i], s.end(i)), &time[l])) time[l] = INT64_MAX;
+      }
+    return indices_of_largest(time, o_.max_lanes);
   }
 
   /// Roughly what the SVG writer spends on the lanes: a lane's label and row, a span's
