@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/core.h>
 
@@ -53,14 +54,62 @@ struct Analysis {
 
 using result::ReportSection;
 
-std::map<std::string, std::string> colors_of(const std::vector<TimelineGroup>& groups) {
-  std::map<std::string, std::string> colors;
-  for (const TimelineGroup& g : groups) colors[g.name] = g.color;
-  return colors;
+/// The groups as the charts draw them: past kMaxDrawnGroups, the smallest are
+/// folded into one grey "N others" (see fold_groups).
+struct ChartGroups {
+  DrawnGroups drawn;
+  std::unordered_map<std::string, uint32_t> drawn_of;  ///< a group's name → its drawn group
+  explicit ChartGroups(const std::vector<TimelineGroup>& groups) : drawn(fold_groups(groups)) {
+    for (std::size_t g = 0; g < groups.size(); ++g) drawn_of.emplace(groups[g].name, drawn.drawn_of[g]);
+  }
+  bool folded(const std::string& name) const {
+    auto it = drawn_of.find(name);
+    return drawn.others > 0 && it != drawn_of.end() && it->second + 1 == drawn.groups.size();
+  }
+  std::string color(const std::string& name) const {
+    auto it = drawn_of.find(name);
+    return it != drawn_of.end() ? drawn.groups[it->second].color : palette_color(name);
+  }
+};
+
+/// A unit's groups with the folded ones summed into one "N others" group, so its bar and
+/// its table row have at most kMaxDrawnGroups + 1 parts (a unit of a trace with 5,000
+/// categories made a 275 KB table row).
+void fold_unit_groups(UnitRow& r, const ChartGroups& charts) {
+  if (charts.drawn.others == 0) return;
+  std::vector<GroupStats> kept;
+  GroupStats others;
+  others.name = charts.drawn.groups.back().name;
+  others.color = kOthersColor;
+  for (GroupStats& g : r.stats.groups) {
+    if (!charts.folded(g.name)) {
+      kept.push_back(std::move(g));
+      continue;
+    }
+    others.busy_ns += g.busy_ns;
+    others.share_pct += g.share_pct;
+    others.events += g.events;
+  }
+  if (others.events > 0 || others.busy_ns > 0) kept.push_back(std::move(others));
+  r.stats.groups = std::move(kept);
+}
+
+/// A unit's bar: its duration split by the shares of its categories, and a tooltip listing each.
+result::UnitBar unit_bar(const std::string& kind, const UnitRow& r, const ChartGroups& charts) {
+  result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
+  bar.tip = fmt::format("{} {}: {} us", kind, r.unit.index, us_fixed(r.unit.range.length()));
+  for (const GroupStats& g : r.stats.groups) {
+    if (g.share_pct <= 0) continue;
+    bar.parts.push_back({g.color == kOthersColor ? g.color : charts.color(g.name), g.share_pct});
+    bar.tip += fmt::format("\n{} {:.1f}%", g.name, g.share_pct);
+  }
+  return bar;
 }
 
 /// The lane table lists at most this many lanes: a trace of a million lanes made a 133 MB page.
 constexpr std::size_t kMaxTableLanes = 512;
+/// And at most this many categories (a generic trace's cat can take any number of values).
+constexpr std::size_t kMaxTableGroups = 512;
 
 /// Keeps the `keep` busiest lanes (ties: the earlier), in lane order.
 void keep_busiest_lanes(std::vector<LaneStats>* lanes, std::size_t keep) {
@@ -77,17 +126,22 @@ ReportSection summary_section(Analysis& a, const std::vector<GateResult>* gates)
   c.file = a.file;
   c.scope = a.scope;
   c.gates = gates;
-  std::string lanes = "lane";
+  std::string categories = "every category", lanes = "lane";
+  if (a.stats.groups.size() > kMaxTableGroups) {  // sorted by busy time: the busiest first
+    categories = fmt::format("the {} busiest of the {} categories", kMaxTableGroups, a.stats.groups.size());
+    a.stats.groups.resize(kMaxTableGroups);
+  }
   if (a.stats.lanes_detail.size() > kMaxTableLanes) {
-    lanes = fmt::format("the {} busiest of the {} lanes (jqtrace stats lists all)", kMaxTableLanes,
-                        a.stats.lanes_detail.size());
+    lanes = fmt::format("the {} busiest of the {} lanes", kMaxTableLanes, a.stats.lanes_detail.size());
     keep_busiest_lanes(&a.stats.lanes_detail, kMaxTableLanes);
   }
+  std::string listed = "every category and lane";
+  if (categories != "every category" || lanes != "lane")
+    listed = categories + " and " + (lanes == "lane" ? "every lane" : lanes) + " (jqtrace stats lists all)";
   result::Document doc = result::stats_document(a.stats, c);
   std::string body = result::share_bar_svg(a.groups, 1200) + result::render_html_fragment(doc);
   return {"summary", "Summary and category shares",
-          doc.heading + ". The bar is each category's share of busy time; the tables give every category and " + lanes + ".",
-          body};
+          doc.heading + ". The bar is each category's share of busy time; the tables give " + listed + ".", body};
 }
 
 /// A chart has at most this many bars; a kind with more units shows the slowest of each
@@ -118,39 +172,62 @@ std::vector<Unit> slowest_units(std::vector<Unit> units) {
   return units;
 }
 
+/// The kinds' table lists at most kMaxTableKinds kinds, and at most kMaxChartedKinds get a
+/// chart and a units' table: those with the most markers, in kind order. A trace without a
+/// profile has a kind per instant name; 4,000 of them made a 2.9 GB page (every kind's
+/// section repeated the table of all kinds).
+constexpr std::size_t kMaxTableKinds = 512;
+constexpr std::size_t kMaxChartedKinds = 16;
+
+/// The `keep` kinds with the most markers (ties: the earlier kind), in kind order.
+std::vector<KindSummary> most_marked_kinds(const std::vector<KindSummary>& kinds, std::size_t keep) {
+  std::vector<uint64_t> counts;
+  counts.reserve(kinds.size());
+  for (const KindSummary& k : kinds) counts.push_back(k.count);
+  std::vector<KindSummary> kept;
+  for (std::size_t i : indices_of_largest(counts, keep)) kept.push_back(kinds[i]);
+  return kept;
+}
+
+/// What the markers section leaves out of a trace with very many kinds.
+std::string kinds_left_out(std::size_t listed, std::size_t charted, std::size_t all) {
+  if (all <= charted) return "";
+  std::string note = all > listed ? fmt::format("The table lists the {} kinds of {} with the most markers; ", listed, all)
+                                  : std::string("The table lists every kind; ");
+  return note + fmt::format("the {} with the most markers are charted (jqtrace markers lists all).", charted);
+}
+
 /// For each marker kind: its units' durations stacked by category, and the units' table.
 ReportSection markers_section(const Analysis& a) {
   std::string body;
-  auto colors = colors_of(a.groups);
+  ChartGroups charts(a.groups);
   result::MarkersContext c;
   c.file = a.file;
-  body += result::render_html_fragment(result::markers_document(a.kinds, {}, c));
-  for (const KindSummary& k : a.kinds) {
+  std::vector<KindSummary> listed = most_marked_kinds(a.kinds, kMaxTableKinds);
+  std::vector<KindSummary> charted_kinds = most_marked_kinds(listed, kMaxChartedKinds);
+  body += result::render_html_fragment(result::markers_document(listed, {}, c));
+  if (std::string note = kinds_left_out(listed.size(), charted_kinds.size(), a.kinds.size()); !note.empty())
+    body += "<p>" + result::xml_escape(note) + "</p>\n";
+  for (const KindSummary& k : charted_kinds) {
     if (k.count == 0) continue;
     std::vector<Unit> units = units_of(*a.trace, k.kind, k.rule.at);
     std::vector<result::UnitBar> bars;
-    std::vector<UnitRow> charted = unit_rows_of(*a.trace, *a.index, chart_units(units), a.threads);
-    for (const UnitRow& r : charted) {
-      result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
-      bar.tip = fmt::format("{} {}: {} us", k.kind, r.unit.index, us_fixed(r.unit.range.length()));
-      for (const GroupStats& g : r.stats.groups) {
-        if (g.share_pct <= 0) continue;
-        bar.parts.push_back({colors.count(g.name) ? colors[g.name] : palette_color(g.name), g.share_pct});
-        bar.tip += fmt::format("\n{} {:.1f}%", g.name, g.share_pct);
-      }
-      bars.push_back(std::move(bar));
+    for (UnitRow& r : unit_rows_of(*a.trace, *a.index, chart_units(units), a.threads)) {
+      fold_unit_groups(r, charts);
+      bars.push_back(unit_bar(k.kind, r, charts));
     }
     std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
     std::vector<UnitRow> rows = unit_rows_of(*a.trace, *a.index, slowest_units(units), a.threads);
+    for (UnitRow& r : rows) fold_unit_groups(r, charts);
     if (units.size() > kMaxTableUnits)
       body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
     c.kind = k.kind;
     c.categories.clear();
     if (a.trace->jobque)
       for (const Category& cat : a.trace->categories) c.categories.push_back(cat.name);
-    result::Document table = result::markers_document(a.kinds, rows, c);
+    result::Document table = result::markers_document({k}, rows, c);
     for (auto& item : table.items)  // the kinds' table is above already
       if (auto* t = std::get_if<result::Table>(&item); t && t->key == "unit_duration") t->in_text = false;
     body += result::render_html_fragment(table);

@@ -1,9 +1,12 @@
 #include "timeline.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <numeric>
 #include <unordered_map>
+
+#include <fmt/core.h>
 
 #include "jobque.h"
 #include "largest.h"
@@ -15,13 +18,21 @@ namespace {
 /// picture a million rows high).
 constexpr uint32_t kMaxDepth = 16;
 
-/// The group of every span, by the ids the lanes store, resolved once per id.
+/// Every span's group and the group it is drawn as: the groups stats measured, folded to
+/// the kMaxDrawnGroups with the largest shares and "N others" (see fold_groups); a group
+/// stats does not count (a wake's, say) is drawn on its own while there is room.
 class GroupOf {
  public:
-  GroupOf(const Trace& t, GroupBy by, Timeline& out) : t_(t), by_(by), out_(out) {
-    for (std::size_t g = 0; g < out_.groups.size(); ++g) by_name_.emplace(out_.groups[g].name, static_cast<uint32_t>(g));
+  GroupOf(const Trace& t, GroupBy by, std::vector<TimelineGroup> measured, Timeline& out)
+      : t_(t), by_(by), all_(std::move(measured)), out_(out) {
+    DrawnGroups drawn = fold_groups(all_);
+    out_.groups = std::move(drawn.groups);
+    drawn_of_ = std::move(drawn.drawn_of);
+    others_ = drawn.others;
+    for (std::size_t g = 0; g < all_.size(); ++g) by_name_.emplace(all_[g].name, static_cast<uint32_t>(g));
   }
 
+  /// The span's group, an index into the measured groups (and those added since).
   uint32_t operator()(const SpanTable& s, std::size_t i) {
     int64_t key = by_ == GroupBy::category ? s.category[i] : by_ == GroupBy::cat ? s.cat[i] : s.name[i] + 1;
     auto slot = static_cast<std::size_t>(key);
@@ -29,6 +40,9 @@ class GroupOf {
     if (ids_[slot] == kUnknown) ids_[slot] = resolve(key);
     return ids_[slot];
   }
+  uint32_t drawn(uint32_t group) const { return drawn_of_[group]; }
+  bool folded(uint32_t group) const { return others_ > 0 && drawn_of_[group] + 1 == out_.groups.size(); }
+  const std::string& name(uint32_t group) const { return all_[group].name; }
 
  private:
   static constexpr uint32_t kUnknown = UINT32_MAX;
@@ -39,21 +53,38 @@ class GroupOf {
     return std::string(t_.names.view(static_cast<uint32_t>(key - 1)));
   }
 
-  /// The group stats made of this name, or a new one (a span stats does not count, such
-  /// as a wake, still gets a colour).
+  /// The measured group of this name, or a new one.
   uint32_t resolve(int64_t key) {
     std::string name = name_of(key);
-    auto [it, added] = by_name_.emplace(name, static_cast<uint32_t>(out_.groups.size()));
-    if (added) out_.groups.push_back({name, palette_color(name), 0.0});
+    auto [it, added] = by_name_.emplace(name, static_cast<uint32_t>(all_.size()));
+    if (added) add_unmeasured({name, palette_color(name), 0.0});
     return it->second;
+  }
+
+  void add_unmeasured(TimelineGroup g) {
+    if (others_ == 0 && out_.groups.size() < kMaxDrawnGroups) {
+      drawn_of_.push_back(static_cast<uint32_t>(out_.groups.size()));
+      out_.groups.push_back(g);
+    } else {
+      if (others_++ == 0) out_.groups.push_back({"", kOthersColor, 0.0});
+      out_.groups.back().name = fmt::format("{} others", others_);
+      drawn_of_.push_back(static_cast<uint32_t>(out_.groups.size() - 1));
+    }
+    all_.push_back(std::move(g));
   }
 
   const Trace& t_;
   GroupBy by_;
+  std::vector<TimelineGroup> all_;   ///< every group met: stats' first, in its order
   Timeline& out_;
+  std::vector<uint32_t> drawn_of_;   ///< all_ → out_.groups
+  std::size_t others_ = 0;           ///< groups drawn as the last of out_.groups
   std::vector<uint32_t> ids_;  ///< by stored id: the group, or kUnknown until first seen
   std::unordered_map<std::string, uint32_t> by_name_;  ///< group names: one lookup per new id
 };
+
+/// What the SVG writer spends on a marker's line, about.
+constexpr std::size_t kMarkerBytes = 120;
 
 /// Merges spans too narrow to draw into runs of pixels, per depth and group.
 class RunMerger {
@@ -99,8 +130,7 @@ class TimelineBuilder {
   }
 
   Timeline build() {
-    add_groups();
-    GroupOf group_of(t_, o_.by, out_);
+    GroupOf group_of(t_, o_.by, measured_groups(), out_);
     out_.trace_lanes = t_.lanes.size();
     add_markers();
     std::vector<std::size_t> lanes = drawn_lanes();
@@ -110,7 +140,7 @@ class TimelineBuilder {
     // The markers' lines take their part first (they do not shrink); the lanes keep at
     // least half. (A doubling that saves nothing may still lead to one that does: runs of
     // a group four pixels apart merge at 4, not at 2.) At most log2(plot width) passes.
-    std::size_t markers = out_.markers.size() * 120;
+    std::size_t markers = out_.markers.size() * kMarkerBytes;
     std::size_t budget = o_.max_svg_bytes / 2 > markers ? o_.max_svg_bytes - markers : o_.max_svg_bytes / 2;
     for (scale_ = 1;; scale_ *= 2) {
       out_.lanes.clear();
@@ -123,14 +153,17 @@ class TimelineBuilder {
 
  private:
   /// The groups with their shares, as stats computes them over the same range.
-  void add_groups() {
+  std::vector<TimelineGroup> measured_groups() const {
     StatsOptions stats;
     stats.by = o_.by;
     stats.distributions = false;
     stats.lanes = false;  // shares only: no lane rows (a million lanes' labels for nothing)
     RangeStats s = compute_stats(t_, index_, r_, stats);
+    std::vector<TimelineGroup> groups;
+    groups.reserve(s.groups.size());
     for (const GroupStats& g : s.groups)
-      out_.groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});
+      groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});
+    return groups;
   }
 
   /// Every lane, or when there are more than max_lanes, the max_lanes with the most span
@@ -171,14 +204,15 @@ class TimelineBuilder {
       open_ends.push_back(end);
       if (!r_.overlaps(ts, end)) continue;
       out.depths = std::max(out.depths, depth + 1);
-      add_span(s, i, depth, group_of(s, i), out, runs);
+      add_span(s, i, depth, group_of(s, i), group_of, out, runs);
     }
     runs.flush();
     out_.lanes.push_back(std::move(out));
   }
 
-  void add_span(const SpanTable& s, std::size_t i, uint32_t depth, uint32_t group, TimelineLane& lane,
-                RunMerger& runs) {
+  void add_span(const SpanTable& s, std::size_t i, uint32_t depth, uint32_t own_group, const GroupOf& group_of,
+                TimelineLane& lane, RunMerger& runs) {
+    uint32_t group = group_of.drawn(own_group);
     int64_t ts = s.ts[i], end = s.end(i);
     int64_t name = s.name[i];
     bool waiting = name == names_.stage_wait || name == names_.wake;
@@ -187,7 +221,8 @@ class TimelineBuilder {
       bool chained = t_.jobque && names_.chained(name);
       lane.spans.push_back({ts, s.dur[i], group, depth, waiting,
                             name >= 0 ? std::string(t_.names.view(static_cast<uint32_t>(name))) : std::string(),
-                            s.stage[i], s.chain[i], chained});
+                            group_of.folded(own_group) ? group_of.name(own_group) : std::string(), s.stage[i],
+                            s.chain[i], chained});
       return;
     }
     int px0 = static_cast<int>(std::floor(x0 / scale_)) * scale_;  // buckets of scale_ pixels
@@ -196,21 +231,36 @@ class TimelineBuilder {
              r_.clipped(ts, end));
   }
 
-  /// Every marker kind's instants in the range; of several in one pixel, the first (a
-  /// whole-trace picture of 100,000 tokens draws a line per pixel, not 100,000).
+  /// The instants of the max_marker_kinds kinds with the most markers (all, mostly) in the
+  /// range; of several of a kind within `spacing` pixels, the first (a whole-trace picture
+  /// of 100,000 tokens draws a line per pixel, not 100,000). The spacing doubles until the
+  /// lines take at most half the picture's budget.
   void add_markers() {
     std::vector<std::string> kinds = marker_kinds(t_);
+    out_.trace_kinds = kinds.size();
     std::vector<Markers> all = markers_of_kinds(t_, kinds);
-    for (std::size_t k = 0; k < kinds.size(); ++k) {
-      int last_px = -1;
-      for (std::size_t i = 0; i < all[k].ts.size(); ++i) {
-        int64_t ts = all[k].ts[i];
-        if (ts < r_.lo || ts > r_.hi) continue;
-        int px = static_cast<int>(x_of(ts));
-        if (px == last_px) continue;
-        last_px = px;
-        out_.markers.push_back({kinds[k], static_cast<int64_t>(i), ts});
-      }
+    std::vector<uint64_t> counts;
+    counts.reserve(all.size());
+    for (const Markers& m : all) counts.push_back(m.ts.size());
+    std::vector<std::size_t> drawn = indices_of_largest(counts, o_.max_marker_kinds);
+    out_.drawn_kinds = drawn.size();
+    for (int spacing = 1;; spacing *= 2) {
+      out_.markers.clear();
+      for (std::size_t k : drawn) add_markers_of(kinds[k], all[k], spacing);
+      out_.marker_spacing_px = spacing;
+      if (out_.markers.size() * kMarkerBytes <= o_.max_svg_bytes / 2 || spacing >= o_.plot_width_px) break;
+    }
+  }
+
+  void add_markers_of(const std::string& kind, const Markers& m, int spacing) {
+    int last_px = INT_MIN;
+    for (std::size_t i = 0; i < m.ts.size(); ++i) {
+      int64_t ts = m.ts[i];
+      if (ts < r_.lo || ts > r_.hi) continue;
+      int px = static_cast<int>(x_of(ts));
+      if (last_px != INT_MIN && std::abs(px - last_px) < spacing) continue;
+      last_px = px;
+      out_.markers.push_back({kind, static_cast<int64_t>(i), ts});
     }
   }
 
@@ -225,6 +275,27 @@ class TimelineBuilder {
 };
 
 }  // namespace
+
+DrawnGroups fold_groups(const std::vector<TimelineGroup>& groups, std::size_t max_drawn) {
+  std::vector<double> shares;
+  shares.reserve(groups.size());
+  for (const TimelineGroup& g : groups) shares.push_back(g.share_pct);
+  std::vector<std::size_t> kept = indices_of_largest(shares, max_drawn);
+  DrawnGroups out;
+  out.others = groups.size() - kept.size();
+  out.drawn_of.assign(groups.size(), static_cast<uint32_t>(kept.size()));  // "others" unless kept
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    out.drawn_of[kept[i]] = static_cast<uint32_t>(i);
+    out.groups.push_back(groups[kept[i]]);
+  }
+  if (out.others > 0) {
+    double share = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (out.drawn_of[g] == kept.size()) share += groups[g].share_pct;
+    out.groups.push_back({fmt::format("{} others", out.others), kOthersColor, share});
+  }
+  return out;
+}
 
 Timeline compute_timeline(const Trace& trace, const SpanIndex& index, Range range, const TimelineOptions& options) {
   return TimelineBuilder(trace, index, range, options).build();

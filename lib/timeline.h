@@ -26,6 +26,9 @@ struct TimelineOptions {
   /// What the SVG may take, about: past it spans narrower than 2, 4, 8... pixels are merged
   /// and runs snap to buckets as wide, until it fits (min_span_px is the first step).
   std::size_t max_svg_bytes = 1800000;
+  /// Marker kinds drawn at most: those with the most markers (a trace without a profile
+  /// has a kind per instant name).
+  std::size_t max_marker_kinds = 16;
 };
 
 /// A span wide enough to draw on its own, with what its tooltip says.
@@ -35,6 +38,7 @@ struct TimelineSpan {
   uint32_t depth = 0;       ///< nesting depth on its lane (0 for jobque spans)
   bool waiting = false;     ///< stage_wait or wake: drawn as waiting, not work
   std::string name;
+  std::string group_name;   ///< its own group's name when that is drawn among "N others"
   int64_t stage = 0, chain = 0;
   bool jobque = false;      ///< stage and chain mean something
 };
@@ -79,9 +83,27 @@ struct Timeline {
   std::vector<TimelineLane> lanes;
   uint64_t trace_lanes = 0;             ///< every lane of the trace (more than lanes: not all drawn)
   int pixels_merged = 1;                ///< runs are buckets of this many pixels (1: as drawn)
-  std::vector<TimelineGroup> groups;
-  std::vector<TimelineMarker> markers;  ///< instants of every marker kind inside the range
+  std::vector<TimelineGroup> groups;     ///< at most kMaxDrawnGroups, then "N others"
+  std::vector<TimelineMarker> markers;  ///< instants of the drawn kinds inside the range
+  uint64_t trace_kinds = 0;             ///< marker kinds of the trace
+  uint64_t drawn_kinds = 0;             ///< of them, those whose markers are drawn
+  int marker_spacing_px = 1;            ///< a kind's lines are at least this far apart
 };
+
+/// A picture gives its own colour, legend entry and share-bar segment to at most this many
+/// groups, those with the largest shares; the rest are drawn as one grey group, "N others"
+/// (a trace with a million names made a 400 MB timeline: a legend entry and a class each).
+constexpr std::size_t kMaxDrawnGroups = 24;
+inline constexpr const char* kOthersColor = "#9ca3af";
+
+struct DrawnGroups {
+  std::vector<TimelineGroup> groups;  ///< the kept groups in their order, then "N others" if any
+  std::vector<uint32_t> drawn_of;     ///< each group's index in groups
+  std::size_t others = 0;             ///< groups folded into the last one
+};
+/// The max_drawn groups with the largest shares (ties: the earlier) in their order, and
+/// when there are more, one "N others" group with the rest's share.
+DrawnGroups fold_groups(const std::vector<TimelineGroup>& groups, std::size_t max_drawn = kMaxDrawnGroups);
 
 Timeline compute_timeline(const Trace& trace, const SpanIndex& index, Range range, const TimelineOptions& options);
 

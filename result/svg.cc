@@ -63,7 +63,7 @@ class SvgWriter {
     f_.lanes_y = f_.axis_y + (t_.markers.empty() ? 10 : 22);
     int y = f_.lanes_y;
     for (const TimelineLane& lane : t_.lanes) y += static_cast<int>(lane.depths) * kRowHeight + kLanePadding;
-    f_.height = y + 8 + (some_lanes_not_drawn() || t_.pixels_merged > 1 ? 16 : 0);
+    f_.height = y + 8 + (has_note() ? 16 : 0);
     out_ += fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
         "font-family=\"sans-serif\" font-size=\"11\">\n",
@@ -165,15 +165,23 @@ class SvgWriter {
     if (t_.pixels_merged > 1)
       note += fmt::format("{}spans narrower than {} px merged in runs of {} px buckets, to keep the picture small",
                           note.empty() ? "" : "; ", t_.pixels_merged, t_.pixels_merged);
+    if (t_.drawn_kinds < t_.trace_kinds)
+      note += fmt::format("{}markers of {} of {} kinds drawn: those with the most markers", note.empty() ? "" : "; ",
+                          t_.drawn_kinds, t_.trace_kinds);
+    if (t_.marker_spacing_px > 1)
+      note += fmt::format("{}marker lines of a kind at least {} px apart", note.empty() ? "" : "; ", t_.marker_spacing_px);
     if (!note.empty()) out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\">{}</text>\n", f_.plot_x, y + 12, note);
   }
   bool some_lanes_not_drawn() const { return t_.trace_lanes > t_.lanes.size(); }
+  bool has_note() const {
+    return some_lanes_not_drawn() || t_.pixels_merged > 1 || t_.drawn_kinds < t_.trace_kinds || t_.marker_spacing_px > 1;
+  }
 
   void span(const TimelineSpan& s, int lane_y) {
     double x0 = x_of(std::max(s.ts, t_.range.lo)), x1 = x_of(std::min(s.ts + s.dur, t_.range.hi));
     int y = lane_y + 1 + static_cast<int>(s.depth) * kRowHeight;
-    const TimelineGroup& g = t_.groups[s.group];
-    std::string tip = fmt::format("{} ({})\nstart {}\ndur {}", s.name, g.name, us_of(s.ts), us_of(s.dur));
+    const std::string& group = s.group_name.empty() ? t_.groups[s.group].name : s.group_name;
+    std::string tip = fmt::format("{} ({})\nstart {}\ndur {}", s.name, group, us_of(s.ts), us_of(s.dur));
     if (s.jobque) tip += fmt::format("\nstage {} chain {}", s.stage, s.chain);
     if (s.waiting) {  // waiting, not working: a thin striped bar
       out_ += fmt::format("<rect class=\"g{0} w\" x=\"{1:.1f}\" y=\"{2}\" width=\"{3:.1f}\" height=\"6\"><title>{4}</title></rect>"
@@ -240,7 +248,7 @@ std::string share_bar_svg(const std::vector<TimelineGroup>& groups, int width_px
   std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"sharebar\" width=\"{0}\" height=\"18\" "
                                 "viewBox=\"0 0 {0} 18\" role=\"img\" aria-label=\"busy share by category\">\n", width_px);
   double x = 0;
-  for (const TimelineGroup& g : groups) {
+  for (const TimelineGroup& g : fold_groups(groups).groups) {
     double w = g.share_pct / 100.0 * width_px;
     if (w <= 0) continue;
     out += fmt::format("<rect x=\"{:.2f}\" y=\"0\" width=\"{:.2f}\" height=\"18\" fill=\"{}\"><title>{} {:.1f}%</title></rect>\n",

@@ -22,7 +22,7 @@ struct SvgLayout {
 std::string render_timeline_svg(const Timeline& timeline, const std::string& title, const SvgLayout& layout);
 
 /// The groups' shares of busy time as one horizontal bar width_px wide (legend order), each
-/// segment with its name and share as a tooltip.
+/// segment with its name and share as a tooltip; past kMaxDrawnGroups, "N others" in grey.
 std::string share_bar_svg(const std::vector<TimelineGroup>& groups, int width_px);
 
 /// One unit of a marker kind as a bar: its duration, split by its categories' shares.

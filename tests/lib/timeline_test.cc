@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "svg.h"
 #include "test_util.h"
 
@@ -153,6 +155,90 @@ TEST_CASE("timeline: past its byte budget, runs snap to wider buckets and wider 
   CHECK(merged.pixels_merged >= 4);
   REQUIRE(merged.lanes.size() == 1);
   CHECK(merged.lanes[0].runs.size() <= 4);
+}
+
+TEST_CASE("fold_groups: the largest keep their place, the rest become one grey 'N others' with their share") {
+  std::vector<TimelineGroup> groups = {{"a", "#111111", 5}, {"b", "#222222", 1}, {"c", "#333333", 9}, {"d", "#444444", 3}};
+  DrawnGroups d = fold_groups(groups, 2);
+  REQUIRE(d.groups.size() == 3);
+  CHECK(d.groups[0].name == "a");
+  CHECK(d.groups[1].name == "c");
+  CHECK(d.groups[2].name == "2 others");
+  CHECK(d.groups[2].color == kOthersColor);
+  CHECK(d.groups[2].share_pct == doctest::Approx(4));
+  CHECK(d.drawn_of == std::vector<uint32_t>{0, 2, 1, 2});
+  CHECK(d.others == 2);
+  DrawnGroups all = fold_groups(groups, 4);
+  CHECK(all.groups.size() == 4);
+  CHECK(all.others == 0);
+  CHECK(all.drawn_of == std::vector<uint32_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("timeline: past kMaxDrawnGroups groups, the busiest keep their colours and the rest are drawn as 'N others'") {
+  // Lane 0: group gK is one span of K+1 us, wide enough to draw alone. Lane 1: narrow
+  // spans of the six smallest groups in turn, 0.2 px apart, which merge as one group's run.
+  std::vector<std::string> events;
+  int64_t ts = 0;
+  for (int k = 0; k < 30; ++k) {
+    events.push_back(R"({"ph":"X","pid":1,"tid":0,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(k + 1) +
+                     R"(,"name":"g)" + std::to_string(k) + "\"}");
+    ts += k + 1;
+  }
+  for (int k = 0; k < 60; ++k)
+    events.push_back(R"({"ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(k * 0.1) + R"(,"dur":0.001,"name":"g)" +
+                     std::to_string(k % 6) + "\"}");
+  Timeline t = timeline_of(test::trace_of(events), {0, ts * 1000}, 1000, GroupBy::name);
+  REQUIRE(t.groups.size() == kMaxDrawnGroups + 1);
+  CHECK(t.groups.back().name == "6 others");
+  CHECK(t.groups.back().color == kOthersColor);
+  CHECK(t.groups.back().share_pct == doctest::Approx(100.0 * 21 / 465).epsilon(0.01));
+  REQUIRE(t.lanes.size() == 2);
+  const std::vector<TimelineSpan>& spans = t.lanes[0].spans;
+  REQUIRE(spans.size() == 30);
+  CHECK(t.groups[spans[0].group].name == "6 others");
+  CHECK(spans[0].group_name == "g0");             // its own group, for the tooltip
+  CHECK(t.groups[spans[29].group].name == "g29");
+  CHECK(spans[29].group_name.empty());
+  for (const TimelineRun& run : t.lanes[1].runs) CHECK(run.group == kMaxDrawnGroups);
+  CHECK(t.lanes[1].runs.size() <= 2);             // one group: its runs merge
+  std::string svg = result::render_timeline_svg(t, "t", {});
+  CHECK(svg.find("(g0)") != std::string::npos);
+  CHECK(svg.find("6 others") != std::string::npos);
+  CHECK(svg.find(".g25{") == std::string::npos);  // a class per drawn group only
+}
+
+TEST_CASE("timeline: the markers of the 16 kinds with the most, spaced out past half the budget, and notes") {
+  // Twenty instant kinds (a trace without a profile: a kind per name), one marker each
+  // but k19 with three: k19 and the first fifteen are drawn.
+  std::vector<std::string> events = {R"({"ph":"X","pid":1,"tid":0,"ts":0,"dur":100,"name":"x"})"};
+  for (int k = 0; k < 20; ++k)
+    for (int m = 0; m < (k == 19 ? 3 : 1); ++m)
+      events.push_back(R"({"ph":"i","pid":1,"tid":0,"s":"g","ts":)" + std::to_string(k * 4 + m) + R"(,"name":"k)" +
+                       std::to_string(k) + "\"}");
+  Timeline t = timeline_of(test::trace_of(events), {0, 100000}, 100, GroupBy::name);
+  CHECK(t.trace_kinds == 20);
+  CHECK(t.drawn_kinds == 16);
+  std::set<std::string> kinds;
+  for (const TimelineMarker& m : t.markers) kinds.insert(m.kind);
+  CHECK(kinds.size() == 16);
+  CHECK(kinds.count("k19") == 1);
+  CHECK(kinds.count("k14") == 1);
+  CHECK(kinds.count("k15") == 0);
+  CHECK(result::render_timeline_svg(t, "t", {}).find("markers of 16 of 20 kinds drawn") != std::string::npos);
+
+  // One kind, a marker a pixel: under a budget of 2,400 bytes its lines (120 bytes each)
+  // may take 1,200, so they are spaced out.
+  std::vector<std::string> many = {R"({"ph":"X","pid":1,"tid":0,"ts":0,"dur":100,"name":"x"})"};
+  for (int m = 0; m < 100; ++m) many.push_back(R"({"ph":"i","pid":1,"tid":0,"s":"g","ts":)" + std::to_string(m) + R"(,"name":"tick"})");
+  Timeline loose = timeline_of(test::trace_of(many), {0, 100000}, 100, GroupBy::name);
+  CHECK(loose.markers.size() == 100);
+  CHECK(loose.marker_spacing_px == 1);
+  Timeline tight = timeline_of(test::trace_of(many), {0, 100000}, 100, GroupBy::name, 512, 2400);
+  CHECK(tight.markers.size() <= 10);
+  CHECK(tight.markers.size() >= 5);
+  CHECK(tight.marker_spacing_px > 1);
+  CHECK(result::render_timeline_svg(tight, "t", {}).find("at least") != std::string::npos);
+  CHECK(result::render_timeline_svg(loose, "t", {}).find("kinds drawn") == std::string::npos);
 }
 
 }  // namespace jqtrace

@@ -58,6 +58,30 @@ rows=$(grep -c '<td>1:[0-9]*</td>' "$tmp/lanes600.html")
 grep -q '<td>1:7</td>' "$tmp/lanes600.html" || fail "600 lanes: the busiest lane is not listed"
 if grep -q '<td>1:0</td>' "$tmp/lanes600.html"; then fail "600 lanes: the idlest lane is listed"; fi
 
+# 600 instant kinds (no profile: a kind per name) and 600 categories: the page keeps its
+# size (4,000 kinds made a 2.9 GB page: each kind's section repeated the table of all
+# kinds, and a unit's bar and row had a part and a column per category).
+{
+  echo '{"traceEvents":['
+  for ((k = 0; k < 600; k++)); do
+    echo "{\"ph\":\"X\",\"pid\":1,\"tid\":$((k % 4)),\"ts\":$((k * 3)),\"dur\":2,\"name\":\"x\",\"cat\":\"c$k\"},"
+    echo "{\"ph\":\"i\",\"pid\":1,\"tid\":0,\"ts\":$((k * 3 + 1)),\"name\":\"k$k\",\"s\":\"g\"},"
+  done
+  echo '{"ph":"i","pid":1,"tid":0,"ts":2,"name":"k7","s":"g"}]}'
+} > "$tmp/kinds600.json"
+"$jqtrace" report -q "$tmp/kinds600.json" -o "$tmp/kinds600.html" || fail "600 kinds: exit $?"
+offline kinds600 "$tmp/kinds600.html"
+size=$(wc -c < "$tmp/kinds600.html")
+[ "$size" -lt 1500000 ] || fail "600 kinds and categories: a page of $size bytes"
+grep -q 'The table lists the 512 kinds of 600 with the most markers; the 16 with the most markers are charted' \
+  "$tmp/kinds600.html" || fail "600 kinds: no note of the kinds left out"
+charts=$(grep -c '<h3>k[0-9]*: ' "$tmp/kinds600.html")
+[ "$charts" -eq 16 ] || fail "600 kinds: $charts kinds charted (want 16)"
+grep -q '<h3>k7: 2 units' "$tmp/kinds600.html" || fail "600 kinds: the kind with the most markers is not charted"
+grep -q 'the 512 busiest of the 600 categories and every lane (jqtrace stats lists all)' "$tmp/kinds600.html" ||
+  fail "600 categories: no note of the categories left out"
+grep -q '576 others' "$tmp/kinds600.html" || fail "600 categories: the charts do not fold the smallest into others"
+
 # The same statuses as stats for the same gates.
 for gate in 'share(moe experts) > 40' 'idle > 90'; do
   "$jqtrace" stats -q --fail-if "$gate" samples/decode-small.trace.json > /dev/null; want=$?
