@@ -1,6 +1,7 @@
 // jqtrace: analyse jobque and Chrome JSON traces. main only dispatches: each subcommand
 // lives in its own file (validate_cmd.cc, ...) and returns its SPEC §3 exit status.
 #include <fmt/core.h>
+#include <new>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -84,6 +85,9 @@ int parse_and_run(CLI::App& app, int argc, char** argv, const std::string& help_
     print_error(lower_first(e.what()));
     fmt::print(stderr, "Run 'jqtrace {}--help' for usage.\n", help_for.empty() ? "" : help_for + " ");
     return kUsage;
+  } catch (const std::bad_alloc&) {  // an error and a status, not an abort (SIGABRT)
+    print_error("out of memory: this trace's analysis needs more memory than jqtrace could get (see LIMITS in jqtrace(1))");
+    return kInput;
   }
   return kOk;
 }
