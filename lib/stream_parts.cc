@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -100,10 +101,10 @@ class StreamSplitter {
   }
 
   StreamRead run() {
-    std::thread producer([this] { produce(); });
+    std::thread producer([this] { guarded([this] { produce(); }); });
     std::vector<std::thread> helpers;
-    for (unsigned t = 1; t < threads_; ++t) helpers.emplace_back([this] { parse_parts(); });
-    parse_parts();
+    for (unsigned t = 1; t < threads_; ++t) helpers.emplace_back([this] { guarded([this] { parse_parts(); }); });
+    guarded([this] { parse_parts(); });
     for (std::thread& h : helpers) h.join();
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -111,6 +112,7 @@ class StreamSplitter {
     }
     changed_.notify_all();
     producer.join();
+    if (failure_) std::rethrow_exception(failure_);
     StreamRead out;
     out.opened = true;
     out.reads = std::move(counted_);
@@ -119,6 +121,22 @@ class StreamSplitter {
   }
 
  private:
+  /// Runs a thread's body; an exception (std::bad_alloc, mostly) stops every thread and is
+  /// thrown again by run() once they are joined: escaping a thread, it would end the
+  /// process with a signal.
+  template <typename F>
+  void guarded(F&& body) {
+    try {
+      body();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!failure_) failure_ = std::current_exception();
+      finished_ = true;      // the decoding thread stops
+      if (end_ == kNoEnd) end_ = 0;  // the parsing threads stop; every parse is dropped
+      changed_.notify_all();
+    }
+  }
+
   // ---- the decoding thread ----
 
   void produce() {
@@ -454,8 +472,8 @@ class StreamSplitter {
         chunk_.reset();
         s_.release_chunk(next_ - 1);  // read to the end: nothing reads it again
       }
-      s_.changed_.wait(lock, [&] { return next_ < s_.chunks_.size(); });
-      if (next_ >= s_.chunks_.size()) return false;
+      s_.changed_.wait(lock, [&] { return next_ < s_.chunks_.size() || s_.failure_; });
+      if (next_ >= s_.chunks_.size() || s_.failure_) return false;
       chunk_ = s_.chunks_[next_++];
       taken_ = 0;
       return chunk_ != nullptr;
@@ -514,6 +532,7 @@ class StreamSplitter {
   bool joining_ = false;
   std::size_t end_ = kNoEnd;
   bool finished_ = false;
+  std::exception_ptr failure_;  ///< the first exception of any thread: everything stops
   std::vector<PartRead> counted_;
 };
 
