@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -15,7 +16,7 @@ class ReadAheadInput final : public RawInput {
   ReadAheadInput(std::unique_ptr<RawInput> inner, std::size_t slot_bytes, unsigned slots)
       : inner_(std::move(inner)), slots_(std::max(slots, 2u)), slot_bytes_(std::max<std::size_t>(slot_bytes, 1)),
         fill_bytes_(std::min(slot_bytes_, kFirstFillBytes)) {
-    thread_ = std::thread([this] { produce(); });
+    thread_ = std::thread([this] { guarded_produce(); });
   }
   ~ReadAheadInput() override {
     {
@@ -46,6 +47,7 @@ class ReadAheadInput final : public RawInput {
         changed_.notify_all();
       }
       changed_.wait(lock, [&] { return full_ > 0 || ended_; });
+      if (full_ == 0 && failure_) std::rethrow_exception(failure_);  // thrown on the reading thread
       if (full_ == 0) {  // ended: 0, or -1 with the inner input's error
         consumed_ = final_consumed_;
         return status_;
@@ -65,6 +67,20 @@ class ReadAheadInput final : public RawInput {
     std::size_t size = 0;
     uint64_t consumed = 0;  ///< the inner input's consumed() once this slot was filled
   };
+
+  /// An exception of the inner input or of a slot's allocation (std::bad_alloc) ends the
+  /// reading, and the reader gets it once it has taken the slots filled before: escaping
+  /// this thread, it would end the process with a signal.
+  void guarded_produce() {
+    try {
+      produce();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      failure_ = std::current_exception();
+      ended_ = true;
+      changed_.notify_all();
+    }
+  }
 
   void produce() {
     std::size_t fill = 0;
@@ -119,6 +135,7 @@ class ReadAheadInput final : public RawInput {
   std::size_t full_ = 0;  // slots filled and not yet handed back
   bool stopping_ = false;
   bool ended_ = false;
+  std::exception_ptr failure_;  ///< what ended the producing thread, if it threw
   long status_ = 0;
   std::string error_;
   bool cut_short_ = false;

@@ -226,6 +226,38 @@ TEST_CASE("zstd: cut short is a prefix and cut_short, damage is an error with it
 }
 #endif
 
+/// Hands out `good` bytes, then throws as a decoder out of memory would.
+class ThrowingInput final : public RawInput {
+ public:
+  explicit ThrowingInput(std::string good) : good_(std::move(good)) {}
+  long read(char* out, std::size_t size) override {
+    if (pos_ == good_.size()) throw std::bad_alloc();
+    std::size_t n = std::min(size, good_.size() - pos_);
+    std::memcpy(out, good_.data() + pos_, n);
+    pos_ += n;
+    return static_cast<long>(n);
+  }
+  const std::string& error() const override { return error_; }
+  uint64_t consumed() const override { return pos_; }
+
+ private:
+  std::string good_, error_;
+  std::size_t pos_ = 0;
+};
+
+TEST_CASE("reading ahead: an exception on the reading thread reaches the reader after the bytes before it") {
+  // Escaping the thread, it ended the process (std::terminate).
+  std::string text = sample_text(2000);
+  auto ahead = read_ahead(std::make_unique<ThrowingInput>(text), 1000, 3);
+  std::string got;
+  char buffer[333];
+  auto drain_all = [&] {
+    for (long n; (n = ahead->read(buffer, sizeof buffer)) > 0;) got.append(buffer, static_cast<std::size_t>(n));
+  };
+  CHECK_THROWS_AS(drain_all(), std::bad_alloc);
+  CHECK(text.compare(0, got.size(), got) == 0);
+}
+
 TEST_CASE("reading ahead on a thread hands out the same bytes, end and error") {
   std::string text = sample_text(20000);
   auto ahead = read_ahead(std::make_unique<TrickleInput>(text), 1000, 3);
