@@ -70,12 +70,23 @@ struct Parsed final : EventSink {
   }
 };
 
-RawEvent parse_event(const std::string& text, Interner& names, bool* ok) {
+/// One event read back from its text, with the names it holds. Each event has names of its
+/// own: the reader checks every name of its interner when it starts, so one interner
+/// shared by a window's events made the window O(events x names) (100,000 names: 20 s).
+struct ReadBack {
+  Interner names;
+  RawEvent event;
+  bool ok = false;
+};
+
+ReadBack parse_event(const std::string& text) {
   auto src = Source::from_string("[" + text + "]");
   Parsed got;
-  read_trace(*src, got, names, nullptr);
-  *ok = got.ok;
-  return got.event;
+  ReadBack back;
+  read_trace(*src, got, back.names, nullptr);
+  back.ok = got.ok;
+  back.event = got.event;
+  return back;
 }
 
 struct Written {
@@ -109,7 +120,6 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::v
   bool profile_first = has_profile && (chosen.empty() || read.profile_offset < chosen.front().offset);
   if (profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   std::string doc = "{\"traceEvents\":[\n";
-  Interner names;
   bool first = true;
   for (const EventIndex::Entry& e : chosen) {
     std::string event;
@@ -126,9 +136,8 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::v
         }
       }
       ++w->events;
-      bool ok = false;
-      RawEvent parsed = parse_event(event, names, &ok);
-      if (ok) w->lanes.insert(lane_label(parsed, names));
+      ReadBack parsed = parse_event(event);
+      if (parsed.ok) w->lanes.insert(lane_label(parsed.event, parsed.names));
     }
     if (!first) doc += ",\n";
     first = false;
@@ -176,15 +185,14 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const std:
     std::string fields;
   };
   std::vector<Row> rows;
-  Interner names;
   for (const EventIndex::Entry& e : chosen) {
     if (e.kind != EventIndex::kSpan || e.pair.second >= e.pair.first) continue;  // X only
     std::string event;
     if (!text.read(e.offset, e.end_offset, &event)) return false;
-    bool ok = false;
-    RawEvent r = parse_event(event, names, &ok);
-    if (!ok || r.tid.is_string) continue;
-    auto kind = kKinds.find(names.view(r.name));
+    ReadBack parsed = parse_event(event);
+    const RawEvent& r = parsed.event;
+    if (!parsed.ok || r.tid.is_string) continue;
+    auto kind = kKinds.find(parsed.names.view(r.name));
     if (kind == kKinds.end()) continue;  // the old script knew only the five jobque spans
     double ts = static_cast<double>(r.ts_ns) / 1000.0, dur = static_cast<double>(r.dur_ns) / 1000.0;
     if (ts + dur < lo || ts > hi) continue;
@@ -219,7 +227,6 @@ bool write_rows(const Trace& trace, const std::vector<EventIndex::Entry>& chosen
                 char sep, Output& out, Written* w) {
   std::string doc = delimited_row(
       {"lane", "ts_us", "dur_us", "ph", "name", "category", "stage", "nstages", "chain", "arg", "tag"}, sep);
-  Interner names;
   for (const EventIndex::Entry& e : chosen) {
     if (e.kind == EventIndex::kMetadata) continue;
     // Rows are the events of the range: not the publishes a trace window adds for context.
@@ -227,9 +234,10 @@ bool write_rows(const Trace& trace, const std::vector<EventIndex::Entry>& chosen
     if (x_span && !range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns)) continue;
     std::string event;
     if (!text.read(e.offset, e.end_offset, &event)) return false;
-    bool ok = false;
-    RawEvent r = parse_event(event, names, &ok);
-    if (!ok) continue;
+    ReadBack parsed = parse_event(event);
+    const RawEvent& r = parsed.event;
+    const Interner& names = parsed.names;
+    if (!parsed.ok) continue;
     std::string name = r.name == Interner::kNone ? "" : std::string(names.view(r.name));
     std::string category, nstages, tag;
     bool jobque_span = trace.jobque && (name == kPublish || name == kChunk || name == kStageWait);

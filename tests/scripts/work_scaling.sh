@@ -4,7 +4,9 @@
 # and the count must roughly double (at most 2.4x; a quadratic pass would give ~4x).
 # Shapes that were once quadratic: distinct process ids, distinct instant names (every one a
 # marker kind), many chains in gaps, many lanes, distinct span names in a timeline, many
-# lanes with many units (each unit's stats walked every lane). build.sh installs valgrind for the tests.
+# lanes with many units (each unit's stats walked every lane), a window of many names (each
+# event read back checked every name), a report of many instant names (each kind's section
+# listed every kind). build.sh installs valgrind for the tests.
 source "$(dirname "$0")/lib/prelude.bash"
 if ! command -v valgrind > /dev/null; then
   echo "work_scaling: skipped: valgrind is not installed (bash build.sh test installs it)"
@@ -79,5 +81,8 @@ scaled "validate, many chains" chains validate -q -j 1
 scaled "stats --by name, many lanes" lanes stats -q -j 1 --by name
 scaled "timeline --by name, distinct names" names timeline -q -j 1 --by name -o /dev/null
 scaled "markers --kind, many lanes and many units" lanes_and_units markers -q -j 1 --kind token
+scaled "window, distinct names" names window -q -j 1 --us 0 1000000
+scaled "report, distinct instant names" kinds report -q -j 1 -o /dev/null
+scaled "timeline, distinct instant names" kinds timeline -q -j 1 -o /dev/null
 echo "work_scaling: $failures failed"
 [ "$failures" -eq 0 ]
