@@ -58,31 +58,29 @@ using result::ReportSection;
 /// folded into one grey "N others" (see fold_groups).
 struct ChartGroups {
   DrawnGroups drawn;
-  std::unordered_map<std::string, uint32_t> drawn_of;  ///< a group's name → its drawn group
+  std::unordered_map<std::string, uint32_t> index_of;  ///< a group's name → its index among the groups folded
   explicit ChartGroups(const std::vector<TimelineGroup>& groups) : drawn(fold_groups(groups)) {
-    for (std::size_t g = 0; g < groups.size(); ++g) drawn_of.emplace(groups[g].name, drawn.drawn_of[g]);
+    for (std::size_t g = 0; g < groups.size(); ++g) index_of.emplace(groups[g].name, static_cast<uint32_t>(g));
   }
   bool folded(const std::string& name) const {
-    auto it = drawn_of.find(name);
-    return drawn.others > 0 && it != drawn_of.end() && it->second + 1 == drawn.groups.size();
+    auto it = index_of.find(name);
+    return it != index_of.end() && drawn.folded(it->second);
   }
   std::string color(const std::string& name) const {
-    auto it = drawn_of.find(name);
-    return it != drawn_of.end() ? drawn.groups[it->second].color : palette_color(name);
+    auto it = index_of.find(name);
+    return it != index_of.end() ? drawn.groups[drawn.drawn_of[it->second]].color : palette_color(name);
   }
 };
 
-/// A unit's groups with the folded ones summed into one "N others" group, so its bar and
-/// its table row have at most kMaxDrawnGroups + 1 parts (a unit of a trace with 5,000
-/// categories made a 275 KB table row).
-void fold_unit_groups(UnitRow& r, const ChartGroups& charts) {
-  if (charts.drawn.others == 0) return;
+/// A unit's groups as charted: each in its chart's colour, and the folded ones summed into
+/// one "N others" group, so its bar and its table row have at most kMaxDrawnGroups + 1
+/// parts (a unit of a trace with 5,000 categories made a 275 KB table row).
+void chart_unit_groups(UnitRow& r, const ChartGroups& charts) {
   std::vector<GroupStats> kept;
   GroupStats others;
-  others.name = charts.drawn.groups.back().name;
-  others.color = kOthersColor;
   for (GroupStats& g : r.stats.groups) {
     if (!charts.folded(g.name)) {
+      g.color = charts.color(g.name);
       kept.push_back(std::move(g));
       continue;
     }
@@ -90,17 +88,22 @@ void fold_unit_groups(UnitRow& r, const ChartGroups& charts) {
     others.share_pct += g.share_pct;
     others.events += g.events;
   }
-  if (others.events > 0 || others.busy_ns > 0) kept.push_back(std::move(others));
+  if (others.events > 0 || others.busy_ns > 0) {
+    others.name = charts.drawn.groups.back().name;
+    others.color = kOthersColor;
+    kept.push_back(std::move(others));
+  }
   r.stats.groups = std::move(kept);
 }
 
-/// A unit's bar: its duration split by the shares of its categories, and a tooltip listing each.
-result::UnitBar unit_bar(const std::string& kind, const UnitRow& r, const ChartGroups& charts) {
+/// A unit's bar (its groups as chart_unit_groups left them): its duration split by the
+/// shares of its groups, and a tooltip listing each.
+result::UnitBar unit_bar(const std::string& kind, const UnitRow& r) {
   result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
   bar.tip = fmt::format("{} {}: {} us", kind, r.unit.index, us_fixed(r.unit.range.length()));
   for (const GroupStats& g : r.stats.groups) {
     if (g.share_pct <= 0) continue;
-    bar.parts.push_back({g.color == kOthersColor ? g.color : charts.color(g.name), g.share_pct});
+    bar.parts.push_back({g.color, g.share_pct});
     bar.tip += fmt::format("\n{} {:.1f}%", g.name, g.share_pct);
   }
   return bar;
@@ -126,18 +129,19 @@ ReportSection summary_section(Analysis& a, const std::vector<GateResult>* gates)
   c.file = a.file;
   c.scope = a.scope;
   c.gates = gates;
-  std::string categories = "every category", lanes = "lane";
+  std::string categories = "every category", lanes = "every lane";
+  bool cut = false;  // a table lists fewer than all
   if (a.stats.groups.size() > kMaxTableGroups) {  // sorted by busy time: the busiest first
     categories = fmt::format("the {} busiest of the {} categories", kMaxTableGroups, a.stats.groups.size());
     a.stats.groups.resize(kMaxTableGroups);
+    cut = true;
   }
   if (a.stats.lanes_detail.size() > kMaxTableLanes) {
     lanes = fmt::format("the {} busiest of the {} lanes", kMaxTableLanes, a.stats.lanes_detail.size());
     keep_busiest_lanes(&a.stats.lanes_detail, kMaxTableLanes);
+    cut = true;
   }
-  std::string listed = "every category and lane";
-  if (categories != "every category" || lanes != "lane")
-    listed = categories + " and " + (lanes == "lane" ? "every lane" : lanes) + " (jqtrace stats lists all)";
+  std::string listed = cut ? categories + " and " + lanes + " (jqtrace stats lists all)" : "every category and lane";
   result::Document doc = result::stats_document(a.stats, c);
   std::string body = result::share_bar_svg(a.groups, 1200) + result::render_html_fragment(doc);
   return {"summary", "Summary and category shares",
@@ -213,14 +217,14 @@ ReportSection markers_section(const Analysis& a) {
     std::vector<Unit> units = units_of(*a.trace, k.kind, k.rule.at);
     std::vector<result::UnitBar> bars;
     for (UnitRow& r : unit_rows_of(*a.trace, *a.index, chart_units(units), a.threads)) {
-      fold_unit_groups(r, charts);
-      bars.push_back(unit_bar(k.kind, r, charts));
+      chart_unit_groups(r, charts);
+      bars.push_back(unit_bar(k.kind, r));
     }
     std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
     std::vector<UnitRow> rows = unit_rows_of(*a.trace, *a.index, slowest_units(units), a.threads);
-    for (UnitRow& r : rows) fold_unit_groups(r, charts);
+    for (UnitRow& r : rows) chart_unit_groups(r, charts);
     if (units.size() > kMaxTableUnits)
       body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
     c.kind = k.kind;

@@ -23,12 +23,8 @@ constexpr uint32_t kMaxDepth = 16;
 /// stats does not count (a wake's, say) is drawn on its own while there is room.
 class GroupOf {
  public:
-  GroupOf(const Trace& t, GroupBy by, std::vector<TimelineGroup> measured, Timeline& out)
-      : t_(t), by_(by), all_(std::move(measured)), out_(out) {
-    DrawnGroups drawn = fold_groups(all_);
-    out_.groups = std::move(drawn.groups);
-    drawn_of_ = std::move(drawn.drawn_of);
-    others_ = drawn.others;
+  GroupOf(const Trace& t, GroupBy by, std::vector<TimelineGroup> measured)
+      : t_(t), by_(by), all_(std::move(measured)), drawn_(fold_groups(all_)) {
     for (std::size_t g = 0; g < all_.size(); ++g) by_name_.emplace(all_[g].name, static_cast<uint32_t>(g));
   }
 
@@ -40,9 +36,11 @@ class GroupOf {
     if (ids_[slot] == kUnknown) ids_[slot] = resolve(key);
     return ids_[slot];
   }
-  uint32_t drawn(uint32_t group) const { return drawn_of_[group]; }
-  bool folded(uint32_t group) const { return others_ > 0 && drawn_of_[group] + 1 == out_.groups.size(); }
+  uint32_t drawn(uint32_t group) const { return drawn_.drawn_of[group]; }
+  bool folded(uint32_t group) const { return drawn_.folded(group); }
   const std::string& name(uint32_t group) const { return all_[group].name; }
+  /// The groups drawn, for the legend: at most kMaxDrawnGroups, then "N others".
+  const std::vector<TimelineGroup>& drawn_groups() const { return drawn_.groups; }
 
  private:
   static constexpr uint32_t kUnknown = UINT32_MAX;
@@ -53,33 +51,22 @@ class GroupOf {
     return std::string(t_.names.view(static_cast<uint32_t>(key - 1)));
   }
 
-  /// The measured group of this name, or a new one.
+  /// The measured group of this name, or a new one (a group stats does not count).
   uint32_t resolve(int64_t key) {
     std::string name = name_of(key);
     auto [it, added] = by_name_.emplace(name, static_cast<uint32_t>(all_.size()));
-    if (added) add_unmeasured({name, palette_color(name), 0.0});
-    return it->second;
-  }
-
-  void add_unmeasured(TimelineGroup g) {
-    if (others_ == 0 && out_.groups.size() < kMaxDrawnGroups) {
-      drawn_of_.push_back(static_cast<uint32_t>(out_.groups.size()));
-      out_.groups.push_back(g);
-    } else {
-      if (others_++ == 0) out_.groups.push_back({"", kOthersColor, 0.0});
-      out_.groups.back().name = fmt::format("{} others", others_);
-      drawn_of_.push_back(static_cast<uint32_t>(out_.groups.size() - 1));
+    if (added) {
+      all_.push_back({name, palette_color(name), 0.0});
+      drawn_.add(all_.back());
     }
-    all_.push_back(std::move(g));
+    return it->second;
   }
 
   const Trace& t_;
   GroupBy by_;
-  std::vector<TimelineGroup> all_;   ///< every group met: stats' first, in its order
-  Timeline& out_;
-  std::vector<uint32_t> drawn_of_;   ///< all_ → out_.groups
-  std::size_t others_ = 0;           ///< groups drawn as the last of out_.groups
-  std::vector<uint32_t> ids_;  ///< by stored id: the group, or kUnknown until first seen
+  std::vector<TimelineGroup> all_;  ///< every group met: stats' first, in its order
+  DrawnGroups drawn_;               ///< all_ as drawn
+  std::vector<uint32_t> ids_;       ///< by stored id: the group, or kUnknown until first seen
   std::unordered_map<std::string, uint32_t> by_name_;  ///< group names: one lookup per new id
 };
 
@@ -130,7 +117,7 @@ class TimelineBuilder {
   }
 
   Timeline build() {
-    GroupOf group_of(t_, o_.by, measured_groups(), out_);
+    GroupOf group_of(t_, o_.by, measured_groups());
     out_.trace_lanes = t_.lanes.size();
     add_markers();
     std::vector<std::size_t> lanes = drawn_lanes();
@@ -148,6 +135,7 @@ class TimelineBuilder {
       if (lanes_svg_bytes() <= budget || scale_ >= o_.plot_width_px) break;
     }
     out_.pixels_merged = scale_;
+    out_.groups = group_of.drawn_groups();
     return std::move(out_);
   }
 
@@ -275,6 +263,17 @@ class TimelineBuilder {
 };
 
 }  // namespace
+
+void DrawnGroups::add(TimelineGroup g, std::size_t max_drawn) {
+  if (others == 0 && groups.size() < max_drawn) {
+    drawn_of.push_back(static_cast<uint32_t>(groups.size()));
+    groups.push_back(std::move(g));
+    return;
+  }
+  if (others++ == 0) groups.push_back({"", kOthersColor, 0.0});
+  groups.back().name = fmt::format("{} others", others);
+  drawn_of.push_back(static_cast<uint32_t>(groups.size() - 1));
+}
 
 DrawnGroups fold_groups(const std::vector<TimelineGroup>& groups, std::size_t max_drawn) {
   std::vector<double> shares;

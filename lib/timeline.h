@@ -100,6 +100,12 @@ struct DrawnGroups {
   std::vector<TimelineGroup> groups;  ///< the kept groups in their order, then "N others" if any
   std::vector<uint32_t> drawn_of;     ///< each group's index in groups
   std::size_t others = 0;             ///< groups folded into the last one
+
+  /// Whether group g (an index into the groups folded) is drawn as "N others".
+  bool folded(uint32_t g) const { return others > 0 && drawn_of[g] + 1 == groups.size(); }
+  /// Draws one more group (one met after folding): on its own while there is room and
+  /// nothing is folded yet, else as one more of "N others".
+  void add(TimelineGroup g, std::size_t max_drawn = kMaxDrawnGroups);
 };
 /// The max_drawn groups with the largest shares (ties: the earlier) in their order, and
 /// when there are more, one "N others" group with the rest's share.

@@ -172,6 +172,31 @@ TEST_CASE("fold_groups: the largest keep their place, the rest become one grey '
   CHECK(all.groups.size() == 4);
   CHECK(all.others == 0);
   CHECK(all.drawn_of == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK_FALSE(d.folded(0));
+  CHECK(d.folded(1));
+  CHECK_FALSE(d.folded(2));
+  CHECK(d.folded(3));
+  for (uint32_t g = 0; g < 4; ++g) CHECK_FALSE(all.folded(g));
+}
+
+TEST_CASE("DrawnGroups::add: a group met after folding is drawn alone while there is room, then as one more other") {
+  std::vector<TimelineGroup> groups = {{"a", "#111111", 5}, {"b", "#222222", 1}};
+  DrawnGroups room = fold_groups(groups, 3);
+  room.add({"late", "#555555", 0}, 3);
+  CHECK(room.groups.size() == 3);
+  CHECK(room.drawn_of[2] == 2);
+  CHECK_FALSE(room.folded(2));
+  room.add({"later", "#666666", 0}, 3);  // full: the first other
+  REQUIRE(room.groups.size() == 4);
+  CHECK(room.groups[3].name == "1 others");
+  CHECK(room.groups[3].color == kOthersColor);
+  CHECK(room.folded(3));
+  DrawnGroups full = fold_groups({{"a", "#111111", 5}, {"b", "#222222", 1}, {"c", "#333333", 2}}, 2);
+  full.add({"late", "#555555", 0}, 2);  // others already: it joins them even though nothing else would be drawn
+  REQUIRE(full.groups.size() == 3);
+  CHECK(full.groups[2].name == "2 others");
+  CHECK(full.drawn_of[3] == 2);
+  CHECK(full.folded(3));
 }
 
 TEST_CASE("timeline: past kMaxDrawnGroups groups, the busiest keep their colours and the rest are drawn as 'N others'") {
