@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "markers.h"
@@ -336,6 +337,73 @@ TEST_CASE("stats of ranges in one sweep equal each range's own walk: generic spa
     for (GroupBy by : {GroupBy::cat, GroupBy::name})
       check_ranges_as_one_by_one(t, ordered_ranges(seed, 40, whole.lo - 20000, whole.hi + 20000), by);
   }
+}
+
+/// Nested spans on a few lanes: each span's children tile parts of it, down to `depth`,
+/// with overlapping siblings and zero-length spans here and there.
+std::string nested_trace(uint32_t seed, int depth) {
+  uint64_t x = seed * 2654435761u + 7;
+  auto next = [&](uint64_t n) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return static_cast<int64_t>(x % n);
+  };
+  std::string json = "[";
+  std::function<void(int, int64_t, int64_t, int)> add = [&](int lane, int64_t ts, int64_t end, int level) {
+    json += R"({"ph":"X","pid":1,"tid":)" + std::to_string(lane) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" +
+            std::to_string(end - ts) + R"(,"name":"n)" + std::to_string(next(4)) + R"(","cat":"c)" +
+            std::to_string(level % 3) + "\"},";
+    if (level == depth || end - ts < 2) return;
+    for (int64_t at = ts + next(3); at < end;) {
+      int64_t len = next(3) == 0 ? (end - ts) : 1 + next(static_cast<uint64_t>(end - at));
+      int64_t child_end = std::min(end, at + len);
+      add(lane, at, child_end, level + 1);
+      at = next(6) == 0 ? at + 1 : child_end + next(3);  // now and then a sibling overlapping it
+    }
+  };
+  for (int lane = 0; lane < 3; ++lane) add(lane, next(50), 2000 + next(200), 0);
+  json += R"({"ph":"X","pid":1,"tid":0,"ts":0,"dur":0,"name":"a"}])";
+  return json;
+}
+
+/// Ranges tiling [lo, hi] in steps of `step` us, as units do (each touches the next), with
+/// now and then a zero-length one.
+std::vector<Range> tiles(int64_t lo, int64_t hi, int64_t step) {
+  std::vector<Range> ranges;
+  for (int64_t at = lo; at < hi; at += step) {
+    ranges.push_back({at, std::min(hi, at + step)});
+    if ((at / step) % 7 == 3) ranges.push_back({ranges.back().hi, ranges.back().hi});
+  }
+  return ranges;
+}
+
+TEST_CASE("stats of ranges in one sweep equal each range's own walk: deep nesting over small units") {
+  // Spans covering many units whole, children covering some of them and meeting others in
+  // part: the sweep adds a covered run once, and self time where no child covers.
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    Trace t;
+    REQUIRE(load_string(nested_trace(seed, 3 + static_cast<int>(seed % 4)), &t).status == ReadStatus::ok);
+    Range whole = whole_trace(t);
+    for (int64_t step_us : {3, 17, 150}) {
+      INFO("seed " << seed << ", units of " << step_us << " us");
+      for (GroupBy by : {GroupBy::cat, GroupBy::name})
+        check_ranges_as_one_by_one(t, tiles(whole.lo - 5000, whole.hi + 5000, step_us * 1000), by);
+    }
+    check_ranges_as_one_by_one(t, ordered_ranges(seed, 60, whole.lo, whole.hi), GroupBy::cat);
+  }
+  // The tangled traces over units as well, and a jobque sample's spans over tiles.
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    Trace t;
+    REQUIRE(load_string(tangled_trace(seed, 400, 2), &t).status == ReadStatus::ok);
+    Range whole = whole_trace(t);
+    check_ranges_as_one_by_one(t, tiles(whole.lo, whole.hi, 7000), GroupBy::cat);
+  }
+  const Trace& jobque = load_sample("decode-small.trace.json");
+  Range whole = whole_trace(jobque);
+  for (int64_t parts : {40, 400})
+    check_ranges_as_one_by_one(jobque, tiles(whole.lo, whole.hi, std::max<int64_t>(1, whole.length() / parts)),
+                               GroupBy::category);
 }
 
 TEST_CASE("stats of ranges in one sweep equal each range's own walk: units of jobque and Chrome samples") {

@@ -6,7 +6,8 @@
 # marker kind), many chains in gaps, many lanes, distinct span names in a timeline, many
 # lanes with many units (each unit's stats walked every lane), a window of many names (each
 # event read back checked every name), a report of many instant names (each kind's section
-# listed every kind). build.sh installs valgrind for the tests.
+# listed every kind), units under deep nesting (each unit walked every span open across it).
+# build.sh installs valgrind for the tests.
 source "$(dirname "$0")/lib/prelude.bash"
 if ! command -v valgrind > /dev/null; then
   echo "work_scaling: skipped: valgrind is not installed (bash build.sh test installs it)"
@@ -73,6 +74,15 @@ lanes_and_units() {
   awk -v n="$1" 'BEGIN { printf "["; for (i = 0; i < n / 2; i++) printf "{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":1},\n{\"ph\":\"i\",\"name\":\"token\",\"pid\":0,\"tid\":0,\"ts\":%d,\"s\":\"t\"},\n", i % 40, i, i, 2 * i;
                          print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
 }
+# One lane nested N/2 deep (B... then E...), and a tick marker every 200 events: twice the
+# input is twice the depth and twice the units, every one inside every span.
+nested() {
+  awk -v n="$1" 'BEGIN { h = n / 2; printf "[";
+    for (i = 0; i < h; i++) printf "{\"ph\":\"B\",\"name\":\"d%d\",\"cat\":\"c%d\",\"pid\":0,\"tid\":0,\"ts\":%d},\n", i % 100, i % 10, i;
+    for (i = 0; i < h; i++) printf "{\"ph\":\"E\",\"pid\":0,\"tid\":0,\"ts\":%d},\n", h + i;
+    for (i = 0; i < n / 200; i++) printf "{\"ph\":\"i\",\"name\":\"tick\",\"s\":\"t\",\"pid\":0,\"tid\":0,\"ts\":%d},\n", i * 200;
+    print "{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1}]" }'
+}
 
 scaled "stats, distinct process ids" processes stats -q -j 1
 scaled "markers, distinct instant names" kinds markers -q -j 1
@@ -84,5 +94,6 @@ scaled "markers --kind, many lanes and many units" lanes_and_units markers -q -j
 scaled "window, distinct names" names window -q -j 1 --us 0 1000000
 scaled "report, distinct instant names" kinds report -q -j 1 -o /dev/null
 scaled "timeline, distinct instant names" kinds timeline -q -j 1 -o /dev/null
+scaled "markers --kind, units under deep nesting" nested markers -q -j 1 --kind tick
 echo "work_scaling: $failures failed"
 [ "$failures" -eq 0 ]
