@@ -72,6 +72,8 @@ class GroupOf {
 
 /// What the SVG writer spends on a marker's line, about.
 constexpr std::size_t kMarkerBytes = 120;
+/// And what a lane's label and row, a span's rectangle and tooltip, a run's piece of its path take.
+constexpr std::size_t kLaneBytes = 300, kSpanBytes = 220, kRunBytes = 30;
 
 /// Merges spans too narrow to draw into runs of pixels, per depth and group.
 class RunMerger {
@@ -132,7 +134,9 @@ class TimelineBuilder {
     for (scale_ = 1;; scale_ *= 2) {
       out_.lanes.clear();
       for (std::size_t l : lanes) add_lane(l, group_of);
+      ++out_.layout_passes;
       if (lanes_svg_bytes() <= budget || scale_ >= o_.plot_width_px) break;
+      if (scale_ == 1) scale_ = first_scale_that_may_fit(lanes, budget) / 2;  // the loop doubles it
     }
     out_.pixels_merged = scale_;
     out_.groups = group_of.drawn_groups();
@@ -167,11 +171,39 @@ class TimelineBuilder {
     return indices_of_largest(time, o_.max_lanes);
   }
 
+  /// The smallest scale past 1 at which the spans wide enough to be drawn alone could fit
+  /// the budget by themselves, from one pass that counts them by width: a pass at a smaller
+  /// scale cannot fit (spans nested 200,000 deep, most of them wide, made eleven passes).
+  int first_scale_that_may_fit(const std::vector<std::size_t>& lanes, std::size_t budget) const {
+    std::vector<std::size_t> widest_scale(32, 0);  // [k]: spans drawn alone up to scale 2^k
+    for (std::size_t l : lanes) {
+      const SpanTable& s = t_.lanes[l].spans;
+      for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i) {
+        int64_t ts = s.ts[i], end = s.end(i);
+        if (!r_.overlaps(ts, end)) continue;
+        double width = x_of(std::min(end, r_.hi)) - x_of(std::max(ts, r_.lo));
+        int k = 0;  // as add_span decides: alone at scale while width >= min_span_px * scale
+        while (k < 31 && width >= o_.min_span_px * static_cast<double>(2 << k)) ++k;
+        if (width >= o_.min_span_px) ++widest_scale[static_cast<std::size_t>(k)];
+      }
+    }
+    std::size_t alone = 0;  // spans drawn alone at 2^k: those whose widest scale is 2^k or more
+    for (std::size_t k = 0; k < widest_scale.size(); ++k) alone += widest_scale[k];
+    int scale = 1;
+    for (std::size_t k = 0; k + 1 < widest_scale.size() && scale < o_.plot_width_px; ++k) {
+      alone -= widest_scale[k];
+      scale *= 2;
+      if (lanes.size() * kLaneBytes + alone * kSpanBytes <= budget) break;
+    }
+    return scale;
+  }
+
   /// Roughly what the SVG writer spends on the lanes: a lane's label and row, a span's
   /// rectangle and tooltip, a run's piece of its path.
   std::size_t lanes_svg_bytes() const {
     std::size_t bytes = 0;
-    for (const TimelineLane& lane : out_.lanes) bytes += 300 + lane.spans.size() * 220 + lane.runs.size() * 30;
+    for (const TimelineLane& lane : out_.lanes)
+      bytes += kLaneBytes + lane.spans.size() * kSpanBytes + lane.runs.size() * kRunBytes;
     return bytes;
   }
 

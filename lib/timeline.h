@@ -83,6 +83,7 @@ struct Timeline {
   std::vector<TimelineLane> lanes;
   uint64_t trace_lanes = 0;             ///< every lane of the trace (more than lanes: not all drawn)
   int pixels_merged = 1;                ///< runs are buckets of this many pixels (1: as drawn)
+  int layout_passes = 0;                ///< times the lanes were laid out to find that (work)
   std::vector<TimelineGroup> groups;     ///< at most kMaxDrawnGroups, then "N others"
   std::vector<TimelineMarker> markers;  ///< instants of the drawn kinds inside the range
   uint64_t trace_kinds = 0;             ///< marker kinds of the trace

@@ -157,6 +157,25 @@ TEST_CASE("timeline: past its byte budget, runs snap to wider buckets and wider 
   CHECK(merged.lanes[0].runs.size() <= 4);
 }
 
+TEST_CASE("timeline: spans too many to draw alone at any small scale are laid out at most three times") {
+  // 3,000 spans nested on one lane, each 2 us narrower than its parent: most are wide, so
+  // at 1, 2, 4... pixels they are still drawn alone and over the budget. One pass counts
+  // them by width and the next lays them out at the first scale that may fit (the lanes
+  // were laid out at every doubling: 11 passes for a 1,600-pixel plot).
+  std::vector<std::string> events;
+  for (int k = 0; k < 3000; ++k)
+    events.push_back(R"({"ph":"X","pid":1,"tid":0,"ts":)" + std::to_string(k) + R"(,"dur":)" + std::to_string(2 * (3000 - k)) +
+                     R"(,"name":"d"})");
+  Timeline t = timeline_of(test::trace_of(events), {0, 6000000}, 1600, GroupBy::name, 512, 200000);
+  CHECK(t.pixels_merged >= 64);
+  CHECK(t.layout_passes <= 3);
+  std::size_t alone = t.lanes.at(0).spans.size();
+  CHECK(alone * 220 + 300 <= 200000);
+  uint64_t merged = 0;
+  for (const TimelineRun& run : t.lanes[0].runs) merged += run.spans;
+  CHECK(alone + merged == 3000);  // nothing lost
+}
+
 TEST_CASE("fold_groups: the largest keep their place, the rest become one grey 'N others' with their share") {
   std::vector<TimelineGroup> groups = {{"a", "#111111", 5}, {"b", "#222222", 1}, {"c", "#333333", 9}, {"d", "#444444", 3}};
   DrawnGroups d = fold_groups(groups, 2);
