@@ -162,8 +162,7 @@ int write_document(const result::Document& doc, const CommonOptions& opts, std::
   render.color = out->color();
   render.utf8 = utf8_locale();
   render.width = terminal_width(fileno(out->file()));
-  std::string text = result::render(doc, format, render);
-  std::fwrite(text.data(), 1, text.size(), out->file());
+  result::render_to(doc, format, render, [&](std::string_view text) { std::fwrite(text.data(), 1, text.size(), out->file()); });
   return out->close() ? kOk : kInput;
 }
 

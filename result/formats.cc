@@ -59,4 +59,13 @@ std::string render(const Document& doc, Format format, const RenderOptions& opti
   }
 }
 
+void render_to(const Document& doc, Format format, const RenderOptions& options, const TextSink& sink) {
+  switch (format) {
+    case Format::csv: return render_delimited_to(doc, ',', options, sink);
+    case Format::tsv: return render_delimited_to(doc, '\t', options, sink);
+    case Format::json: return render_json_to(doc, sink);
+    default: sink(render(doc, format, options));
+  }
+}
+
 }  // namespace jqtrace::result

@@ -27,5 +27,8 @@ std::string format_list(const std::vector<Format>& formats);
 
 /// doc in a document format (table, csv, tsv, json, md).
 std::string render(const Document& doc, Format format, const RenderOptions& options);
+/// The same handed to sink: CSV, TSV and JSON a piece at a time as they are made (their
+/// rows can be many and wide), the formats for people whole.
+void render_to(const Document& doc, Format format, const RenderOptions& options, const TextSink& sink);
 
 }  // namespace jqtrace::result

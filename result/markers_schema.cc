@@ -68,13 +68,14 @@ std::size_t UnitsTable::slot_of(const std::string& group) {
 void UnitsTable::add(const UnitRow& u) {
   Row row = {u.unit.index, u.unit.arg, ns(u.unit.range.lo), ns(u.unit.range.hi), ns(u.unit.range.length())};
   add_range_totals(row, u.stats);
+  std::vector<std::pair<std::size_t, Value>> shares;  // by slot, those not 0%
   for (const GroupStats& g : u.stats.groups) {
     std::size_t slot = slot_of(g.name);
     if (g.busy_ns > 0) busy_[slot] = true;
-    if (row.size() <= first_share_ + slot) row.resize(first_share_ + slot + 1, 0.0);  // not in the unit: 0%
-    row[first_share_ + slot] = g.share_pct;
+    if (g.share_pct != 0.0) shares.emplace_back(slot, g.share_pct);
   }
   table_.rows.push_back(std::move(row));
+  table_.tail.push_back(std::move(shares));
 }
 
 Table UnitsTable::finish() && {
@@ -89,20 +90,20 @@ Table UnitsTable::finish() && {
     }
   for (const auto& [name, slot] : slot_)  // std::map: by name
     if (!placed[slot]) column_slots.push_back(slot);
+  std::vector<std::size_t> column_of(groups_.size());
   for (std::size_t slot : column_slots) {
+    column_of[slot] = table_.columns.size();
     Column share(groups_[slot], Kind::percent);
     share.in("share_pct").rank(1);
     // Tables show the categories some unit spent time in; CSV and JSON show all of them.
     table_.add_column(busy_[slot] ? share : share.data_only());
   }
-  std::vector<Value> shares(column_slots.size());
-  for (Row& row : table_.rows) {
-    for (std::size_t k = 0; k < column_slots.size(); ++k) {
-      std::size_t at = first_share_ + column_slots[k];
-      shares[k] = at < row.size() ? std::move(row[at]) : Value{0.0};
-    }
-    row.resize(first_share_);
-    row.insert(row.end(), shares.begin(), shares.end());
+  // Most units have a share in few of the groups: the others stay 0%, unstored.
+  table_.tail_from = first_share_;
+  table_.tail_fill = 0.0;
+  for (auto& shares : table_.tail) {
+    for (auto& [slot, value] : shares) slot = column_of[slot];
+    std::sort(shares.begin(), shares.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   }
   return std::move(table_);
 }

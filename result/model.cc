@@ -11,6 +11,15 @@ std::vector<const Table*> Document::tables() const {
   return out;
 }
 
+const Row& Table::row(std::size_t r, Row& scratch) const {
+  if (tail_from == SIZE_MAX) return rows[r];
+  scratch.assign(rows[r].begin(), rows[r].end());
+  scratch.resize(columns.size(), tail_fill);
+  if (r < tail.size())
+    for (const auto& [column, value] : tail[r]) scratch[column] = value;
+  return scratch;
+}
+
 const Table* Document::delimited() const {
   std::vector<const Table*> all = tables();
   if (delimited_table >= 0) return static_cast<std::size_t>(delimited_table) < all.size() ? all[delimited_table] : nullptr;

@@ -16,6 +16,9 @@
 namespace jqtrace::result {
 namespace {
 
+/// The machine formats hand their text to a TextSink in pieces of about this size.
+constexpr std::size_t kPieceBytes = 1 << 20;
+
 // ---------------------------------------------------------------------------------------
 // Cells: one function per format family decides how a value reads.
 
@@ -205,10 +208,12 @@ Grid make_grid(const Document& doc, const Table& t, const RenderOptions& options
   }
   g.rows = t.rows.size();
   g.cells.reserve(g.rows * g.columns());
+  Row scratch;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const Row& row = t.row(r, scratch);
     for (const Leaf& l : leaves) {
       const Column& c = t.columns[l.column];
-      const Value& v = t.rows[r][l.column];
+      const Value& v = row[l.column];
       g.add(cell_text(v, c, l.part, Style::people));
       if (!(c.bar && l.part < 0)) continue;
       const double* pct = std::get_if<double>(&v);
@@ -440,11 +445,13 @@ void json_row(JsonDocument& json, const Document& doc, NestedRows& nested, std::
   std::vector<Cell> cells;
   for (std::size_t i = 0; i < table.columns.size(); ++i)
     if (table.columns[i].in_json) cells.push_back({i, table.columns[i].group});
+  Row scratch;
+  const Row& whole = table.row(row, scratch);
   json.w().StartObject();
   json_grouped(json, cells, [&](const Cell& cell) {
     const Column& c = table.columns[cell.index];
     json.key(valid_utf8(c.key));
-    json_value(json, table.rows[row][cell.index], c);
+    json_value(json, whole[cell.index], c);
   });
   // Nested tables directly after this one: their rows of this parent.
   for (std::size_t j = table_index + 1; j < doc.items.size(); ++j) {
@@ -459,11 +466,14 @@ void json_row(JsonDocument& json, const Document& doc, NestedRows& nested, std::
   json.w().EndObject();
 }
 
-void json_rows(JsonDocument& json, const Document& doc, NestedRows& nested, std::size_t table_index) {
+void json_rows(JsonDocument& json, const Document& doc, NestedRows& nested, std::size_t table_index, const TextSink& sink) {
   const auto& table = std::get<Table>(doc.items[table_index]);
   json.key(table.key);
   json.w().StartArray();
-  for (std::size_t r = 0; r < table.rows.size(); ++r) json_row(json, doc, nested, table_index, r);
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    json_row(json, doc, nested, table_index, r);
+    json.hand_over_past(kPieceBytes, sink);
+  }
   json.w().EndArray();
 }
 
@@ -515,7 +525,9 @@ std::string md_table(const Document& doc, const Table& t, const RenderOptions& o
     rule += left_aligned(c, l) ? " :--- |" : " ---: |";
   }
   out += head + "\n" + rule + "\n";
-  for (const Row& row : t.rows) {
+  Row scratch;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const Row& row = t.row(r, scratch);
     std::string line = "|";
     for (const Leaf& l : leaves)
       line += fmt::format(" {} |", md_escape(cell_text(row[l.column], t.columns[l.column], l.part, Style::people)));
@@ -532,7 +544,9 @@ std::vector<std::pair<bool, std::string>> checklist_items(const Table& t, Escape
   for (std::size_t i = 0; i < t.columns.size(); ++i)
     if (t.columns[i].kind == Kind::flag) flag = i;
   std::vector<std::pair<bool, std::string>> items;
-  for (const Row& row : t.rows) {
+  Row scratch;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const Row& row = t.row(r, scratch);
     bool held = flag < t.columns.size() && std::get_if<bool>(&row[flag]) && std::get<bool>(row[flag]);
     std::string line;
     std::size_t shown = 0;
@@ -634,21 +648,40 @@ std::string render_table(const Document& doc, const RenderOptions& options) {
 }
 
 std::string render_delimited(const Document& doc, char separator, const RenderOptions& options) {
+  std::string out;
+  render_delimited_to(doc, separator, options, [&](std::string_view piece) { out += piece; });
+  return out;
+}
+
+void render_delimited_to(const Document& doc, char separator, const RenderOptions& options, const TextSink& sink) {
   const Table* t = doc.delimited();
-  if (!t) return "";
+  if (!t) return;
   std::vector<Leaf> leaves = shown_leaves(doc, *t, options, false);
   std::vector<std::string> header;
   for (const Leaf& l : leaves) header.push_back(leaf_path(*t, l));
   std::string out = delimited_row(header, separator);
-  for (const Row& row : t->rows) {
-    std::vector<std::string> cells;
+  Row scratch;
+  std::vector<std::string> cells;
+  for (std::size_t r = 0; r < t->rows.size(); ++r) {
+    const Row& row = t->row(r, scratch);
+    cells.clear();
     for (const Leaf& l : leaves) cells.push_back(cell_text(row[l.column], t->columns[l.column], l.part, Style::delimited));
     out += delimited_row(cells, separator);
+    if (out.size() >= kPieceBytes) {
+      sink(out);
+      out.clear();
+    }
   }
-  return out;
+  if (!out.empty()) sink(out);
 }
 
 std::string render_json(const Document& doc) {
+  std::string out;
+  render_json_to(doc, [&](std::string_view piece) { out += piece; });
+  return out;
+}
+
+void render_json_to(const Document& doc, const TextSink& sink) {
   JsonDocument json;
   json.w().StartObject();
   json.field("schema", doc.schema);
@@ -666,11 +699,11 @@ std::string render_json(const Document& doc) {
   }
   NestedRows nested(doc);
   json_grouped(json, items, [&](const Item& item) {
-    if (std::holds_alternative<Table>(doc.items[item.index])) json_rows(json, doc, nested, item.index);
+    if (std::holds_alternative<Table>(doc.items[item.index])) json_rows(json, doc, nested, item.index, sink);
     else json_field(json, std::get<Field>(doc.items[item.index]));
   });
   json.w().EndObject();
-  return json.take();
+  sink(json.take());
 }
 
 std::string render_markdown(const Document& doc, const RenderOptions& options) {
@@ -714,7 +747,9 @@ std::string html_table(const Document& doc, const Table& t) {
                        xml_escape(leaf_header(t, l)));
   }
   out += "</tr></thead><tbody>\n";
-  for (const Row& row : t.rows) {
+  Row scratch;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const Row& row = t.row(r, scratch);
     out += "<tr>";
     for (const Leaf& l : leaves) {
       const Column& c = t.columns[l.column];

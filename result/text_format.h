@@ -72,6 +72,14 @@ class JsonDocument {
     out_.text.push_back('\n');
     return std::move(out_.text);
   }
+  /// The text so far, handed over and dropped once it passes `piece` bytes (a writer
+  /// only appends, so the rest follows in the next piece).
+  template <typename Sink>
+  void hand_over_past(std::size_t piece, const Sink& sink) {
+    if (out_.text.size() < piece) return;
+    sink(std::string_view(out_.text));
+    out_.text.clear();
+  }
 
  private:
   StringOutput out_;
