@@ -66,21 +66,21 @@ struct ChartGroups {
     auto it = index_of.find(name);
     return it != index_of.end() && drawn.folded(it->second);
   }
-  std::string color(const std::string& name) const {
-    auto it = index_of.find(name);
-    return it != index_of.end() ? drawn.groups[drawn.drawn_of[it->second]].color : palette_color(name);
-  }
 };
 
-/// A unit's groups as charted: each in its chart's colour, and the folded ones summed into
-/// one "N others" group, so its bar and its table row have at most kMaxDrawnGroups + 1
-/// parts (a unit of a trace with 5,000 categories made a 275 KB table row).
-void chart_unit_groups(UnitRow& r, const ChartGroups& charts) {
+/// A group's colour in every chart: its own (a jobque category's), else the palette's for
+/// its name.
+std::string chart_color(const GroupStats& g) { return g.color.empty() ? palette_color(g.name) : g.color; }
+
+/// A unit's groups with the folded ones summed into one grey "N others" group, so its bar
+/// and its table row have at most kMaxDrawnGroups + 1 parts (a unit of a trace with 5,000
+/// categories made a 275 KB table row).
+void fold_unit_groups(UnitRow& r, const ChartGroups& charts) {
+  if (charts.drawn.others == 0) return;
   std::vector<GroupStats> kept;
   GroupStats others;
   for (GroupStats& g : r.stats.groups) {
     if (!charts.folded(g.name)) {
-      g.color = charts.color(g.name);
       kept.push_back(std::move(g));
       continue;
     }
@@ -96,14 +96,14 @@ void chart_unit_groups(UnitRow& r, const ChartGroups& charts) {
   r.stats.groups = std::move(kept);
 }
 
-/// A unit's bar (its groups as chart_unit_groups left them): its duration split by the
-/// shares of its groups, and a tooltip listing each.
+/// A unit's bar (its groups folded): its duration split by the shares of its groups, and a
+/// tooltip listing each.
 result::UnitBar unit_bar(const std::string& kind, const UnitRow& r) {
   result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
   bar.tip = fmt::format("{} {}: {} us", kind, r.unit.index, us_fixed(r.unit.range.length()));
   for (const GroupStats& g : r.stats.groups) {
     if (g.share_pct <= 0) continue;
-    bar.parts.push_back({g.color, g.share_pct});
+    bar.parts.push_back({chart_color(g), g.share_pct});
     bar.tip += fmt::format("\n{} {:.1f}%", g.name, g.share_pct);
   }
   return bar;
@@ -217,14 +217,14 @@ ReportSection markers_section(const Analysis& a) {
     std::vector<Unit> units = units_of(*a.trace, k.kind, k.rule.at);
     std::vector<result::UnitBar> bars;
     for (UnitRow& r : unit_rows_of(*a.trace, *a.index, chart_units(units), a.threads)) {
-      chart_unit_groups(r, charts);
+      fold_unit_groups(r, charts);
       bars.push_back(unit_bar(k.kind, r));
     }
     std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
     std::vector<UnitRow> rows = unit_rows_of(*a.trace, *a.index, slowest_units(units), a.threads);
-    for (UnitRow& r : rows) chart_unit_groups(r, charts);
+    for (UnitRow& r : rows) fold_unit_groups(r, charts);
     if (units.size() > kMaxTableUnits)
       body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
     c.kind = k.kind;
@@ -360,7 +360,7 @@ int run_report(const ReportCommandOptions& o) {
   a.index = &index;
   a.stats = compute_stats(trace, index, a.scope.range, stats);
   for (const GroupStats& g : a.stats.groups)
-    a.groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});
+    a.groups.push_back({g.name, chart_color(g), g.share_pct});
   a.kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), stats.quantiles);
   std::vector<GateResult> results;
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);

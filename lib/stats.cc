@@ -607,7 +607,7 @@ class RangesSweep {
 
     /// The next span overlapping a range of the block: its row, ts, end and the ranges it
     /// meets. False past the block's last range.
-    bool next(std::size_t* row, int64_t* ts, int64_t* end, Met* met) {
+    [[gnu::always_inline]] bool next(std::size_t* row, int64_t* ts, int64_t* end, Met* met) {
       const std::vector<Range>& r = sweep_.ranges_;
       for (; row_ < s_.size(); ++row_) {
         int64_t t0 = s_.ts[row_];
@@ -626,9 +626,15 @@ class RangesSweep {
           continue;
         }
         met->first = first_;
-        met->last = search(first_, b_, [&](const Range& x) { return x.lo <= t1; });
-        met->p = search(first_, met->last, [&](const Range& x) { return x.lo < t0; });
-        met->q = search(met->p, met->last, [&](const Range& x) { return x.hi <= t1; });
+        if (first_ + 1 == b_ || r[first_ + 1].lo > t1) {  // mostly: a span meets one range
+          met->last = first_ + 1;
+          met->p = r[first_].lo < t0 ? met->last : first_;
+          met->q = met->p == first_ && r[first_].hi <= t1 ? met->last : met->p;
+        } else {
+          met->last = search(first_ + 1, b_, [&](const Range& x) { return x.lo <= t1; });
+          met->p = search(first_, met->last, [&](const Range& x) { return x.lo < t0; });
+          met->q = search(met->p, met->last, [&](const Range& x) { return x.hi <= t1; });
+        }
         *row = row_++;
         *ts = t0;
         *end = t1;
