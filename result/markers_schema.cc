@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "common_fields.h"
+#include "largest.h"
 
 namespace jqtrace::result {
 namespace {
@@ -60,7 +61,7 @@ std::size_t UnitsTable::slot_of(const std::string& group) {
   auto [it, added] = slot_.try_emplace(group, groups_.size());
   if (added) {
     groups_.push_back(group);
-    busy_.push_back(false);
+    busy_ns_.push_back(0);
   }
   return it->second;
 }
@@ -71,7 +72,7 @@ void UnitsTable::add(const UnitRow& u) {
   std::vector<std::pair<std::size_t, Value>> shares;  // by slot, those not 0%
   for (const GroupStats& g : u.stats.groups) {
     std::size_t slot = slot_of(g.name);
-    if (g.busy_ns > 0) busy_[slot] = true;
+    if (g.busy_ns > 0 && __builtin_add_overflow(busy_ns_[slot], g.busy_ns, &busy_ns_[slot])) busy_ns_[slot] = INT64_MAX;
     if (g.share_pct != 0.0) shares.emplace_back(slot, g.share_pct);
   }
   table_.rows.push_back(std::move(row));
@@ -90,13 +91,22 @@ Table UnitsTable::finish() && {
     }
   for (const auto& [name, slot] : slot_)  // std::map: by name
     if (!placed[slot]) column_slots.push_back(slot);
+  // Tables show the categories some unit spent time in, at most kMaxTextShareColumns of
+  // them (the busiest; ties: the earlier column); CSV and JSON show all of them.
+  std::vector<int64_t> busy;
+  for (std::size_t slot : column_slots) busy.push_back(busy_ns_[slot]);
+  std::vector<bool> shown(column_slots.size(), false);
+  std::size_t spent = std::count_if(busy.begin(), busy.end(), [](int64_t ns) { return ns > 0; });
+  for (std::size_t k : indices_of_largest(busy, std::min(spent, kMaxTextShareColumns))) shown[k] = true;
+  if (spent > kMaxTextShareColumns)
+    table_.title = fmt::format("Shares of the {} busiest of {} categories (CSV and JSON have every one):",
+                               kMaxTextShareColumns, column_slots.size());
   std::vector<std::size_t> column_of(groups_.size());
-  for (std::size_t slot : column_slots) {
-    column_of[slot] = table_.columns.size();
-    Column share(groups_[slot], Kind::percent);
+  for (std::size_t k = 0; k < column_slots.size(); ++k) {
+    column_of[column_slots[k]] = table_.columns.size();
+    Column share(groups_[column_slots[k]], Kind::percent);
     share.in("share_pct").rank(1);
-    // Tables show the categories some unit spent time in; CSV and JSON show all of them.
-    table_.add_column(busy_[slot] ? share : share.data_only());
+    table_.add_column(shown[k] ? share : share.data_only());
   }
   // Most units have a share in few of the groups: the others stay 0%, unstored.
   table_.tail_from = first_share_;

@@ -22,6 +22,10 @@ struct MarkersContext {
   const std::vector<GateResult>* gates = nullptr;
 };
 
+/// Tables and Markdown show the share columns of at most this many groups, the busiest (a
+/// trace of 5,000 categories made a table 5,000 columns wide, and gigabytes of cells).
+constexpr std::size_t kMaxTextShareColumns = 24;
+
 /// The units table of --kind, built a unit at a time: a caller can measure a kind's
 /// units a block at a time and drop each block's UnitRows (a RangeStats each, ~300 bytes a
 /// category) once added, so they never all exist at once.
@@ -40,7 +44,7 @@ class UnitsTable {
   Table table_;
   std::size_t first_share_ = 0;      ///< where a row's shares start
   std::vector<std::string> groups_;  ///< by slot: order of first appearance
-  std::vector<bool> busy_;           ///< by slot: some unit spent busy time in it
+  std::vector<int64_t> busy_ns_;     ///< by slot: the units' busy time in it (0: none spent any)
   std::map<std::string, std::size_t> slot_;
 };
 

@@ -232,6 +232,38 @@ TEST_CASE("markers: units added one at a time, groups first met late, give the t
                                           "100.000,0.000,0.000,0.000", "25.000,75.000,0.000,0.000"});
 }
 
+TEST_CASE("markers: tables show the share columns of the kMaxTextShareColumns busiest groups, CSV all of them") {
+  // 30 groups, group gK busy K+1 ns in unit 0; g29 is busy in unit 1 too.
+  std::vector<std::pair<std::string, int64_t>> busy;
+  for (int k = 0; k < 30; ++k) busy.emplace_back(std::string("g").append(std::to_string(k)), k + 1);
+  UnitsTable table({});
+  table.add(unit_with(0, busy));
+  table.add(unit_with(1, {{"g29", 5}, {"g0", 0}}));
+  Document doc;
+  doc.add(std::move(table).finish());
+  const Table& t = *doc.delimited();
+  std::vector<std::string> shown;
+  std::size_t shares = 0;
+  for (const Column& c : t.columns)
+    if (c.group == "share_pct") {
+      ++shares;
+      if (c.in_text) shown.push_back(c.key);
+    }
+  CHECK(shares == 30);
+  REQUIRE(shown.size() == kMaxTextShareColumns);
+  CHECK(std::find(shown.begin(), shown.end(), "g0") == shown.end());   // the six least busy
+  CHECK(std::find(shown.begin(), shown.end(), "g5") == shown.end());
+  CHECK(std::find(shown.begin(), shown.end(), "g6") != shown.end());
+  CHECK(std::find(shown.begin(), shown.end(), "g29") != shown.end());
+  CHECK(t.title.find("24 busiest of 30") != std::string::npos);
+  std::string csv = render_delimited(doc, ',', {});
+  CHECK(csv.substr(0, csv.find('\n')).find("share_pct.g0,") != std::string::npos);
+  std::string text = render_table(doc, {});
+  CHECK(text.find("24 busiest of 30") != std::string::npos);
+  CHECK(text.find(" g5 ") == std::string::npos);
+  CHECK(text.find(" g6 ") != std::string::npos);
+}
+
 TEST_CASE("gaps, diff, phases, validate: CSV header = JSON keys") {
   const Trace& trace = test::load_sample("decode-small.trace.json");
   GapsReport report;

@@ -100,9 +100,8 @@ status=$?
 [ $status -eq 3 ] && grep -q "durations add up past 2^62 ns" "$tmp/err" || { echo "FAIL: huge duration sums: exit $status"; failures=$((failures + 1)); }
 "$jqtrace" stats --us 0 9000000000000000 "$tmp/edges.json" > /dev/null 2>&1; status=$?
 [ $status -eq 2 ] || { echo "FAIL: a --us bound beyond 2^61 ns gave exit $status"; failures=$((failures + 1)); }
-# Out of memory is an error and a status, not an abort: the aligned table of a kind's units has a
-# share column per category, so 10,000 units over 5,000 categories want ~2 GB; under a
-# 600 MB address-space limit that must end in exit 3 with a message (it was SIGABRT).
+# Out of memory is an error and a status, not an abort (it was SIGABRT): under an
+# address-space limit too small for a trace's model, exit 3 with a message.
 # Sanitizer builds reserve terabytes of address space, so they take the plain build/ beside
 # them or skip this check.
 memory_jqtrace=$jqtrace
@@ -119,15 +118,10 @@ if [ -n "$memory_jqtrace" ]; then
       printf "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":2,\"name\":\"n\",\"cat\":\"c%d\"},\n", i % 4, i * 3, i % 5000;
       printf "{\"ph\":\"i\",\"pid\":1,\"tid\":0,\"ts\":%d,\"name\":\"tok\",\"s\":\"g\"},\n", i * 3 + 1 }
     printf "{\"ph\":\"i\",\"pid\":1,\"tid\":0,\"ts\":0,\"name\":\"tok\",\"s\":\"g\"}]}\n" }' > "$tmp/wide_units.json"
-  # The aligned table of 10,000 units by 5,000 share columns is ~2 GB of cells: exit 3.
-  (ulimit -v 600000; timeout 120 "$memory_jqtrace" markers --kind tok --format table -j 2 "$tmp/wide_units.json" > /dev/null 2> "$tmp/err")
-  status=$?
-  if [ $status -ne 3 ] || ! grep -q "out of memory" "$tmp/err"; then
-    echo "FAIL: out of memory: exit $status (want 3), output:"; head -3 "$tmp/err"; failures=$((failures + 1))
-  fi
-  # CSV and JSON of the same units keep only the shares that are not 0% and write as they
-  # go (every row whole took 5.4 GB for 20,000 units): they fit in the same 600 MB.
-  for format in csv json; do
+  # A table, CSV and JSON of these units keep only the shares that are not 0%, CSV and JSON
+  # write as they go, and a table shows 24 share columns (every row whole took 5.4 GB for
+  # 20,000 units, a table 4 GB): they fit in 600 MB.
+  for format in table csv json; do
     (ulimit -v 600000; timeout 120 "$memory_jqtrace" markers --kind tok --format $format -j 2 "$tmp/wide_units.json" > "$tmp/units.$format" 2> "$tmp/err")
     status=$?
     if [ $status -ne 0 ]; then
@@ -140,11 +134,20 @@ if [ -n "$memory_jqtrace" ]; then
   if [ "$rows" -ne 10002 ] || [ "$columns" -ne 5000 ]; then
     echo "FAIL: the units' CSV has $rows lines (want 10,002) and $columns share columns (want 5,000)"; failures=$((failures + 1))
   fi
-  # The same while a compressed trace is read by a decoding thread and parsing threads
-  # (200,000 one-span lanes: a model of ~100 MB): whichever thread runs out, exit 3.
+  grep -q "Shares of the 24 busiest of 5000 categories" "$tmp/units.table" ||
+    { echo "FAIL: the units' table does not say it shows 24 of 5000 share columns"; failures=$((failures + 1)); }
+  # 200,000 one-span lanes make a model of ~100 MB: under a 100 MB limit, exit 3 and the
+  # message; and while a compressed copy is read by a decoding thread and parsing threads,
+  # whichever thread runs out, exit 3.
   awk 'BEGIN { printf "{\"traceEvents\":[\n";
     for (i = 0; i < 200000; i++) printf "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":2,\"name\":\"n%d\"},\n", i, i, i % 4000;
-    printf "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' | gzip -1 > "$tmp/lanes.json.gz"
+    printf "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/lanes.json"
+  (ulimit -v 100000; timeout 120 "$memory_jqtrace" stats -q -j 1 "$tmp/lanes.json" > /dev/null 2> "$tmp/err")
+  status=$?
+  if [ $status -ne 3 ] || ! grep -q "out of memory" "$tmp/err"; then
+    echo "FAIL: out of memory: exit $status (want 3), output:"; head -3 "$tmp/err"; failures=$((failures + 1))
+  fi
+  gzip -1 < "$tmp/lanes.json" > "$tmp/lanes.json.gz"
   for limit in 100000 150000 200000; do
     (ulimit -v $limit; timeout 120 "$memory_jqtrace" stats -q -j 2 "$tmp/lanes.json.gz" > /dev/null 2> "$tmp/err")
     status=$?
