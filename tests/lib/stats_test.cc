@@ -267,17 +267,22 @@ TEST_CASE("stats keyed by thousands of names equal one walk on several threads")
 }
 
 namespace {
-/// A generic trace made to stress the nesting: spans on a few lanes with random starts and
-/// lengths (so siblings overlap, children stick out of parents, spans touch), zero
-/// durations, equal starts, a handful of cats and names.
-std::string tangled_trace(uint32_t seed, int spans, int lanes) {
-  uint64_t x = seed * 2654435761u + 1;
-  auto next = [&](uint64_t n) {
+/// Numbers in [0, n) from a seed, the same on every machine (xorshift64), for generated traces.
+struct XorShift {
+  uint64_t x;
+  int64_t operator()(uint64_t n) {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
     return static_cast<int64_t>(x % n);
-  };
+  }
+};
+
+/// A generic trace made to stress the nesting: spans on a few lanes with random starts and
+/// lengths (so siblings overlap, children stick out of parents, spans touch), zero
+/// durations, equal starts, a handful of cats and names.
+std::string tangled_trace(uint32_t seed, int spans, int lanes) {
+  XorShift next{seed * 2654435761u + 1};
   std::string json = "[";
   for (int i = 0; i < spans; ++i) {
     int64_t ts = next(4) == 0 ? next(20) * 50 : next(1000);
@@ -342,13 +347,7 @@ TEST_CASE("stats of ranges in one sweep equal each range's own walk: generic spa
 /// Nested spans on a few lanes: each span's children tile parts of it, down to `depth`,
 /// with overlapping siblings and zero-length spans here and there.
 std::string nested_trace(uint32_t seed, int depth) {
-  uint64_t x = seed * 2654435761u + 7;
-  auto next = [&](uint64_t n) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return static_cast<int64_t>(x % n);
-  };
+  XorShift next{seed * 2654435761u + 7};
   std::string json = "[";
   std::function<void(int, int64_t, int64_t, int)> add = [&](int lane, int64_t ts, int64_t end, int level) {
     json += R"({"ph":"X","pid":1,"tid":)" + std::to_string(lane) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" +
