@@ -81,7 +81,7 @@ class RunMerger {
   explicit RunMerger(std::vector<TimelineRun>& out) : out_(out) {}
   void add(int x0, int x1, uint32_t group, uint32_t depth, bool waiting, int64_t covered) {
     uint64_t key = uint64_t{group} << 32 | uint64_t{depth} << 1 | (waiting ? 1u : 0u);
-    auto [it, added] = slot_.emplace(key, open_.size());
+    auto [it, added] = slot_.try_emplace(key, open_.size());  // no node made when the key is there
     if (added) {
       open_.push_back(TimelineRun{x0, x1, group, depth, waiting, 1, covered});
       return;

@@ -23,8 +23,9 @@ struct MarkersContext {
 };
 
 /// Tables and Markdown show the share columns of at most this many groups, the busiest (a
-/// trace of 5,000 categories made a table 5,000 columns wide, and gigabytes of cells).
-constexpr std::size_t kMaxTextShareColumns = 24;
+/// trace of 5,000 categories made a table 5,000 columns wide, and gigabytes of cells): the
+/// 24 a picture colours and its "N others", so report's folded tables are never cut.
+constexpr std::size_t kMaxTextShareColumns = 25;
 
 /// The units table of --kind, built a unit at a time: a caller can measure a kind's
 /// units a block at a time and drop each block's UnitRows (a RangeStats each, ~300 bytes a

@@ -251,17 +251,17 @@ TEST_CASE("markers: tables show the share columns of the kMaxTextShareColumns bu
     }
   CHECK(shares == 30);
   REQUIRE(shown.size() == kMaxTextShareColumns);
-  CHECK(std::find(shown.begin(), shown.end(), "g0") == shown.end());   // the six least busy
-  CHECK(std::find(shown.begin(), shown.end(), "g5") == shown.end());
-  CHECK(std::find(shown.begin(), shown.end(), "g6") != shown.end());
+  CHECK(std::find(shown.begin(), shown.end(), "g0") == shown.end());   // the five least busy
+  CHECK(std::find(shown.begin(), shown.end(), "g4") == shown.end());
+  CHECK(std::find(shown.begin(), shown.end(), "g5") != shown.end());
   CHECK(std::find(shown.begin(), shown.end(), "g29") != shown.end());
-  CHECK(t.title.find("24 busiest of 30") != std::string::npos);
+  CHECK(t.title.find("25 busiest of 30") != std::string::npos);
   std::string csv = render_delimited(doc, ',', {});
   CHECK(csv.substr(0, csv.find('\n')).find("share_pct.g0,") != std::string::npos);
   std::string text = render_table(doc, {});
-  CHECK(text.find("24 busiest of 30") != std::string::npos);
-  CHECK(text.find(" g5 ") == std::string::npos);
-  CHECK(text.find(" g6 ") != std::string::npos);
+  CHECK(text.find("25 busiest of 30") != std::string::npos);
+  CHECK(text.find(" g4 ") == std::string::npos);
+  CHECK(text.find(" g5 ") != std::string::npos);
 }
 
 TEST_CASE("gaps, diff, phases, validate: CSV header = JSON keys") {
