@@ -176,6 +176,17 @@ std::vector<Unit> slowest_units(std::vector<Unit> units) {
   return units;
 }
 
+/// The rows of a kind's table: its slowest units'. When every unit is charted they are
+/// among the chart's rows (a kind of 25 units was measured twice over the whole trace).
+std::vector<UnitRow> table_rows(const Analysis& a, const std::vector<Unit>& units, const std::vector<UnitRow>& charted) {
+  std::vector<Unit> slowest = slowest_units(units);
+  if (charted.size() != units.size()) return unit_rows_of(*a.trace, *a.index, std::move(slowest), a.threads);
+  std::vector<UnitRow> rows;
+  for (const UnitRow& r : charted)  // both in unit order
+    if (rows.size() < slowest.size() && r.unit.index == slowest[rows.size()].index) rows.push_back(r);
+  return rows;
+}
+
 /// The kinds' table lists at most kMaxTableKinds kinds, and at most kMaxChartedKinds get a
 /// chart and a units' table: those with the most markers, in kind order. A trace without a
 /// profile has a kind per instant name; 4,000 of them made a 2.9 GB page (every kind's
@@ -215,15 +226,16 @@ ReportSection markers_section(const Analysis& a) {
   for (const KindSummary& k : charted_kinds) {
     if (k.count == 0) continue;
     std::vector<Unit> units = units_of(*a.trace, k.kind, k.rule.at);
+    std::vector<UnitRow> charted = unit_rows_of(*a.trace, *a.index, chart_units(units), a.threads);
+    std::vector<UnitRow> rows = table_rows(a, units, charted);
     std::vector<result::UnitBar> bars;
-    for (UnitRow& r : unit_rows_of(*a.trace, *a.index, chart_units(units), a.threads)) {
+    for (UnitRow& r : charted) {
       fold_unit_groups(r, charts);
       bars.push_back(unit_bar(k.kind, r));
     }
     std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
-    std::vector<UnitRow> rows = unit_rows_of(*a.trace, *a.index, slowest_units(units), a.threads);
     for (UnitRow& r : rows) fold_unit_groups(r, charts);
     if (units.size() > kMaxTableUnits)
       body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
