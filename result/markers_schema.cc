@@ -69,11 +69,20 @@ std::size_t UnitsTable::slot_of(const std::string& group) {
 void UnitsTable::add(const UnitRow& u) {
   Row row = {u.unit.index, u.unit.arg, ns(u.unit.range.lo), ns(u.unit.range.hi), ns(u.unit.range.length())};
   add_range_totals(row, u.stats);
-  std::vector<std::pair<std::size_t, Value>> shares;  // by slot, those not 0%
+  std::vector<std::pair<std::size_t, double>> by_slot;  // those not 0%
   for (const GroupStats& g : u.stats.groups) {
     std::size_t slot = slot_of(g.name);
     if (g.busy_ns > 0 && __builtin_add_overflow(busy_ns_[slot], g.busy_ns, &busy_ns_[slot])) busy_ns_[slot] = INT64_MAX;
-    if (g.share_pct != 0.0) shares.emplace_back(slot, g.share_pct);
+    if (g.share_pct != 0.0) by_slot.emplace_back(slot, g.share_pct);
+  }
+  // Groups of one name share its column, and their shares add up: the spans without a cat
+  // ("(no cat)") and those with a cat named "(no cat)" kept only the last one's share.
+  std::sort(by_slot.begin(), by_slot.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::pair<std::size_t, Value>> shares;
+  for (std::size_t k = 0; k < by_slot.size(); ++k) {
+    double sum = by_slot[k].second;
+    while (k + 1 < by_slot.size() && by_slot[k + 1].first == by_slot[k].first) sum += by_slot[++k].second;
+    shares.emplace_back(by_slot[k].first, sum);
   }
   table_.rows.push_back(std::move(row));
   table_.tail.push_back(std::move(shares));

@@ -232,6 +232,19 @@ TEST_CASE("markers: units added one at a time, groups first met late, give the t
                                           "100.000,0.000,0.000,0.000", "25.000,75.000,0.000,0.000"});
 }
 
+TEST_CASE("markers: groups of one name share a column and their shares add up") {
+  // A generic trace's spans without a cat are "(no cat)", and a cat may have that name too:
+  // two groups, one column (the column kept the last group's share: 37.5%, not 100%).
+  UnitsTable table({});
+  table.add(unit_with(0, {{"(no cat)", 5}, {"(no cat)", 3}, {"b", 0}}));
+  Document doc;
+  doc.add(std::move(table).finish());
+  std::string csv = render_delimited(doc, ',', {});
+  INFO(csv);
+  CHECK(csv.find("share_pct.(no cat),share_pct.b\n") != std::string::npos);
+  CHECK(csv.find(",100.000,0.000\n") != std::string::npos);
+}
+
 TEST_CASE("markers: tables show the share columns of the kMaxTextShareColumns busiest groups, CSV all of them") {
   // 30 groups, group gK busy K+1 ns in unit 0; g29 is busy in unit 1 too.
   std::vector<std::pair<std::string, int64_t>> busy;
