@@ -76,11 +76,11 @@ struct StageSamples {
 };
 
 /// What a run of chains adds to one class: a sample per chain, and per stage with chunks.
-/// Runs measured apart are joined in chain order, so the samples come out in the order
-/// one walk over every chain would give.
+/// Runs measured apart are joined in chain order when summarised, so the samples come out
+/// in the order one walk over every chain would give.
 struct ClassSamples {
   std::vector<double> wall, publish, first_claim;
-  std::vector<StageSamples> stages;  ///< in order of first appearance; sorted when summarised
+  std::vector<StageSamples> stages;  ///< in order of first appearance
   ShortListIndex<int64_t> index;     ///< stage -> its place in stages
 
   StageSamples& stage(int64_t s) {
@@ -90,35 +90,36 @@ struct ClassSamples {
     stages.back().stage = s;
     return stages.back();
   }
-  /// Appends the samples of the chains that follow this run's.
-  void append(ClassSamples&& later) {
-    append_values(wall, later.wall);
-    append_values(publish, later.publish);
-    append_values(first_claim, later.first_claim);
-    for (StageSamples& from : later.stages) {
-      StageSamples& to = stage(from.stage);
-      for (auto [into, values] : {std::pair{&to.span, &from.span}, {&to.busy, &from.busy}, {&to.last, &from.last},
-                                  {&to.gap, &from.gap}, {&to.tail_span, &from.tail_span},
-                                  {&to.tail_lanes, &from.tail_lanes}, {&to.tail_idle, &from.tail_idle},
-                                  {&to.tail_share, &from.tail_share}})
-        append_values(*into, *values);
-      append_values(to.lanes, from.lanes);
-    }
-    later = ClassSamples{};
-  }
-
- private:
-  template <typename T>
-  static void append_values(std::vector<T>& into, std::vector<T>& values) {
-    if (into.empty()) into.swap(values);
-    else into.insert(into.end(), values.begin(), values.end());
-    std::vector<T>().swap(values);
-  }
 };
+
+/// The values of one field of every run, in run order, in one vector; the runs' vectors
+/// are freed. Joined by the summary that needs them (on the threads, one field at a time)
+/// rather than all at once after the walk: that was a copy of every sample on one thread,
+/// a fifth of gaps' time on two.
+template <typename Run, typename T>
+std::vector<T> take_joined(const std::vector<Run*>& runs, std::vector<T> Run::*field) {
+  std::size_t total = 0, filled = 0;
+  Run* only = nullptr;
+  for (Run* run : runs)
+    if (!(run->*field).empty()) {
+      total += (run->*field).size();
+      ++filled;
+      only = run;
+    }
+  if (filled <= 1) return only ? std::move(only->*field) : std::vector<T>{};
+  std::vector<T> all;
+  all.reserve(total);
+  for (Run* run : runs) {
+    all.insert(all.end(), (run->*field).begin(), (run->*field).end());
+    std::vector<T>().swap(run->*field);
+  }
+  return all;
+}
 
 struct ClassAccumulator {
   ChainClass out;
-  ClassSamples samples;
+  std::vector<ClassSamples> runs;                   ///< what each run of chains measured, in chain order
+  std::vector<std::vector<StageSamples*>> stages;  ///< by stage (ascending): each run's samples of it
 };
 
 /// One stage of the chain being measured: its chunks' extent, busy sum and lane ends.
@@ -368,7 +369,7 @@ class GapsBuilder {
     std::vector<ChainWalk> walks(cuts.size() - 1);
     run_parallel(walks.size(), o_.threads, [&](std::size_t w) { measure_run(cuts[w], cuts[w + 1], walks[w]); });
     for (std::size_t k = 0; k < classes_.size(); ++k)
-      for (ChainWalk& walk : walks) classes_[k].samples.append(std::move(walk.classes[k]));
+      for (ChainWalk& walk : walks) classes_[k].runs.push_back(std::move(walk.classes[k]));
     for (ChainWalk& walk : walks) {
       one_stage_ends_.insert(one_stage_ends_.end(), walk.one_stage_ends.begin(), walk.one_stage_ends.end());
       walk = ChainWalk{};
@@ -497,12 +498,14 @@ class GapsBuilder {
     std::vector<std::vector<std::optional<TailMetrics>>> tails(classes_.size());
     for (std::size_t k : order) {
       ClassAccumulator& acc = classes_[k];
-      std::vector<StageSamples>& stages = acc.samples.stages;
-      std::sort(stages.begin(), stages.end(), [](const StageSamples& a, const StageSamples& b) { return a.stage < b.stage; });
-      acc.out.stages.resize(stages.size());
-      tails[k].resize(stages.size());
+      std::map<int64_t, std::vector<StageSamples*>> by_stage;  // a class has a handful of stages
+      for (ClassSamples& run : acc.runs)
+        for (StageSamples& st : run.stages) by_stage[st.stage].push_back(&st);
+      for (auto& [stage, parts] : by_stage) acc.stages.push_back(std::move(parts));
+      acc.out.stages.resize(acc.stages.size());
+      tails[k].resize(acc.stages.size());
       jobs.emplace_back(k, kWholeClass);
-      for (std::size_t st = 0; st < stages.size(); ++st) jobs.emplace_back(k, st);
+      for (std::size_t st = 0; st < acc.stages.size(); ++st) jobs.emplace_back(k, st);
     }
     run_parallel(jobs.size(), o_.threads, [&](std::size_t j) {
       auto [k, st] = jobs[j];
@@ -519,28 +522,43 @@ class GapsBuilder {
 
   void summarize_class(ClassAccumulator& acc) {
     ChainClass& out = acc.out;
-    ClassSamples& samples = acc.samples;
-    out.n = samples.wall.size();
-    out.wall_us = summarize_values(std::move(samples.wall), o_.quantiles);
-    out.publish_us = summarize_values(std::move(samples.publish), o_.quantiles);
-    out.first_claim_us = summarize_values(std::move(samples.first_claim), o_.quantiles);
+    std::vector<ClassSamples*> runs;
+    for (ClassSamples& run : acc.runs) runs.push_back(&run);
+    auto summary = [&](std::vector<double> ClassSamples::*field) {
+      return summarize_values(take_joined(runs, field), o_.quantiles);
+    };
+    out.wall_us = summary(&ClassSamples::wall);
+    out.n = out.wall_us.count;
+    out.publish_us = summary(&ClassSamples::publish);
+    out.first_claim_us = summary(&ClassSamples::first_claim);
   }
 
   /// Stage st of a class (stages sorted): its metrics, and its tail when it has one.
   void summarize_stage(ClassAccumulator& acc, std::size_t st, std::optional<TailMetrics>* tail) const {
-    StageSamples& samples = acc.samples.stages[st];
+    const std::vector<StageSamples*>& runs = acc.stages[st];
     StageMetrics& m = acc.out.stages[st];
-    m.stage = samples.stage;
-    std::vector<double> eff(samples.span.size());
-    for (std::size_t i = 0; i < eff.size(); ++i) eff[i] = samples.span[i] > 0 ? samples.busy[i] / samples.span[i] : 1.0;
-    m.eff_par = summarize_values(std::move(eff), o_.quantiles);
-    m.span_us = summarize_values(std::move(samples.span), o_.quantiles);
-    m.busy_us = summarize_values(std::move(samples.busy), o_.quantiles);
-    m.lanes = summarize_values(std::vector<double>(samples.lanes.begin(), samples.lanes.end()), o_.quantiles);
-    m.last_chunk_us = summarize_values(std::move(samples.last), o_.quantiles);
-    m.gap_from_prev_us = summarize_values(std::move(samples.gap), o_.quantiles);
-    if (!samples.tail_span.empty()) *tail = tail_metrics(acc.out, samples);
-    samples = StageSamples{};
+    m.stage = runs.front()->stage;
+    auto summary = [&](std::vector<double> StageSamples::*field) {
+      return summarize_values(take_joined(runs, field), o_.quantiles);
+    };
+    {
+      std::vector<double> span = take_joined(runs, &StageSamples::span), busy = take_joined(runs, &StageSamples::busy);
+      std::vector<double> eff(span.size());
+      for (std::size_t i = 0; i < eff.size(); ++i) eff[i] = span[i] > 0 ? busy[i] / span[i] : 1.0;
+      m.eff_par = summarize_values(std::move(eff), o_.quantiles);
+      m.span_us = summarize_values(std::move(span), o_.quantiles);
+      m.busy_us = summarize_values(std::move(busy), o_.quantiles);
+    }
+    std::vector<uint32_t> lanes = take_joined(runs, &StageSamples::lanes);
+    m.lanes = summarize_values(std::vector<double>(lanes.begin(), lanes.end()), o_.quantiles);
+    std::vector<uint32_t>().swap(lanes);
+    m.last_chunk_us = summary(&StageSamples::last);
+    m.gap_from_prev_us = summary(&StageSamples::gap);
+    StageSamples tails;
+    tails.stage = m.stage;
+    for (auto field : {&StageSamples::tail_span, &StageSamples::tail_lanes, &StageSamples::tail_idle, &StageSamples::tail_share})
+      tails.*field = take_joined(runs, field);
+    if (!tails.tail_span.empty()) *tail = tail_metrics(acc.out, tails);
   }
 
   TailMetrics tail_metrics(const ChainClass& cls, StageSamples& samples) const {
