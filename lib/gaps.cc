@@ -72,7 +72,10 @@ struct StageSamples {
   int64_t stage = 0;
   std::vector<double> span, busy, last, gap;
   std::vector<uint32_t> lanes;
-  std::vector<double> tail_span, tail_lanes, tail_idle, tail_share;  ///< chains on >= 4 lanes
+  /// Per chain on 4 lanes or more with a positive span (a "tail" chain), the share of the span
+  /// from the median lane's end to the last. Its other tail figures (span, lanes, idle) are
+  /// the span, lanes and busy samples of those chains: derived when summarised.
+  std::vector<double> tail_share;
 };
 
 /// What a run of chains adds to one class: a sample per chain, and per stage with chunks.
@@ -155,6 +158,7 @@ struct StageGroup {
 struct ChainWalk {
   std::vector<ClassSamples> classes;  ///< by class index
   std::vector<double> one_stage_ends;  ///< last chunk end of each one-stage chain
+  std::vector<double> lane_ends;       ///< scratch: a stage's lane ends, for their median
   std::vector<StageGroup> groups;      ///< the current chain's stages (first group_count)
   ShortListIndex<int64_t> group_index;  ///< stage -> its place among them
   std::size_t group_count = 0;
@@ -424,7 +428,7 @@ class GapsBuilder {
         walk.one_stage_ends.push_back(last_end);
       }
       for (std::size_t g = 0; g < walk.group_count; ++g)
-        stage_sample(acc.stage(groups[g].stage), groups[g], g ? &groups[g - 1] : nullptr);
+        stage_sample(acc.stage(groups[g].stage), groups[g], g ? &groups[g - 1] : nullptr, walk.lane_ends);
     }
   }
 
@@ -462,26 +466,24 @@ class GapsBuilder {
   }
 
   /// Per stage with chunks: span, busy, lanes, last chunk, the gap from the previous
-  /// stage; and the tail sample of a stage on 4 lanes or more with a positive span.
-  static void stage_sample(StageSamples& out, const StageGroup& g, const StageGroup* prev) {
-    out.span.push_back(g.last - g.first);
+  /// stage; and the tail share of a stage on 4 lanes or more with a positive span.
+  static void stage_sample(StageSamples& out, const StageGroup& g, const StageGroup* prev, std::vector<double>& ends) {
+    double span = g.last - g.first;
+    out.span.push_back(span);
     out.busy.push_back(g.busy);
     out.lanes.push_back(static_cast<uint32_t>(g.lane_ends.size()));
     out.last.push_back(g.last_dur);
     if (prev) out.gap.push_back(g.first - prev->last);
-    if (g.lane_ends.size() < 4) return;
-    std::vector<double> ends;
-    ends.reserve(g.lane_ends.size());
+    if (!has_tail(g.lane_ends.size(), span)) return;
+    ends.clear();
     for (const auto& le : g.lane_ends) ends.push_back(le.second);
-    std::sort(ends.begin(), ends.end());
-    double span = ends.back() - g.first;
-    if (span <= 0) return;
-    double lanes = static_cast<double>(ends.size());
-    out.tail_span.push_back(span);
-    out.tail_lanes.push_back(lanes);
-    out.tail_idle.push_back(1.0 - g.busy / (span * lanes));  // fractions, as the script kept them
-    out.tail_share.push_back((ends.back() - ends[ends.size() / 2]) / span);
+    auto median = ends.begin() + static_cast<std::ptrdiff_t>(ends.size() / 2);
+    std::nth_element(ends.begin(), median, ends.end());
+    out.tail_share.push_back((g.last - *median) / span);  // g.last: the latest lane end
   }
+
+  /// Whether a stage's chain is in the stage tails: on 4 lanes or more, with a positive span.
+  static bool has_tail(std::size_t lanes, double span) { return lanes >= 4 && span > 0; }
 
   /// The old scripts' order: most stages first; categories in order of first appearance.
   /// A class's own summaries and each of its stages' are apart: they go on the threads
@@ -541,38 +543,53 @@ class GapsBuilder {
     auto summary = [&](std::vector<double> StageSamples::*field) {
       return summarize_values(take_joined(runs, field), o_.quantiles);
     };
-    {
-      std::vector<double> span = take_joined(runs, &StageSamples::span), busy = take_joined(runs, &StageSamples::busy);
-      std::vector<double> eff(span.size());
-      for (std::size_t i = 0; i < eff.size(); ++i) eff[i] = span[i] > 0 ? busy[i] / span[i] : 1.0;
-      m.eff_par = summarize_values(std::move(eff), o_.quantiles);
-      m.span_us = summarize_values(std::move(span), o_.quantiles);
-      m.busy_us = summarize_values(std::move(busy), o_.quantiles);
-    }
+    std::vector<double> span = take_joined(runs, &StageSamples::span), busy = take_joined(runs, &StageSamples::busy);
     std::vector<uint32_t> lanes = take_joined(runs, &StageSamples::lanes);
+    std::vector<double> eff(span.size());
+    for (std::size_t i = 0; i < eff.size(); ++i) eff[i] = span[i] > 0 ? busy[i] / span[i] : 1.0;
+    m.eff_par = summarize_values(std::move(eff), o_.quantiles);
+    TailSamples tails = tail_samples(span, busy, lanes);
+    tails.share = take_joined(runs, &StageSamples::tail_share);
+    if (!tails.span.empty()) *tail = tail_metrics(acc.out, m.stage, std::move(tails));
+    m.span_us = summarize_values(std::move(span), o_.quantiles);
+    m.busy_us = summarize_values(std::move(busy), o_.quantiles);
     m.lanes = summarize_values(std::vector<double>(lanes.begin(), lanes.end()), o_.quantiles);
     std::vector<uint32_t>().swap(lanes);
     m.last_chunk_us = summary(&StageSamples::last);
     m.gap_from_prev_us = summary(&StageSamples::gap);
-    StageSamples tails;
-    tails.stage = m.stage;
-    for (auto field : {&StageSamples::tail_span, &StageSamples::tail_lanes, &StageSamples::tail_idle, &StageSamples::tail_share})
-      tails.*field = take_joined(runs, field);
-    if (!tails.tail_span.empty()) *tail = tail_metrics(acc.out, tails);
   }
 
-  TailMetrics tail_metrics(const ChainClass& cls, StageSamples& samples) const {
+  /// The tail chains' samples of a stage, in chain order.
+  struct TailSamples {
+    std::vector<double> span, lanes, idle, share;
+  };
+
+  /// The span, lanes and idle fraction of the stage's tail chains, from its samples.
+  static TailSamples tail_samples(const std::vector<double>& span, const std::vector<double>& busy,
+                                  const std::vector<uint32_t>& lanes) {
+    TailSamples t;
+    for (std::size_t i = 0; i < span.size(); ++i) {
+      if (!has_tail(lanes[i], span[i])) continue;
+      double n = static_cast<double>(lanes[i]);
+      t.span.push_back(span[i]);
+      t.lanes.push_back(n);
+      t.idle.push_back(1.0 - busy[i] / (span[i] * n));  // fractions, as the script kept them
+    }
+    return t;
+  }
+
+  TailMetrics tail_metrics(const ChainClass& cls, int64_t stage, TailSamples samples) const {
     TailMetrics m;
     m.key = cls.key;
     m.name = cls.name;
-    m.stage = samples.stage;
-    m.n = samples.tail_span.size();
-    m.span_us = summarize_values(std::move(samples.tail_span), o_.quantiles);
-    m.lanes = summarize_values(std::move(samples.tail_lanes), o_.quantiles);
+    m.stage = stage;
+    m.n = samples.span.size();
+    m.span_us = summarize_values(std::move(samples.span), o_.quantiles);
+    m.lanes = summarize_values(std::move(samples.lanes), o_.quantiles);
     // The scripts printed 100 * median(fractions): scale after summarising, as they did.
     auto percent = [](double fraction) { return fraction * 100.0; };
-    m.idle_pct = map_values(summarize_values(std::move(samples.tail_idle), o_.quantiles), percent);
-    m.tail_pct = map_values(summarize_values(std::move(samples.tail_share), o_.quantiles), percent);
+    m.idle_pct = map_values(summarize_values(std::move(samples.idle), o_.quantiles), percent);
+    m.tail_pct = map_values(summarize_values(std::move(samples.share), o_.quantiles), percent);
     return m;
   }
 
