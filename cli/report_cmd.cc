@@ -327,6 +327,7 @@ ReportSection timelines_section(const Analysis& a) {
   TimelineOptions options;
   options.by = a.stats.by == GroupBy::name ? GroupBy::name : a.trace->jobque ? GroupBy::category : GroupBy::cat;
   options.plot_width_px = layout.plot_width();
+  options.threads = a.threads;
   std::string body;
   for (auto [label, pick] : {std::pair<const char*, std::size_t>{"slowest", order.back()}, {"median", order[order.size() / 2]}}) {
     const Unit& u = units[pick];

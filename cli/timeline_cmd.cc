@@ -37,6 +37,7 @@ int run_timeline(const TimelineCommandOptions& o) {
   result::SvgLayout layout;
   layout.width_px = o.width;
   options.plot_width_px = layout.plot_width();
+  options.threads = worker_threads(o.common);
   SpanIndex index(trace);
   Timeline timeline = compute_timeline(trace, index, scope.range, options);
   std::string svg = result::render_timeline_svg(timeline, heading(display_name(o.file), scope, trace), layout);

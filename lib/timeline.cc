@@ -10,6 +10,7 @@
 
 #include "jobque.h"
 #include "largest.h"
+#include "parallel.h"
 
 namespace jqtrace {
 namespace {
@@ -23,18 +24,26 @@ constexpr uint32_t kMaxDepth = 16;
 /// stats does not count (a wake's, say) is drawn on its own while there is room.
 class GroupOf {
  public:
+  static constexpr uint32_t kUnknown = UINT32_MAX;
+
   GroupOf(const Trace& t, GroupBy by, std::vector<TimelineGroup> measured)
       : t_(t), by_(by), all_(std::move(measured)), drawn_(fold_groups(all_)) {
     for (std::size_t g = 0; g < all_.size(); ++g) by_name_.emplace(all_[g].name, static_cast<uint32_t>(g));
+    know_measured();
   }
 
-  /// The span's group, an index into the measured groups (and those added since).
+  /// The span's group, an index into the measured groups (and those added since): a group
+  /// met for the first time is added (so the order groups are met in decides their colours).
   uint32_t operator()(const SpanTable& s, std::size_t i) {
-    int64_t key = by_ == GroupBy::category ? s.category[i] : by_ == GroupBy::cat ? s.cat[i] : s.name[i] + 1;
-    auto slot = static_cast<std::size_t>(key);
+    auto slot = static_cast<std::size_t>(key_of(s, i));
     if (slot >= ids_.size()) ids_.resize(slot + 1, kUnknown);
-    if (ids_[slot] == kUnknown) ids_[slot] = resolve(key);
+    if (ids_[slot] == kUnknown) ids_[slot] = resolve(static_cast<int64_t>(slot));
     return ids_[slot];
+  }
+  /// The span's group if it is known already, else kUnknown: reads only, for the threads.
+  uint32_t known(const SpanTable& s, std::size_t i) const {
+    auto slot = static_cast<std::size_t>(key_of(s, i));
+    return slot < ids_.size() ? ids_[slot] : kUnknown;
   }
   uint32_t drawn(uint32_t group) const { return drawn_.drawn_of[group]; }
   bool folded(uint32_t group) const { return drawn_.folded(group); }
@@ -43,7 +52,28 @@ class GroupOf {
   const std::vector<TimelineGroup>& drawn_groups() const { return drawn_.groups; }
 
  private:
-  static constexpr uint32_t kUnknown = UINT32_MAX;
+  int64_t key_of(const SpanTable& s, std::size_t i) const {
+    return by_ == GroupBy::category ? s.category[i] : by_ == GroupBy::cat ? s.cat[i] : s.name[i] + 1;
+  }
+
+  /// Every key of a measured group mapped to it, as resolve would (that adds nothing), so
+  /// that the spans of measured groups, nearly all of them, are known before the threads start.
+  void know_measured() {
+    auto know = [&](int64_t key, uint32_t group) {
+      auto slot = static_cast<std::size_t>(key);
+      if (slot >= ids_.size()) ids_.resize(slot + 1, kUnknown);
+      ids_[slot] = group;
+    };
+    if (by_ == GroupBy::category) {
+      for (std::size_t c = 0; c < t_.categories.size(); ++c)
+        if (auto it = by_name_.find(t_.categories[c].name); it != by_name_.end()) know(static_cast<int64_t>(c), it->second);
+      return;
+    }
+    for (const auto& [name, group] : by_name_) {
+      if (name == name_of(0)) know(0, group);  // "(no cat)": spans without one, and a cat of that name
+      if (uint32_t id = t_.names.find(name); id != Interner::kNone) know(int64_t{id} + 1, group);
+    }
+  }
 
   std::string name_of(int64_t key) const {
     if (by_ == GroupBy::category) return t_.categories[static_cast<std::size_t>(key)].name;
@@ -132,8 +162,7 @@ class TimelineBuilder {
     std::size_t markers = out_.markers.size() * kMarkerBytes;
     std::size_t budget = o_.max_svg_bytes / 2 > markers ? o_.max_svg_bytes - markers : o_.max_svg_bytes / 2;
     for (scale_ = 1;; scale_ *= 2) {
-      out_.lanes.clear();
-      for (std::size_t l : lanes) add_lane(l, group_of);
+      lay_out(lanes, group_of);
       ++out_.layout_passes;
       if (lanes_svg_bytes() <= budget || scale_ >= o_.plot_width_px) break;
       if (scale_ == 1) scale_ = first_scale_that_may_fit(lanes, budget) / 2;  // the loop doubles it
@@ -150,6 +179,7 @@ class TimelineBuilder {
     stats.by = o_.by;
     stats.distributions = false;
     stats.lanes = false;  // shares only: no lane rows (a million lanes' labels for nothing)
+    stats.threads = o_.threads;
     RangeStats s = compute_stats(t_, index_, r_, stats);
     std::vector<TimelineGroup> groups;
     groups.reserve(s.groups.size());
@@ -175,18 +205,23 @@ class TimelineBuilder {
   /// the budget by themselves, from one pass that counts them by width: a pass at a smaller
   /// scale cannot fit (spans nested 200,000 deep, most of them wide, made eleven passes).
   int first_scale_that_may_fit(const std::vector<std::size_t>& lanes, std::size_t budget) const {
-    std::vector<std::size_t> widest_scale(32, 0);  // [k]: spans drawn alone up to scale 2^k
-    for (std::size_t l : lanes) {
+    constexpr std::size_t kScales = 32;
+    std::vector<std::size_t> counts(lanes.size() * kScales, 0);  // per lane, [k]: spans drawn alone up to scale 2^k
+    run_parallel(lanes.size(), o_.threads, [&](std::size_t n) {
+      std::size_t l = lanes[n], *widest = &counts[n * kScales];
       const SpanTable& s = t_.lanes[l].spans;
       for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i) {
         int64_t ts = s.ts[i], end = s.end(i);
         if (!r_.overlaps(ts, end)) continue;
         double width = x_of(std::min(end, r_.hi)) - x_of(std::max(ts, r_.lo));
         int k = 0;  // as add_span decides: alone at scale while width >= min_span_px * scale
-        while (k < 31 && width >= o_.min_span_px * static_cast<double>(2 << k)) ++k;
-        if (width >= o_.min_span_px) ++widest_scale[static_cast<std::size_t>(k)];
+        while (k + 1 < static_cast<int>(kScales) && width >= o_.min_span_px * static_cast<double>(2 << k)) ++k;
+        if (width >= o_.min_span_px) ++widest[k];
       }
-    }
+    });
+    std::vector<std::size_t> widest_scale(kScales, 0);
+    for (std::size_t n = 0; n < lanes.size(); ++n)
+      for (std::size_t k = 0; k < kScales; ++k) widest_scale[k] += counts[n * kScales + k];
     std::size_t alone = 0;  // spans drawn alone at 2^k: those whose widest scale is 2^k or more
     for (std::size_t k = 0; k < widest_scale.size(); ++k) alone += widest_scale[k];
     int scale = 1;
@@ -209,10 +244,31 @@ class TimelineBuilder {
 
   double x_of(int64_t t) const { return (static_cast<double>(t) - static_cast<double>(r_.lo)) * o_.plot_width_px / length_; }
 
-  void add_lane(std::size_t l, GroupOf& group_of) {
+  /// out_.lanes: the lanes laid out, on the threads. A lane with a span of a group not met
+  /// yet (one stats does not count: rare) stops; then every lane's groups are met in the
+  /// order one walk over them meets them (that order decides which are folded) and the
+  /// lanes are laid out again.
+  void lay_out(const std::vector<std::size_t>& lanes, GroupOf& group_of) {
+    out_.lanes.assign(lanes.size(), TimelineLane{});
+    std::vector<char> laid(lanes.size(), 0);
+    auto lay = [&](std::size_t k) { laid[k] = add_lane(lanes[k], group_of, out_.lanes[k]); };
+    run_parallel(lanes.size(), o_.threads, lay);
+    if (std::all_of(laid.begin(), laid.end(), [](char ok) { return ok != 0; })) return;
+    for (std::size_t l : lanes) meet_groups(l, group_of);
+    run_parallel(lanes.size(), o_.threads, lay);
+  }
+
+  /// Every group of lane l's spans in range, met in order.
+  void meet_groups(std::size_t l, GroupOf& group_of) const {
+    const SpanTable& s = t_.lanes[l].spans;
+    for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i)
+      if (r_.overlaps(s.ts[i], s.end(i))) group_of(s, i);
+  }
+
+  /// Lays out lane l into out; false (out unfinished) at a span of a group not known yet.
+  bool add_lane(std::size_t l, const GroupOf& group_of, TimelineLane& out) const {
     const Lane& lane = t_.lanes[l];
     const SpanTable& s = lane.spans;
-    TimelineLane out;
     out.label = t_.lane_label(l);
     out.name = lane.thread_name;
     RunMerger runs(out.runs);
@@ -224,14 +280,16 @@ class TimelineBuilder {
       open_ends.push_back(end);
       if (!r_.overlaps(ts, end)) continue;
       out.depths = std::max(out.depths, depth + 1);
-      add_span(s, i, depth, group_of(s, i), group_of, out, runs);
+      uint32_t group = group_of.known(s, i);
+      if (group == GroupOf::kUnknown) return false;
+      add_span(s, i, depth, group, group_of, out, runs);
     }
     runs.flush();
-    out_.lanes.push_back(std::move(out));
+    return true;
   }
 
   void add_span(const SpanTable& s, std::size_t i, uint32_t depth, uint32_t own_group, const GroupOf& group_of,
-                TimelineLane& lane, RunMerger& runs) {
+                TimelineLane& lane, RunMerger& runs) const {
     uint32_t group = group_of.drawn(own_group);
     int64_t ts = s.ts[i], end = s.end(i);
     int64_t name = s.name[i];

@@ -29,6 +29,7 @@ struct TimelineOptions {
   /// Marker kinds drawn at most: those with the most markers (a trace without a profile
   /// has a kind per instant name).
   std::size_t max_marker_kinds = 16;
+  unsigned threads = 1;  ///< lanes are laid out on this many threads (any count: same picture)
 };
 
 /// A span wide enough to draw on its own, with what its tooltip says.

@@ -12,7 +12,7 @@ namespace {
 
 Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by = GroupBy::category,
                      std::size_t max_lanes = TimelineOptions{}.max_lanes,
-                     std::size_t max_svg_bytes = TimelineOptions{}.max_svg_bytes) {
+                     std::size_t max_svg_bytes = TimelineOptions{}.max_svg_bytes, unsigned threads = 1) {
   static std::vector<std::unique_ptr<Trace>> keep;  // the timeline refers to nothing, but keep traces alive anyway
   keep.push_back(std::make_unique<Trace>());
   test::load_string(json, keep.back().get());
@@ -22,6 +22,7 @@ Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by
   options.plot_width_px = width;
   options.max_lanes = max_lanes;
   options.max_svg_bytes = max_svg_bytes;
+  options.threads = threads;
   return compute_timeline(*keep.back(), index, range, options);
 }
 
@@ -174,6 +175,44 @@ TEST_CASE("timeline: spans too many to draw alone at any small scale are laid ou
   uint64_t merged = 0;
   for (const TimelineRun& run : t.lanes[0].runs) merged += run.spans;
   CHECK(alone + merged == 3000);  // nothing lost
+}
+
+TEST_CASE("timeline: lanes laid out on threads make the picture one thread makes, passes and folded groups included") {
+  // 40 lanes of wide and narrow spans of 40 names (past kMaxDrawnGroups: some are folded),
+  // some without a cat and some with a cat named "(no cat)", over a budget small enough
+  // for several passes.
+  std::vector<std::string> events;
+  uint64_t x = 88172645463325252ull;
+  auto next = [&](uint64_t n) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    return x % n;
+  };
+  for (int lane = 0; lane < 40; ++lane) {
+    int64_t ts = 0;
+    for (int k = 0; k < 300; ++k) {
+      ts += static_cast<int64_t>(next(50));
+      int64_t dur = next(10) == 0 ? 2000 + static_cast<int64_t>(next(5000)) : 1 + static_cast<int64_t>(next(20));
+      uint64_t n = next(40);
+      std::string cat = n % 7 == 0   ? std::string()
+                        : n % 7 == 1 ? std::string(R"x(,"cat":"(no cat)")x")
+                                     : R"(,"cat":"c)" + std::to_string(n % 30) + "\"";
+      events.push_back(R"({"ph":"X","pid":1,"tid":)" + std::to_string(lane) + R"(,"ts":)" + std::to_string(ts) +
+                       R"(,"dur":)" + std::to_string(dur) + R"(,"name":"n)" + std::to_string(n) + "\"" + cat + "}");
+      ts += dur;
+    }
+  }
+  std::string json = test::trace_of(events);
+  for (GroupBy by : {GroupBy::name, GroupBy::cat}) {
+    Timeline one = timeline_of(json, {0, 400000000}, 800, by, 512, 60000, 1);
+    CHECK(one.layout_passes >= 2);
+    CHECK(one.groups.back().color == kOthersColor);
+    std::string svg = result::render_timeline_svg(one, "t", {});
+    for (unsigned threads : {2u, 3u, 7u}) {
+      Timeline many = timeline_of(json, {0, 400000000}, 800, by, 512, 60000, threads);
+      CHECK(many.layout_passes == one.layout_passes);
+      CHECK(result::render_timeline_svg(many, "t", {}) == svg);
+    }
+  }
 }
 
 TEST_CASE("fold_groups: the largest keep their place, the rest become one grey 'N others' with their share") {
