@@ -626,13 +626,15 @@ void ValidationTee::absorb(SplittableSink& later_sink, const std::vector<uint32_
   keep_findings(later.found.items, std::move(withdrawn), &state_->found.items);
 }
 
-bool ValidationTee::exact() const { return state_->exact; }
+bool ValidationTee::exact() const { return state_ && state_->exact; }
 
 ValidateResult ValidationTee::conclude(DiagnosticSink& out, Source& locator, const ReadResult& read,
                                        Interner& names) {
   if (!state_->validator) bind(names);  // nothing was read
   state_->validator->rebind(names);
-  return conclude_found(*state_->validator, state_->found.items, out, locator, read);
+  ValidateResult result = conclude_found(*state_->validator, state_->found.items, out, locator, read);
+  state_.reset();  // the checks' state, freed before the analyses that follow take theirs
+  return result;
 }
 
 ValidateResult validate_trace(Source& source, DiagnosticSink& out) {

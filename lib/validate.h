@@ -62,7 +62,7 @@ class ValidationTee final : public SplittableSink {
   bool exact() const;
   /// Reports what was found, in file order, to out (positions from locator), then the rules
   /// that need the whole file. read: the load's result; names: the loaded model's interner
-  /// (where the bound one was moved to).
+  /// (where the bound one was moved to). Once: what the tee kept is freed.
   ValidateResult conclude(DiagnosticSink& out, Source& locator, const ReadResult& read, Interner& names);
 
  private:
