@@ -285,6 +285,8 @@ int run_window(WindowCommandOptions o) {
   index.finish(trace.end_ns);
   Range range = scope.range;
   std::vector<EventIndex::Entry> chosen = select_window(index, range);
+  if (std::getenv("JQTRACE_SHOW_INDEX"))  // tests: the second read of a gzip trace starts from its access points
+    fmt::print(stderr, "jqtrace: window: {} gzip access points\n", points.size());
   std::string err;
   auto text = TextRanges::open(o.file, &err, &points);
   if (!text) {

@@ -333,7 +333,7 @@ class IsalGzip final : public Decoder {
     p.in = (header_bit + 7) / 8;
     p.bits = static_cast<uint8_t>(p.in * 8 - header_bit);
     p.window.assign(reinterpret_cast<const char*>(state_.tmp_out_buffer + valid - window), window);
-    pack_point(&p);
+    if (hunt_->pack) pack_point(&p);
     hunt_->points.push_back(std::move(p));
     next_point_at_ = hunt_->points.back().out + hunt_->spacing;
     hunted_in_ = 0;

@@ -88,5 +88,25 @@ check samples/chrome-small.json --us 110 150
 check samples/array-form.json --marker frame 0
 [ -f ../shared/corpus/chrome/main_thread_has_unclosed_slices.json ] &&
   check ../shared/corpus/chrome/main_thread_has_unclosed_slices.json --us 714008000000 714009000000
+# A gzip trace read whole is read again from access points taken as it was decoded (many
+# here: JQTRACE_INDEX_BLOCK_BYTES makes them close): the window is the plain file's.
+"$gen" --tokens 40 --layers 16 --workers 4 --seed 23 -o "$tmp/big.json"
+gzip -c "$tmp/big.json" > "$tmp/big.json.gz"
+for scope in "--marker token 5" "--marker layer 40..44" "--marker step 1" "--us 2000 2600"; do
+  # shellcheck disable=SC2086
+  plain=$("$jqtrace" window -q --no-index $scope "$tmp/big.json" | sed 's/"source":"[^"]*"//')
+  # shellcheck disable=SC2086
+  gz=$(JQTRACE_INDEX_BLOCK_BYTES=300 JQTRACE_SHOW_INDEX=1 "$jqtrace" window -q --no-index $scope "$tmp/big.json.gz" 2> "$tmp/points.txt" |
+    sed 's/"source":"[^"]*"//')
+  points=$(grep -o '[0-9]* gzip access points' "$tmp/points.txt" | cut -d' ' -f1)
+  if [ -z "$plain" ] || [ "$plain" != "$gz" ]; then
+    echo "FAIL: window $scope of a gzip trace read again from access points differs from the plain file's"
+    failures=$((failures + 1))
+  fi
+  if "$jqtrace" --version | grep -q 'ISA-L' && [ "${points:-0}" -lt 5 ]; then
+    echo "FAIL: window $scope of a gzip trace: ${points:-no} access points taken (ISA-L build)"
+    failures=$((failures + 1))
+  fi
+done
 echo "window round trips: $failures failed"
 [ $failures -eq 0 ]
