@@ -193,11 +193,11 @@ class TimelineBuilder {
   std::vector<std::size_t> drawn_lanes() const {
     std::vector<int64_t> time(t_.lanes.size(), 0);
     if (time.size() > o_.max_lanes)
-      for (std::size_t l = 0; l < time.size(); ++l) {
-        const SpanTable& s = t_.lanes[l].spans;
-        for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i)
+      for (std::size_t l = 0; l < time.size(); ++l)
+        for_each_candidate(l, [&](const SpanTable& s, std::size_t i) {
           if (__builtin_add_overflow(time[l], r_.clipped(s.ts[i], s.end(i)), &time[l])) time[l] = INT64_MAX;
-      }
+          return true;
+        });
     return indices_of_largest(time, o_.max_lanes);
   }
 
@@ -208,16 +208,17 @@ class TimelineBuilder {
     constexpr std::size_t kScales = 32;
     std::vector<std::size_t> counts(lanes.size() * kScales, 0);  // per lane, [k]: spans drawn alone up to scale 2^k
     run_parallel(lanes.size(), o_.threads, [&](std::size_t n) {
-      std::size_t l = lanes[n], *widest = &counts[n * kScales];
-      const SpanTable& s = t_.lanes[l].spans;
-      for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i) {
+      std::size_t* widest = &counts[n * kScales];
+      for_each_candidate(lanes[n], [&](const SpanTable& s, std::size_t i) {
         int64_t ts = s.ts[i], end = s.end(i);
-        if (!r_.overlaps(ts, end)) continue;
-        double width = x_of(std::min(end, r_.hi)) - x_of(std::max(ts, r_.lo));
+        if (!r_.overlaps(ts, end)) return true;
+        auto [x0, x1] = x_extent(ts, end);
+        double width = x1 - x0;
         int k = 0;  // as add_span decides: alone at scale while width >= min_span_px * scale
         while (k + 1 < static_cast<int>(kScales) && width >= o_.min_span_px * static_cast<double>(2 << k)) ++k;
         if (width >= o_.min_span_px) ++widest[k];
-      }
+        return true;
+      });
     });
     std::vector<std::size_t> widest_scale(kScales, 0);
     for (std::size_t n = 0; n < lanes.size(); ++n)
@@ -243,6 +244,21 @@ class TimelineBuilder {
   }
 
   double x_of(int64_t t) const { return (static_cast<double>(t) - static_cast<double>(r_.lo)) * o_.plot_width_px / length_; }
+  /// A span's left and right edges in pixels, clipped to the range.
+  std::pair<double, double> x_extent(int64_t ts, int64_t end) const {
+    return {x_of(std::max(ts, r_.lo)), x_of(std::min(end, r_.hi))};
+  }
+
+  /// Calls f(spans, row) for each span of lane l that may meet the range, in order: from the
+  /// first that can end in it (the index) to the last that starts by its end (some of them
+  /// end before it). Stops when f returns false, and returns false then.
+  template <typename F>
+  bool for_each_candidate(std::size_t l, F&& f) const {
+    const SpanTable& s = t_.lanes[l].spans;
+    for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i)
+      if (!f(s, i)) return false;
+    return true;
+  }
 
   /// out_.lanes: the lanes laid out, on the threads. A lane with a span of a group not met
   /// yet (one stats does not count: rare) stops; then every lane's groups are met in the
@@ -260,32 +276,32 @@ class TimelineBuilder {
 
   /// Every group of lane l's spans in range, met in order.
   void meet_groups(std::size_t l, GroupOf& group_of) const {
-    const SpanTable& s = t_.lanes[l].spans;
-    for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i)
+    for_each_candidate(l, [&](const SpanTable& s, std::size_t i) {
       if (r_.overlaps(s.ts[i], s.end(i))) group_of(s, i);
+      return true;
+    });
   }
 
   /// Lays out lane l into out; false (out unfinished) at a span of a group not known yet.
   bool add_lane(std::size_t l, const GroupOf& group_of, TimelineLane& out) const {
-    const Lane& lane = t_.lanes[l];
-    const SpanTable& s = lane.spans;
     out.label = t_.lane_label(l);
-    out.name = lane.thread_name;
+    out.name = t_.lanes[l].thread_name;
     RunMerger runs(out.runs);
     std::vector<int64_t> open_ends;  // ends of the spans enclosing the current one
-    for (std::size_t i = index_.first_candidate(l, r_.lo); i < s.size() && s.ts[i] <= r_.hi; ++i) {
+    bool laid = for_each_candidate(l, [&](const SpanTable& s, std::size_t i) {
       int64_t ts = s.ts[i], end = s.end(i);
       while (!open_ends.empty() && open_ends.back() <= ts) open_ends.pop_back();
       auto depth = static_cast<uint32_t>(std::min<std::size_t>(open_ends.size(), kMaxDepth - 1));
       open_ends.push_back(end);
-      if (!r_.overlaps(ts, end)) continue;
+      if (!r_.overlaps(ts, end)) return true;
       out.depths = std::max(out.depths, depth + 1);
       uint32_t group = group_of.known(s, i);
       if (group == GroupOf::kUnknown) return false;
       add_span(s, i, depth, group, group_of, out, runs);
-    }
+      return true;
+    });
     runs.flush();
-    return true;
+    return laid;
   }
 
   void add_span(const SpanTable& s, std::size_t i, uint32_t depth, uint32_t own_group, const GroupOf& group_of,
@@ -294,7 +310,7 @@ class TimelineBuilder {
     int64_t ts = s.ts[i], end = s.end(i);
     int64_t name = s.name[i];
     bool waiting = name == names_.stage_wait || name == names_.wake;
-    double x0 = x_of(std::max(ts, r_.lo)), x1 = x_of(std::min(end, r_.hi));
+    auto [x0, x1] = x_extent(ts, end);
     if (x1 - x0 >= o_.min_span_px * scale_) {
       bool chained = t_.jobque && names_.chained(name);
       lane.spans.push_back({ts, s.dur[i], group, depth, waiting,
