@@ -667,10 +667,7 @@ void render_delimited_to(const Document& doc, char separator, const RenderOption
     cells.clear();
     for (const Leaf& l : leaves) cells.push_back(cell_text(row[l.column], t->columns[l.column], l.part, Style::delimited));
     out += delimited_row(cells, separator);
-    if (out.size() >= kPieceBytes) {
-      sink(out);
-      out.clear();
-    }
+    hand_over_past(out, kPieceBytes, sink);
   }
   if (!out.empty()) sink(out);
 }

@@ -40,7 +40,6 @@ class TextTable {
 /// Rows of cells as CSV or TSV (separator ',' or '\t'), quoted per RFC 4180.
 std::string delimited_row(const std::vector<std::string>& cells, char separator);
 
-/// A JSON document built in memory (outputs are summaries: bounded in size).
 /// RapidJSON's output stream concept over a std::string, which the document hands over
 /// whole: a StringBuffer's text had to be copied out, a third copy of a large document.
 struct StringOutput {
@@ -50,6 +49,16 @@ struct StringOutput {
   void Flush() {}
 };
 
+/// Hands text to sink and empties it once it passes `piece` bytes: output written a piece
+/// at a time as it is made, not held whole.
+template <typename Sink>
+void hand_over_past(std::string& text, std::size_t piece, const Sink& sink) {
+  if (text.size() < piece) return;
+  sink(std::string_view(text));
+  text.clear();
+}
+
+/// A JSON document built in memory (outputs are summaries: bounded in size).
 class JsonDocument {
  public:
   JsonDocument() : writer_(out_) { writer_.SetIndent(' ', 2); }
@@ -76,9 +85,7 @@ class JsonDocument {
   /// only appends, so the rest follows in the next piece).
   template <typename Sink>
   void hand_over_past(std::size_t piece, const Sink& sink) {
-    if (out_.text.size() < piece) return;
-    sink(std::string_view(out_.text));
-    out_.text.clear();
+    jqtrace::result::hand_over_past(out_.text, piece, sink);
   }
 
  private:
