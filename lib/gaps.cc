@@ -166,7 +166,8 @@ struct ChainWalk {
 
 class GapsBuilder {
  public:
-  GapsBuilder(const Trace& t, Range r, const GapsOptions& o) : t_(t), r_(r), o_(o) {
+  GapsBuilder(const Trace& t, Range r, const GapsOptions& o)
+      : t_(t), r_(r), covers_trace_(r.lo <= t.start_ns && r.hi >= t.end_ns), o_(o) {
     span_names_ = JobqueNames::found(t.names);
     lane_spans_.reserve(t.lanes.size());
     for (const Lane& lane : t.lanes) lane_spans_.push_back(&lane.spans);
@@ -190,7 +191,7 @@ class GapsBuilder {
   }
 
  private:
-  bool in_range(const SpanTable& s, std::size_t i) const { return r_.overlaps(s.ts[i], s.end(i)); }
+  bool in_range(const SpanTable& s, std::size_t i) const { return covers_trace_ || r_.overlaps(s.ts[i], s.end(i)); }
 
   /// SPEC §2: the caller is the highest tid with X events.
   void find_caller() {
@@ -218,7 +219,7 @@ class GapsBuilder {
   }
 
   /// The dense index of chain, its row made on first sight.
-  uint32_t index_of(int64_t chain) {
+  [[gnu::always_inline]] uint32_t index_of(int64_t chain) {
     uint32_t& slot = (*dense_)[chain];
     if (slot == 0) {
       rows_.push_back(ChainRow{});
@@ -313,8 +314,8 @@ class GapsBuilder {
   SpanRef ref(std::size_t lane, std::size_t row) const {
     return {static_cast<uint32_t>((lane << row_bits_) | row)};
   }
-  uint32_t lane(SpanRef r) const { return row_bits_ >= 32 ? 0 : r.packed >> row_bits_; }
-  uint32_t row(SpanRef r) const { return row_bits_ >= 32 ? r.packed : r.packed & ((1u << row_bits_) - 1); }
+  uint32_t lane(SpanRef r) const { return static_cast<uint32_t>(uint64_t{r.packed} >> row_bits_); }  // 0 when 32
+  uint32_t row(SpanRef r) const { return static_cast<uint32_t>(r.packed & row_mask_); }
   const SpanTable& spans(SpanRef r) const { return *lane_spans_[lane(r)]; }
   int64_t ts(SpanRef r) const { return spans(r).ts[row(r)]; }
   int64_t dur(SpanRef r) const { return spans(r).dur[row(r)]; }
@@ -328,6 +329,7 @@ class GapsBuilder {
     unsigned lane_bits = 0;
     while ((std::size_t{1} << lane_bits) < t_.lanes.size()) ++lane_bits;
     row_bits_ = 32 - lane_bits;
+    row_mask_ = (uint64_t{1} << row_bits_) - 1;
     for (const Lane& l : t_.lanes)
       if (l.spans.size() >= (std::size_t{1} << row_bits_) - 1) return false;
     return true;
@@ -441,13 +443,14 @@ class GapsBuilder {
     double first_worker = 0;
     for (uint32_t k = 0; k < c.chunks; ++k) {
       SpanRef chunk = order_[c.first_chunk + k];
-      uint32_t l = lane(chunk);
-      double t0 = us(ts(chunk));
+      uint32_t l = lane(chunk), i = row(chunk);
+      const SpanTable& s = *lane_spans_[l];
+      double t0 = us(s.ts[i]);
       if (l != caller_) {
         first_worker = claimed ? std::min(first_worker, t0) : t0;
         claimed = true;
       }
-      group_for(stage(chunk), walk).add(l, t0, us(dur(chunk)));
+      group_for(s.stage[i], walk).add(l, t0, us(s.dur[i]));
     }
     if (claimed) acc.first_claim.push_back(first_worker - pub_end);
     std::sort(walk.groups.begin(), walk.groups.begin() + static_cast<std::ptrdiff_t>(walk.group_count),
@@ -639,10 +642,12 @@ class GapsBuilder {
   const Trace& t_;
   std::vector<const SpanTable*> lane_spans_;  ///< t_.lanes[l].spans without the deque's lookup
   Range r_;
+  bool covers_trace_;  ///< every span is in range (the default scope): no span's ts and dur read to know it
   GapsOptions o_;
   JobqueNames span_names_;
   std::size_t caller_ = SIZE_MAX;
   unsigned row_bits_ = 32;
+  uint64_t row_mask_ = UINT32_MAX;
   bool tagged_ = false;      ///< a publish in range carries a category tag
   std::optional<IdMap<uint32_t>> dense_;  ///< chain id → dense index + 1 (while chains are collected)
   PagedArray<ChainRow, 12> rows_;  ///< by dense index (small pages: runs of chains free theirs)
