@@ -265,7 +265,7 @@ class TimelineBuilder {
   /// order one walk over them meets them (that order decides which are folded) and the
   /// lanes are laid out again.
   void lay_out(const std::vector<std::size_t>& lanes, GroupOf& group_of) {
-    out_.lanes.assign(lanes.size(), TimelineLane{});
+    out_.lanes.resize(lanes.size());
     std::vector<char> laid(lanes.size(), 0);
     auto lay = [&](std::size_t k) { laid[k] = add_lane(lanes[k], group_of, out_.lanes[k]); };
     run_parallel(lanes.size(), o_.threads, lay);
@@ -282,8 +282,10 @@ class TimelineBuilder {
     });
   }
 
-  /// Lays out lane l into out; false (out unfinished) at a span of a group not known yet.
+  /// Lays lane l out into out, from scratch (a lane laid out again after a group was met
+  /// late starts over); false (out unfinished) at a span of a group not known yet.
   bool add_lane(std::size_t l, const GroupOf& group_of, TimelineLane& out) const {
+    out = TimelineLane{};
     out.label = t_.lane_label(l);
     out.name = t_.lanes[l].thread_name;
     RunMerger runs(out.runs);
