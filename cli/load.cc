@@ -7,6 +7,9 @@
 #include <memory>
 #include <optional>
 #include <vector>
+#ifdef __GLIBC__  // defined by the headers above
+#include <malloc.h>
+#endif
 
 #include <fmt/core.h>
 
@@ -139,6 +142,15 @@ namespace {
 /// Reads path into *trace with load's tee and, with --index, the index's recorder and gzip
 /// access points along; writes the index when the read is usable. announce: say on stderr
 /// what the read lost (the analyses), or nothing (validate reports it as problems).
+/// Hands the memory the load freed (its parts' buffers and tables) back to the system:
+/// glibc keeps it in its arenas, where an analysis on another thread would not reuse it and
+/// its peak would sit on top of it (gaps -j 2 of a 200 MB trace: ~1 MB less at the peak).
+void release_free_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
 int read_and_index(const std::string& path, const std::string& name, const CommonOptions& opts, Trace* trace,
                    const LoadOptions& load, bool announce, ReadResult* r) {
   bool indexing = will_index(opts, name);
@@ -160,6 +172,7 @@ int read_and_index(const std::string& path, const std::string& name, const Commo
       points = std::async(std::launch::async, gzip_points_of, path);
   }
   bool read = read_model(path, opts, trace, own, r);
+  release_free_memory();
   end_progress();
   std::vector<GzipPoint> found;
   if (hunt)

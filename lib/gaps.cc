@@ -30,7 +30,7 @@ struct ChainRow {
   double wait_end = kNotWaited;  ///< end (µs, ts + dur as the scripts added) of the caller's last stage_wait
   uint32_t pub = kNoRef;         ///< SpanRef of its (last) publish
   uint32_t chunks = 0;
-  uint32_t first_chunk = 0;      ///< into the chunk order
+  uint32_t first_chunk = 0;      ///< into the chunk order (published chains)
   uint32_t class_index = 0;      ///< into classes_ (published chains)
 
   static constexpr double kNotWaited = std::numeric_limits<double>::quiet_NaN();
@@ -86,12 +86,16 @@ struct ClassSamples {
   std::vector<StageSamples> stages;  ///< in order of first appearance
   ShortListIndex<int64_t> index;     ///< stage -> its place in stages
 
-  StageSamples& stage(int64_t s) {
+  /// Stage s's samples; a stage met for the first time gets room for `chains` more
+  /// (reserved, not grown by doubling, which would leave the smaller copies' memory behind).
+  StageSamples& stage(int64_t s, std::size_t chains) {
     std::size_t at = index.find(s, stages.size(), [&](std::size_t i) { return stages[i].stage; });
     if (at != SIZE_MAX) return stages[at];
-    stages.emplace_back();
-    stages.back().stage = s;
-    return stages.back();
+    StageSamples& added = stages.emplace_back();
+    added.stage = s;
+    for (std::vector<double>* v : {&added.span, &added.busy, &added.last, &added.gap}) v->reserve(chains);
+    added.lanes.reserve(chains);
+    return added;
   }
 };
 
@@ -153,11 +157,11 @@ struct StageGroup {
   }
 };
 
-/// One thread's walk over a run of chains: the samples it adds to each class, and its
-/// scratch space for the chain being measured.
+/// One thread's walk over a run of one class's chains: the samples it adds to the class,
+/// and its scratch space for the chain being measured.
 struct ChainWalk {
-  std::vector<ClassSamples> classes;  ///< by class index
-  std::vector<double> one_stage_ends;  ///< last chunk end of each one-stage chain
+  ClassSamples samples;
+  std::vector<std::pair<uint32_t, double>> one_stage_ends;  ///< (chain, last chunk end) of each one-stage chain
   std::vector<double> lane_ends;       ///< scratch: a stage's lane ends, for their median
   std::vector<StageGroup> groups;      ///< the current chain's stages (first group_count)
   ShortListIndex<int64_t> group_index;  ///< stage -> its place among them
@@ -180,11 +184,10 @@ class GapsBuilder {
     }
     find_caller();
     collect_chains();
-    order_chunks();
     report_.by = o_.by == ClassBy::automatic ? (tagged_ ? ClassBy::category : ClassBy::nstages) : o_.by;
     classify_chains();
-    measure_chains();
-    finish_classes();  // frees the samples before the publish section's arrays exist
+    order_chunks();
+    measure_classes();  // frees the samples before the publish section's arrays exist
     publish_metrics();
     *out = std::move(report_);
     return true;
@@ -239,7 +242,6 @@ class GapsBuilder {
       if (job == 0) {
         dense_ = chain_index();
         for (std::size_t l = 0; l < t_.lanes.size(); ++l) collect_chain_spans(l);
-        dense_.reset();  // chain ids are not needed past this point
       } else {
         for (std::size_t l = 0; l < t_.lanes.size(); ++l) report_.lanes[l] = lane_gaps(l, &wakes);
       }
@@ -261,9 +263,7 @@ class GapsBuilder {
         tagged_ = tagged_ || publish_tag(s.stage[i]) != 0;
       } else if (name == span_names_.chunk) {
         if (!in_range(s, i)) continue;
-        uint32_t index = index_of(s.chain[i]);
-        ++rows_[index].chunks;
-        chunk_chains_.push_back(index);  // order_chunks() meets the chunks again in this order
+        ++rows_[index_of(s.chain[i])].chunks;
       } else if (name == span_names_.stage_wait && l == caller_) {
         if (!in_range(s, i)) continue;
         ChainRow& c = row_of(s.chain[i]);
@@ -286,29 +286,42 @@ class GapsBuilder {
     return gaps.finish(t_.lane_label(l), t_.lanes[l].thread_name, o_.quantiles);
   }
 
-  /// The chunks grouped by chain, in file order within each (a counting sort on the
-  /// chain's dense index): memory is one reference per chunk.
+  /// The published chains class by class (in chain order within each), and their chunks
+  /// grouped by chain in that order, in file order within each (a counting sort): memory
+  /// is one reference per chunk. A class's chains and chunks are then one stretch each,
+  /// measured, summarised and freed before the next class's samples exist.
   void order_chunks() {
+    class_begin_.assign(classes_.size() + 1, 0);
+    for (std::size_t index = 0; index < rows_.size(); ++index)
+      if (rows_[index].published()) ++class_begin_[rows_[index].class_index + 1];
+    for (std::size_t k = 0; k < classes_.size(); ++k) class_begin_[k + 1] += class_begin_[k];
+    std::vector<std::size_t> cursor(class_begin_.begin(), class_begin_.end() - 1);
+    chain_order_.resize(class_begin_.back());
+    for (std::size_t index = 0; index < rows_.size(); ++index)
+      if (rows_[index].published()) chain_order_[cursor[rows_[index].class_index]++] = static_cast<uint32_t>(index);
     uint32_t next = 0;
-    for (std::size_t index = 0; index < rows_.size(); ++index) {
-      ChainRow& c = rows_[index];
-      c.first_chunk = next;
-      next += c.chunks;
-      c.chunks = 0;
+    class_chunk_begin_.assign(1, 0);
+    for (std::size_t k = 0; k < classes_.size(); ++k) {
+      for (std::size_t at = class_begin_[k]; at < class_begin_[k + 1]; ++at) {
+        ChainRow& c = rows_[chain_order_[at]];
+        c.first_chunk = next;
+        next += c.chunks;
+        c.chunks = 0;
+      }
+      class_chunk_begin_.push_back(next);
     }
     order_.resize(next);
-    // A second pass over the model, not a reference kept per chunk by the first: that would
-    // cost 4 more bytes a chunk at the peak, this about a tenth of gaps' time on one thread.
-    std::size_t seen = 0;
+    // A second pass over the model, each chunk's chain found again by its id: keeping its
+    // dense index from the first pass would cost 4 more bytes a chunk at the peak.
     for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
       const SpanTable& s = t_.lanes[l].spans;
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (s.name[i] != span_names_.chunk || !in_range(s, i)) continue;
-        ChainRow& c = rows_[chunk_chains_[seen++]];
-        order_[c.first_chunk + c.chunks++] = ref(l, i);
+        ChainRow& c = rows_[(*dense_)[s.chain[i]] - 1];
+        if (c.published()) order_[c.first_chunk + c.chunks++] = ref(l, i);  // the rest are not measured
       }
     }
-    chunk_chains_.clear();
+    dense_.reset();  // chain ids are not needed past this point
   }
 
   SpanRef ref(std::size_t lane, std::size_t row) const {
@@ -367,57 +380,93 @@ class GapsBuilder {
     return {category, category};
   }
 
-  /// Every per-chain and per-stage sample of the published chains, and the end of each
-  /// one-stage chain for the publish section. The chains are cut into runs measured on the
-  /// threads, then joined in chain order: the same samples in the same order at any -j.
-  void measure_chains() {
-    std::vector<std::size_t> cuts = chain_runs();
-    std::vector<ChainWalk> walks(cuts.size() - 1);
-    run_parallel(walks.size(), o_.threads, [&](std::size_t w) { measure_run(cuts[w], cuts[w + 1], walks[w]); });
-    for (std::size_t k = 0; k < classes_.size(); ++k)
-      for (ChainWalk& walk : walks) classes_[k].runs.push_back(std::move(walk.classes[k]));
-    for (ChainWalk& walk : walks) {
-      one_stage_ends_.insert(one_stage_ends_.end(), walk.one_stage_ends.begin(), walk.one_stage_ends.end());
-      walk = ChainWalk{};
+  /// Every class's summaries, measured class by class so that only one class's samples
+  /// exist at a time (they are most of gaps' memory), and the end of each one-stage chain
+  /// for the publish section, in chain order.
+  void measure_classes() {
+    std::vector<std::vector<std::optional<TailMetrics>>> tails(classes_.size());
+    // The class with the most chunks last: its samples are the most, and by then the
+    // chunk references of every other class are freed.
+    std::vector<std::size_t> by_chunks(classes_.size());
+    for (std::size_t k = 0; k < by_chunks.size(); ++k) by_chunks[k] = k;
+    std::stable_sort(by_chunks.begin(), by_chunks.end(), [&](std::size_t a, std::size_t b) { return class_chunks(a) < class_chunks(b); });
+    for (std::size_t k : by_chunks) {
+      measure_class(k);
+      summarize(k, &tails[k]);
     }
     rows_.clear();
     order_.clear();
+    chain_order_.clear();
+    std::sort(one_stage_ends_.begin(), one_stage_ends_.end());  // chain indices are unique
+    // The old scripts' order: most stages first; categories in order of first appearance.
+    std::vector<std::size_t> order(classes_.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    if (report_.by == ClassBy::nstages)
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::stoll(classes_[a].out.key) > std::stoll(classes_[b].out.key);
+      });
+    for (std::size_t k : order) {
+      for (std::optional<TailMetrics>& tail : tails[k])
+        if (tail) report_.tail.push_back(std::move(*tail));
+      report_.classes.push_back(std::move(classes_[k].out));
+    }
+    classes_.clear();
   }
 
-  /// Bounds of the runs of chains to measure: about equal chunk counts, a few runs per
-  /// thread so that a thread on a busy core takes fewer.
-  std::vector<std::size_t> chain_runs() {
+  std::size_t class_chunks(std::size_t k) const { return class_chunk_begin_[k + 1] - class_chunk_begin_[k]; }
+
+  /// Class k's per-chain and per-stage samples. Its chains are cut into runs measured on
+  /// the threads, then joined in chain order: the same samples in the same order at any -j.
+  void measure_class(std::size_t k) {
+    std::vector<std::size_t> cuts = chain_runs(k);
+    std::vector<ChainWalk> walks(cuts.size() - 1);
+    run_parallel(walks.size(), o_.threads, [&](std::size_t w) { measure_run(cuts[w], cuts[w + 1], walks[w]); });
+    for (ChainWalk& walk : walks) {
+      classes_[k].runs.push_back(std::move(walk.samples));
+      one_stage_ends_.insert(one_stage_ends_.end(), walk.one_stage_ends.begin(), walk.one_stage_ends.end());
+      walk = ChainWalk{};
+    }
+  }
+
+  /// Bounds (into chain_order_) of the runs of class k's chains to measure: about equal
+  /// chunk counts, a few runs per thread so that a thread on a busy core takes fewer.
+  /// Reads only class k's part of chain_order_ (other classes' may be freed).
+  std::vector<std::size_t> chain_runs(std::size_t k) {
+    std::size_t begin = class_begin_[k], end = class_begin_[k + 1];
+    std::size_t chunk_lo = class_chunk_begin_[k], chunks = class_chunks(k);
+    std::vector<std::size_t> cuts{begin};
     std::size_t per_run = std::max<std::size_t>(o_.min_chunks_per_run, 1);
-    std::size_t runs = o_.threads <= 1 ? 1 : std::min<std::size_t>(4 * o_.threads, order_.size() / per_run);
-    std::vector<std::size_t> cuts{0};
+    // Every thread gets a run of even a small class: classes are measured one at a time.
+    std::size_t runs = o_.threads <= 1 ? 1 : std::min<std::size_t>(4 * o_.threads, std::max<std::size_t>(o_.threads, chunks / per_run));
     for (std::size_t r = 1; r < runs; ++r) {
-      std::size_t target = order_.size() * r / runs;
-      std::size_t lo = cuts.back(), hi = rows_.size();
+      std::size_t target = chunk_lo + chunks * r / runs;
+      std::size_t lo = cuts.back(), hi = end;
       while (lo < hi) {  // the first chain whose chunks start at or after target
         std::size_t mid = lo + (hi - lo) / 2;
-        if (rows_[mid].first_chunk < target) lo = mid + 1;
+        if (rows_[chain_order_[mid]].first_chunk < target) lo = mid + 1;
         else hi = mid;
       }
-      if (lo > cuts.back() && lo < rows_.size()) cuts.push_back(lo);
+      if (lo > cuts.back() && lo < end) cuts.push_back(lo);
     }
-    cuts.push_back(rows_.size());
+    cuts.push_back(end);
     return cuts;
   }
 
-  /// One walk over chains [begin, end) in order of first appearance, which reads their
-  /// chunk references and the span columns front to back. Rows and chunk references are
-  /// released as they are read, as the samples grow.
+  /// One walk over chain_order_[begin, end) (chains of one class in order of first
+  /// appearance), which reads their chunk references and the span columns front to back.
+  /// The chunk references and the chain order are released as they are read, as the
+  /// samples grow.
   void measure_run(std::size_t begin, std::size_t end, ChainWalk& walk) {
-    walk.classes.resize(classes_.size());
     if (begin == end) return;
-    decltype(rows_)::Releaser rows_read(rows_, begin);
-    decltype(order_)::Releaser chunks_read(order_, rows_[begin].first_chunk);
-    for (std::size_t index = begin; index < end; ++index) {
+    decltype(chain_order_)::Releaser chains_read(chain_order_, begin);
+    decltype(order_)::Releaser chunks_read(order_, rows_[chain_order_[begin]].first_chunk);
+    ClassSamples& acc = walk.samples;
+    for (std::vector<double>* v : {&acc.wall, &acc.publish, &acc.first_claim}) v->reserve(end - begin);
+    for (std::size_t at = begin; at < end; ++at) {
+      uint32_t index = chain_order_[at];
       const ChainRow& c = rows_[index];
-      rows_read.behind(index);
+      chains_read.behind(at);
       chunks_read.behind(c.first_chunk);
-      if (!c.published()) continue;
-      ClassSamples& acc = walk.classes[c.class_index];
       SpanRef pub{c.pub};
       double pub_t0 = us(ts(pub)), pub_end = pub_t0 + us(dur(pub));
       acc.wall.push_back((c.waited() ? c.wait_end : pub_end) - pub_t0);
@@ -427,10 +476,10 @@ class GapsBuilder {
       if (publish_nstages(stage(pub)) == 1 && walk.group_count > 0) {
         double last_end = groups[0].last;
         for (std::size_t g = 1; g < walk.group_count; ++g) last_end = std::max(last_end, groups[g].last);
-        walk.one_stage_ends.push_back(last_end);
+        walk.one_stage_ends.push_back({index, last_end});
       }
       for (std::size_t g = 0; g < walk.group_count; ++g)
-        stage_sample(acc.stage(groups[g].stage), groups[g], g ? &groups[g - 1] : nullptr, walk.lane_ends);
+        stage_sample(acc.stage(groups[g].stage, end - at), groups[g], g ? &groups[g - 1] : nullptr, walk.lane_ends);
     }
   }
 
@@ -488,41 +537,26 @@ class GapsBuilder {
   /// Whether a stage's chain is in the stage tails: on 4 lanes or more, with a positive span.
   static bool has_tail(std::size_t lanes, double span) { return lanes >= 4 && span > 0; }
 
-  /// The old scripts' order: most stages first; categories in order of first appearance.
-  /// A class's own summaries and each of its stages' are apart: they go on the threads
-  /// and into the report in that order afterwards.
-  void finish_classes() {
-    std::vector<std::size_t> order(classes_.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    if (report_.by == ClassBy::nstages)
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return std::stoll(classes_[a].out.key) > std::stoll(classes_[b].out.key);
-      });
+  /// Class k's summaries and tails from its samples, which are freed: the class's own
+  /// summaries and each of its stages' go on the threads apart.
+  void summarize(std::size_t k, std::vector<std::optional<TailMetrics>>* tails) {
+    ClassAccumulator& acc = classes_[k];
+    std::map<int64_t, std::vector<StageSamples*>> by_stage;  // a class has a handful of stages
+    for (ClassSamples& run : acc.runs)
+      for (StageSamples& st : run.stages) by_stage[st.stage].push_back(&st);
+    for (auto& [stage, parts] : by_stage) acc.stages.push_back(std::move(parts));
+    acc.out.stages.resize(acc.stages.size());
+    tails->resize(acc.stages.size());
     constexpr std::size_t kWholeClass = SIZE_MAX;
-    std::vector<std::pair<std::size_t, std::size_t>> jobs;  // (class, stage or kWholeClass)
-    std::vector<std::vector<std::optional<TailMetrics>>> tails(classes_.size());
-    for (std::size_t k : order) {
-      ClassAccumulator& acc = classes_[k];
-      std::map<int64_t, std::vector<StageSamples*>> by_stage;  // a class has a handful of stages
-      for (ClassSamples& run : acc.runs)
-        for (StageSamples& st : run.stages) by_stage[st.stage].push_back(&st);
-      for (auto& [stage, parts] : by_stage) acc.stages.push_back(std::move(parts));
-      acc.out.stages.resize(acc.stages.size());
-      tails[k].resize(acc.stages.size());
-      jobs.emplace_back(k, kWholeClass);
-      for (std::size_t st = 0; st < acc.stages.size(); ++st) jobs.emplace_back(k, st);
-    }
+    std::vector<std::size_t> jobs{kWholeClass};  // a stage, or the class's own
+    for (std::size_t st = 0; st < acc.stages.size(); ++st) jobs.push_back(st);
     run_parallel(jobs.size(), o_.threads, [&](std::size_t j) {
-      auto [k, st] = jobs[j];
-      if (st == kWholeClass) summarize_class(classes_[k]);
-      else summarize_stage(classes_[k], st, &tails[k][st]);
+      if (jobs[j] == kWholeClass) summarize_class(acc);
+      else summarize_stage(acc, jobs[j], &(*tails)[jobs[j]]);
     });
-    for (std::size_t k : order) {
-      for (std::optional<TailMetrics>& tail : tails[k])
-        if (tail) report_.tail.push_back(std::move(*tail));
-      report_.classes.push_back(std::move(classes_[k].out));
-      classes_[k] = ClassAccumulator{};
-    }
+    acc.runs.clear();
+    acc.runs.shrink_to_fit();
+    acc.stages.clear();
   }
 
   void summarize_class(ClassAccumulator& acc) {
@@ -616,13 +650,14 @@ class GapsBuilder {
     }
     std::vector<SpanRef>().swap(pubs_);
     std::vector<double> gaps, next_durs;
-    for (double end : one_stage_ends_) {
+    for (const auto& one : one_stage_ends_) {
+      double end = one.second;
       auto next = std::upper_bound(starts.begin(), starts.end(), end);
       if (next == starts.end()) continue;
       gaps.push_back(*next - end);
       next_durs.push_back(durs[static_cast<std::size_t>(next - starts.begin())]);
     }
-    std::vector<double>().swap(one_stage_ends_);
+    std::vector<std::pair<uint32_t, double>>().swap(one_stage_ends_);
     m.dur_us = summarize_values(std::move(durs), o_.quantiles);
     m.post_cls_gap_us = summarize_values(std::move(gaps), o_.quantiles);
     m.next_publish_dur_us = summarize_values(std::move(next_durs), o_.quantiles);
@@ -651,11 +686,13 @@ class GapsBuilder {
   bool tagged_ = false;      ///< a publish in range carries a category tag
   std::optional<IdMap<uint32_t>> dense_;  ///< chain id → dense index + 1 (while chains are collected)
   PagedArray<ChainRow, 12> rows_;  ///< by dense index (small pages: runs of chains free theirs)
-  PagedArray<SpanRef, 12> order_;  ///< chunk references grouped by chain
-  PagedArray<uint32_t> chunk_chains_;  ///< each chunk's dense chain index, in the order of the pass
+  std::vector<std::size_t> class_begin_;  ///< class k's chains are chain_order_[class_begin_[k], class_begin_[k + 1])
+  std::vector<std::size_t> class_chunk_begin_;  ///< and their chunks order_[class_chunk_begin_[k], class_chunk_begin_[k + 1])
+  PagedArray<uint32_t, 12> chain_order_;  ///< published chains' dense indices, class by class
+  PagedArray<SpanRef, 12> order_;  ///< their chunk references, grouped by chain in chain_order_
   std::vector<SpanRef> pubs_;
   std::vector<ClassAccumulator> classes_;  ///< in order of first chain
-  std::vector<double> one_stage_ends_;     ///< last chunk end of each one-stage chain, in chain order
+  std::vector<std::pair<uint32_t, double>> one_stage_ends_;  ///< (chain, last chunk end) of each one-stage chain
   GapsReport report_;
 };
 

@@ -78,8 +78,9 @@ struct GapsOptions {
   ClassBy by = ClassBy::automatic;
   int64_t fat_ns = 5000;  ///< publishes longer than this are "fat"
   unsigned threads = 1;   ///< threads for the walk over chains and the summaries (any count: same report)
-  /// With threads, chains are measured in runs of at least this many chunks, up to four
-  /// runs a thread (tests make it small to cut small traces into many runs).
+  /// With threads, a class's chains are measured in runs of at least this many chunks (but
+  /// at least one run a thread), up to four runs a thread (tests make it small to cut small
+  /// traces into many runs).
   std::size_t min_chunks_per_run = 1 << 14;
   /// Exclusive, as the scripts gaps replaces computed them (SPEC §2 "Quantiles").
   QuantileMethod quantiles = QuantileMethod::exclusive;
