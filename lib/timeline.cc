@@ -26,10 +26,11 @@ class GroupOf {
  public:
   static constexpr uint32_t kUnknown = UINT32_MAX;
 
-  GroupOf(const Trace& t, GroupBy by, std::vector<TimelineGroup> measured)
+  /// known: how many of the measured groups to know before the threads start (all but in tests).
+  GroupOf(const Trace& t, GroupBy by, std::vector<TimelineGroup> measured, std::size_t known)
       : t_(t), by_(by), all_(std::move(measured)), drawn_(fold_groups(all_)) {
     for (std::size_t g = 0; g < all_.size(); ++g) by_name_.emplace(all_[g].name, static_cast<uint32_t>(g));
-    know_measured();
+    know_measured(known);
   }
 
   /// The span's group, an index into the measured groups (and those added since): a group
@@ -58,8 +59,9 @@ class GroupOf {
 
   /// Every key of a measured group mapped to it, as resolve would (that adds nothing), so
   /// that the spans of measured groups, nearly all of them, are known before the threads start.
-  void know_measured() {
+  void know_measured(std::size_t known) {
     auto know = [&](int64_t key, uint32_t group) {
+      if (group >= known) return;
       auto slot = static_cast<std::size_t>(key);
       if (slot >= ids_.size()) ids_.resize(slot + 1, kUnknown);
       ids_[slot] = group;
@@ -149,7 +151,7 @@ class TimelineBuilder {
   }
 
   Timeline build() {
-    GroupOf group_of(t_, o_.by, measured_groups());
+    GroupOf group_of(t_, o_.by, measured_groups(), o_.known_groups);
     out_.trace_lanes = t_.lanes.size();
     add_markers();
     std::vector<std::size_t> lanes = drawn_lanes();

@@ -5,6 +5,7 @@
 // rows of their own by depth. Spans narrower than a pixel are merged per lane, depth and
 // group into runs of pixels, so the picture stays small whatever the range: a lane has at
 // most as many merged runs as the plot has pixels.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ struct TimelineOptions {
   /// has a kind per instant name).
   std::size_t max_marker_kinds = 16;
   unsigned threads = 1;  ///< lanes are laid out on this many threads (any count: same picture)
+  /// (Tests.) How many of the groups stats measured (the first ones) are known before the
+  /// lanes are laid out: a lane meeting a span of any other group stops part-way and is
+  /// laid out again once every lane's groups are met, the path a group stats did not
+  /// measure takes (no known input does).
+  std::size_t known_groups = SIZE_MAX;
 };
 
 /// A span wide enough to draw on its own, with what its tooltip says.

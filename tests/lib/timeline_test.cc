@@ -12,7 +12,8 @@ namespace {
 
 Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by = GroupBy::category,
                      std::size_t max_lanes = TimelineOptions{}.max_lanes,
-                     std::size_t max_svg_bytes = TimelineOptions{}.max_svg_bytes, unsigned threads = 1) {
+                     std::size_t max_svg_bytes = TimelineOptions{}.max_svg_bytes, unsigned threads = 1,
+                     std::size_t known_groups = SIZE_MAX) {
   static std::vector<std::unique_ptr<Trace>> keep;  // the timeline refers to nothing, but keep traces alive anyway
   keep.push_back(std::make_unique<Trace>());
   test::load_string(json, keep.back().get());
@@ -23,6 +24,7 @@ Timeline timeline_of(const std::string& json, Range range, int width, GroupBy by
   options.max_lanes = max_lanes;
   options.max_svg_bytes = max_svg_bytes;
   options.threads = threads;
+  options.known_groups = known_groups;
   return compute_timeline(*keep.back(), index, range, options);
 }
 
@@ -212,6 +214,16 @@ TEST_CASE("timeline: lanes laid out on threads make the picture one thread makes
       CHECK(many.layout_passes == one.layout_passes);
       CHECK(result::render_timeline_svg(many, "t", {}) == svg);
     }
+    // Lanes stopped (at once, or part-way) by groups not known yet, their groups met in
+    // file order on one thread and laid out again from scratch: the same picture (a lane
+    // laid out again used to keep what it had laid out before it stopped, drawn twice).
+    for (std::size_t known : {std::size_t{0}, std::size_t{10}})
+      for (unsigned threads : {1u, 3u}) {
+        INFO(known << " groups known before, " << threads << " threads");
+        Timeline late = timeline_of(json, {0, 400000000}, 800, by, 512, 60000, threads, known);
+        CHECK(late.layout_passes == one.layout_passes);
+        CHECK(result::render_timeline_svg(late, "t", {}) == svg);
+      }
   }
 }
 
