@@ -86,16 +86,12 @@ struct ClassSamples {
   std::vector<StageSamples> stages;  ///< in order of first appearance
   ShortListIndex<int64_t> index;     ///< stage -> its place in stages
 
-  /// Stage s's samples; a stage met for the first time gets room for `chains` more
-  /// (reserved, not grown by doubling, which would leave the smaller copies' memory behind).
-  StageSamples& stage(int64_t s, std::size_t chains) {
+  StageSamples& stage(int64_t s) {
     std::size_t at = index.find(s, stages.size(), [&](std::size_t i) { return stages[i].stage; });
     if (at != SIZE_MAX) return stages[at];
-    StageSamples& added = stages.emplace_back();
-    added.stage = s;
-    for (std::vector<double>* v : {&added.span, &added.busy, &added.last, &added.gap}) v->reserve(chains);
-    added.lanes.reserve(chains);
-    return added;
+    stages.emplace_back();
+    stages.back().stage = s;
+    return stages.back();
   }
 };
 
@@ -461,7 +457,7 @@ class GapsBuilder {
     decltype(chain_order_)::Releaser chains_read(chain_order_, begin);
     decltype(order_)::Releaser chunks_read(order_, rows_[chain_order_[begin]].first_chunk);
     ClassSamples& acc = walk.samples;
-    for (std::vector<double>* v : {&acc.wall, &acc.publish, &acc.first_claim}) v->reserve(end - begin);
+    for (std::vector<double>* v : {&acc.wall, &acc.publish, &acc.first_claim}) v->reserve(end - begin);  // a value a chain at most
     for (std::size_t at = begin; at < end; ++at) {
       uint32_t index = chain_order_[at];
       const ChainRow& c = rows_[index];
@@ -479,7 +475,7 @@ class GapsBuilder {
         walk.one_stage_ends.push_back({index, last_end});
       }
       for (std::size_t g = 0; g < walk.group_count; ++g)
-        stage_sample(acc.stage(groups[g].stage, end - at), groups[g], g ? &groups[g - 1] : nullptr, walk.lane_ends);
+        stage_sample(acc.stage(groups[g].stage), groups[g], g ? &groups[g - 1] : nullptr, walk.lane_ends);
     }
   }
 

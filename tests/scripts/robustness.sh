@@ -136,6 +136,22 @@ if [ -n "$memory_jqtrace" ]; then
   fi
   grep -q "Shares of the 25 busiest of 5000 categories" "$tmp/units.table" ||
     { echo "FAIL: the units' table does not say it shows 25 of 5000 share columns"; failures=$((failures + 1)); }
+  # gaps over one class of 20,000 chains whose chunks carry stages no other chain has
+  # (60,000 stages): a stage's samples are as many as its chains, never room reserved for
+  # every chain of the class (that took ~21 GB of address space). It fits in 600 MB.
+  awk 'BEGIN { printf "{\"traceEvents\":[\n";
+    for (c = 1; c <= 20000; c++) {
+      printf "{\"ph\":\"X\",\"pid\":0,\"tid\":9,\"ts\":%d,\"dur\":1,\"name\":\"publish\",\"args\":{\"stage\":3,\"arg\":3,\"chain\":%d}},\n", c * 10, c;
+      for (s = 0; s < 3; s++)
+        printf "{\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%d,\"dur\":2,\"name\":\"chunk\",\"args\":{\"stage\":%d,\"arg\":0,\"chain\":%d}},\n", s, c * 10 + 2 + s, 3 * c + s, c }
+    printf "{\"ph\":\"X\",\"pid\":0,\"tid\":9,\"ts\":0,\"dur\":1,\"name\":\"fifo_job\"}]}\n" }' > "$tmp/many_stages.json"
+  (ulimit -v 600000; timeout 120 "$memory_jqtrace" gaps -q -j 2 --format csv "$tmp/many_stages.json" > "$tmp/stages.csv" 2> "$tmp/err")
+  status=$?
+  stage_rows=$(grep -c '^attn(3st),' "$tmp/stages.csv")
+  if [ $status -ne 0 ] || [ "$stage_rows" -ne 60000 ]; then
+    echo "FAIL: gaps of 20,000 chains of 60,000 stages under 600 MB: exit $status, $stage_rows stage rows (want 60,000)"
+    head -3 "$tmp/err"; failures=$((failures + 1))
+  fi
   # 200,000 one-span lanes make a model of ~100 MB: under a 100 MB limit, exit 3 and the
   # message; and while a compressed copy is read by a decoding thread and parsing threads,
   # whichever thread runs out, exit 3.
