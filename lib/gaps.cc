@@ -681,7 +681,7 @@ class GapsBuilder {
   uint64_t row_mask_ = UINT32_MAX;
   bool tagged_ = false;      ///< a publish in range carries a category tag
   std::optional<IdMap<uint32_t>> dense_;  ///< chain id → dense index + 1 (while chains are collected)
-  PagedArray<ChainRow, 12> rows_;  ///< by dense index (small pages: runs of chains free theirs)
+  PagedArray<ChainRow, 12> rows_;  ///< by dense index (pages: grows without copying; kept until every class is measured)
   std::vector<std::size_t> class_begin_;  ///< class k's chains are chain_order_[class_begin_[k], class_begin_[k + 1])
   std::vector<std::size_t> class_chunk_begin_;  ///< and their chunks order_[class_chunk_begin_[k], class_chunk_begin_[k + 1])
   PagedArray<uint32_t, 12> chain_order_;  ///< published chains' dense indices, class by class

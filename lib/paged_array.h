@@ -1,6 +1,6 @@
 #pragma once
 // An array kept in fixed-size pages, so that a reader walking it front to back can hand
-// back what it has read: gaps reads its per-chain rows and per-chunk references once, in
+// back what it has read: gaps reads a class's chains and their chunk references once, in
 // order, while filling sample vectors of about the same total size, and releasing the
 // pages behind it keeps the two from adding up. Growth never copies either.
 #include <algorithm>
