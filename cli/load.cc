@@ -139,9 +139,6 @@ void write_index_after(const std::string& path, const std::string& name, const T
 
 namespace {
 
-/// Reads path into *trace with load's tee and, with --index, the index's recorder and gzip
-/// access points along; writes the index when the read is usable. announce: say on stderr
-/// what the read lost (the analyses), or nothing (validate reports it as problems).
 /// Hands the memory the load freed (its parts' buffers and tables) back to the system:
 /// glibc keeps it in its arenas, where an analysis on another thread would not reuse it and
 /// its peak would sit on top of it (gaps -j 2 of a 200 MB trace: ~1 MB less at the peak).
@@ -151,6 +148,9 @@ void release_free_memory() {
 #endif
 }
 
+/// Reads path into *trace with load's tee and, with --index, the index's recorder and gzip
+/// access points along; writes the index when the read is usable. announce: say on stderr
+/// what the read lost (the analyses), or nothing (validate reports it as problems).
 int read_and_index(const std::string& path, const std::string& name, const CommonOptions& opts, Trace* trace,
                    const LoadOptions& load, bool announce, ReadResult* r) {
   bool indexing = will_index(opts, name);
