@@ -172,7 +172,7 @@ int read_and_index(const std::string& path, const std::string& name, const Commo
       points = std::async(std::launch::async, gzip_points_of, path);
   }
   bool read = read_model(path, opts, trace, own, r);
-  release_free_memory();
+  if (load.release_freed) release_free_memory();
   end_progress();
   std::vector<GzipPoint> found;
   if (hunt)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/core.h>
@@ -27,6 +28,7 @@
 #include "svg.h"
 #include "text_format.h"
 #include "timeline.h"
+#include "unit_busy.h"
 #include "validate.h"
 #include "validate_schema.h"
 
@@ -96,15 +98,58 @@ void fold_unit_groups(UnitRow& r, const ChartGroups& charts) {
   r.stats.groups = std::move(kept);
 }
 
-/// A unit's bar (its groups folded): its duration split by the shares of its groups, and a
-/// tooltip listing each.
-result::UnitBar unit_bar(const std::string& kind, const UnitRow& r) {
-  result::UnitBar bar{r.unit.index, r.unit.range.length(), {}, {}};
-  bar.tip = fmt::format("{} {}: {} us", kind, r.unit.index, us_fixed(r.unit.range.length()));
-  for (const GroupStats& g : r.stats.groups) {
-    if (g.share_pct <= 0) continue;
-    bar.parts.push_back({chart_color(g), g.share_pct});
-    bar.tip += fmt::format("\n{} {:.1f}%", g.name, g.share_pct);
+/// One part of a unit's bar: a group, its colour and its share of the unit's busy time.
+struct BarPart {
+  std::string name, color;
+  int64_t busy_ns = 0;
+  double share_pct = 0;
+};
+
+/// The parts of a unit's bar from its full stats (traces the busy walk does not take).
+std::vector<BarPart> bar_parts(const RangeStats& stats) {
+  std::vector<BarPart> parts;
+  for (const GroupStats& g : stats.groups) parts.push_back({g.name, chart_color(g), g.busy_ns, g.share_pct});
+  return parts;
+}
+
+/// The parts of a unit's bar from its busy time by category.
+std::vector<BarPart> bar_parts(const std::vector<CategoryBusy>& busy, const Trace& trace) {
+  std::vector<BarPart> parts;
+  for (const CategoryBusy& c : busy) {
+    const Category& category = trace.categories[c.category];
+    parts.push_back({category.name, category.color.empty() ? palette_color(category.name) : category.color,
+                     c.busy_ns, c.share_pct});
+  }
+  return parts;
+}
+
+/// A bar's folded parts summed into "N others", as fold_unit_groups folds a table row's
+/// groups (a part without busy time draws nothing: an "others" of no busy time is left out).
+void fold_bar_parts(std::vector<BarPart>& parts, const ChartGroups& charts) {
+  if (charts.drawn.others == 0) return;
+  std::vector<BarPart> kept;
+  BarPart others{charts.drawn.groups.back().name, kOthersColor};
+  for (BarPart& p : parts) {
+    if (!charts.folded(p.name)) {
+      kept.push_back(std::move(p));
+      continue;
+    }
+    others.busy_ns += p.busy_ns;
+    others.share_pct += p.share_pct;
+  }
+  if (others.busy_ns > 0) kept.push_back(std::move(others));
+  parts = std::move(kept);
+}
+
+/// A unit's bar: its duration split by the shares of its (folded) parts, and a tooltip
+/// listing each.
+result::UnitBar unit_bar(const std::string& kind, const Unit& unit, const std::vector<BarPart>& parts) {
+  result::UnitBar bar{unit.index, unit.range.length(), {}, {}};
+  bar.tip = fmt::format("{} {}: {} us", kind, unit.index, us_fixed(unit.range.length()));
+  for (const BarPart& p : parts) {
+    if (p.share_pct <= 0) continue;
+    bar.parts.push_back({p.color, p.share_pct});
+    bar.tip += fmt::format("\n{} {:.1f}%", p.name, p.share_pct);
   }
   return bar;
 }
@@ -176,17 +221,6 @@ std::vector<Unit> slowest_units(std::vector<Unit> units) {
   return units;
 }
 
-/// The rows of a kind's table: its slowest units'. When every unit is charted they are
-/// among the chart's rows (a kind of 25 units was measured twice over the whole trace).
-std::vector<UnitRow> table_rows(const Analysis& a, const std::vector<Unit>& units, const std::vector<UnitRow>& charted) {
-  std::vector<Unit> slowest = slowest_units(units);
-  if (charted.size() != units.size()) return unit_rows_of(*a.trace, *a.index, std::move(slowest), a.threads);
-  std::vector<UnitRow> rows;
-  for (const UnitRow& r : charted)  // both in unit order
-    if (rows.size() < slowest.size() && r.unit.index == slowest[rows.size()].index) rows.push_back(r);
-  return rows;
-}
-
 /// The kinds' table lists at most kMaxTableKinds kinds, and at most kMaxChartedKinds get a
 /// chart and a units' table: those with the most markers, in kind order. A trace without a
 /// profile has a kind per instant name; 4,000 of them made a 2.9 GB page (every kind's
@@ -223,22 +257,40 @@ ReportSection markers_section(const Analysis& a) {
   body += result::render_html_fragment(result::markers_document(listed, {}, c));
   if (std::string note = kinds_left_out(listed.size(), charted_kinds.size(), a.kinds.size()); !note.empty())
     body += "<p>" + result::xml_escape(note) + "</p>\n";
+  // Every charted kind's bars from one walk over the spans (jobque traces), else from
+  // each kind's range stats.
+  // Only the units drawn and tabled are kept: all of 16 kinds' at once could be a sizeable
+  // part of the trace.
+  std::vector<std::vector<Unit>> charted_of_kind, slowest_of_kind;
+  std::vector<std::size_t> units_in_kind;
   for (const KindSummary& k : charted_kinds) {
+    std::vector<Unit> units = k.count ? units_of(*a.trace, k.kind, k.rule.at) : std::vector<Unit>{};
+    units_in_kind.push_back(units.size());
+    charted_of_kind.push_back(chart_units(units));
+    slowest_of_kind.push_back(slowest_units(std::move(units)));
+  }
+  std::optional<UnitsBusy> busy = busy_by_category_of_units(*a.trace, *a.index, charted_of_kind, a.threads);
+  for (std::size_t kind = 0; kind < charted_kinds.size(); ++kind) {
+    const KindSummary& k = charted_kinds[kind];
     if (k.count == 0) continue;
-    std::vector<Unit> units = units_of(*a.trace, k.kind, k.rule.at);
-    std::vector<UnitRow> charted = unit_rows_of(*a.trace, *a.index, chart_units(units), a.threads);
-    std::vector<UnitRow> rows = table_rows(a, units, charted);
+    std::size_t unit_count = units_in_kind[kind];
+    const std::vector<Unit>& charted = charted_of_kind[kind];
+    std::vector<UnitRow> charted_rows;
+    if (!busy) charted_rows = unit_rows_of(*a.trace, *a.index, charted, a.threads);
     std::vector<result::UnitBar> bars;
-    for (UnitRow& r : charted) {
-      fold_unit_groups(r, charts);
-      bars.push_back(unit_bar(k.kind, r));
+    for (std::size_t u = 0; u < charted.size(); ++u) {
+      std::vector<BarPart> parts = busy ? bar_parts((*busy)[kind][u], *a.trace) : bar_parts(charted_rows[u].stats);
+      fold_bar_parts(parts, charts);
+      bars.push_back(unit_bar(k.kind, charted[u], parts));
     }
-    std::string what = units.size() > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (units.size() + kMaxBars - 1) / kMaxBars) : "";
-    body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, units.size(), result::unit_rule_text(k.rule), what)) + "</h3>\n";
+    charted_rows.clear();
+    std::vector<UnitRow> rows = unit_rows_of(*a.trace, *a.index, std::move(slowest_of_kind[kind]), a.threads);
+    std::string what = unit_count > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (unit_count + kMaxBars - 1) / kMaxBars) : "";
+    body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, unit_count, result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
     for (UnitRow& r : rows) fold_unit_groups(r, charts);
-    if (units.size() > kMaxTableUnits)
-      body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, units.size()));
+    if (unit_count > kMaxTableUnits)
+      body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, unit_count));
     c.kind = k.kind;
     c.categories.clear();
     if (a.trace->jobque)
@@ -355,6 +407,7 @@ int run_report(const ReportCommandOptions& o) {
   ValidationTee validation;  // the validate section's checks, made as the file is read
   LoadOptions load;
   if (o.file != "-") load.tee = &validation;
+  load.release_freed = false;
   if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;
   Analysis a;
   a.trace = &trace;
