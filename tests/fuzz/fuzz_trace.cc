@@ -12,6 +12,7 @@
 #include "stats.h"
 #include "svg.h"
 #include "timeline.h"
+#include "unit_busy.h"
 #include "validate.h"
 #include "window.h"
 
@@ -60,6 +61,32 @@ bool same_gaps(const GapsReport& a, const GapsReport& b) {
   return true;
 }
 
+/// The busy walk of report's bars (every unit, and every other unit in a second list)
+/// against the unit rows: the same categories with busy time, busy and share, in order.
+void check_unit_busy(const Trace& trace, const SpanIndex& index, const std::vector<UnitRow>& rows) {
+  std::vector<std::vector<Unit>> lists(2);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    lists[0].push_back(rows[k].unit);
+    if (k % 2 == 0) lists[1].push_back(rows[k].unit);
+  }
+  std::optional<UnitsBusy> busy = busy_by_category_of_units(trace, index, lists, 2);
+  if (!busy) return;  // not a jobque trace, units that overlap, or too many tallies
+  for (std::size_t list = 0; list < 2; ++list)
+    for (std::size_t u = 0; u < lists[list].size(); ++u) {
+      const RangeStats& want = rows[list == 0 ? u : 2 * u].stats;
+      const std::vector<CategoryBusy>& got = (*busy)[list][u];
+      std::size_t c = 0;
+      for (const GroupStats& g : want.groups) {
+        if (g.busy_ns <= 0) continue;
+        if (c == got.size() || trace.categories[got[c].category].name != g.name || got[c].busy_ns != g.busy_ns ||
+            got[c].share_pct != g.share_pct)
+          std::abort();
+        ++c;
+      }
+      if (c != got.size()) std::abort();
+    }
+}
+
 void analyse(const Trace& trace) {
   SpanIndex index(trace);
   Range whole = whole_trace(trace);
@@ -86,6 +113,7 @@ void analyse(const Trace& trace) {
     one.lanes = false;
     for (std::size_t k = 0; k < rows.size() && k < 64; ++k)
       if (!same_stats(rows[k].stats, compute_stats(trace, index, rows[k].unit.range, one))) std::abort();
+    check_unit_busy(trace, index, rows);
   }
   if (trace.jobque) {  // on one thread, and on two with the chains cut into runs of 2 chunks
     GapsReport one, two;

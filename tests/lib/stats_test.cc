@@ -267,17 +267,6 @@ TEST_CASE("stats keyed by thousands of names equal one walk on several threads")
 }
 
 namespace {
-/// Numbers in [0, n) from a seed, the same on every machine (xorshift64), for generated traces.
-struct XorShift {
-  uint64_t x;
-  int64_t operator()(uint64_t n) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return static_cast<int64_t>(x % n);
-  }
-};
-
 /// A generic trace made to stress the nesting: spans on a few lanes with random starts and
 /// lengths (so siblings overlap, children stick out of parents, spans touch), zero
 /// durations, equal starts, a handful of cats and names.

@@ -18,6 +18,17 @@
 
 namespace jqtrace::test {
 
+/// Numbers in [0, n) from a seed, the same on every machine (xorshift64), for generated traces.
+struct XorShift {
+  uint64_t x;
+  int64_t operator()(uint64_t n) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return static_cast<int64_t>(x % n);
+  }
+};
+
 /// A temporary file holding bytes, removed at the end of the scope.
 struct TempFile {
   std::string path;

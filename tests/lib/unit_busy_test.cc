@@ -11,21 +11,11 @@ using namespace jqtrace::test;
 
 namespace {
 
-struct Random {
-  uint64_t x;
-  int64_t operator()(uint64_t n) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return static_cast<int64_t>(x % n);
-  }
-};
-
 /// A jobque trace of `chains` chains of five categories (their publishes' tags and stage
 /// counts) on `lanes` lanes: chunks, fifo jobs, stage waits and wakes, most short, some
 /// spanning much of the trace, some overlapping on their lane, some of zero length.
 std::string jobque_trace(uint32_t seed, int lanes, int chains) {
-  Random next{seed * 2654435761u + 11};
+  XorShift next{seed * 2654435761u + 11};
   std::string json = "[";
   auto span = [&](int lane, int64_t ts, int64_t dur, const char* name, int64_t stage, int64_t chain) {
     json += R"({"ph":"X","pid":1,"tid":)" + std::to_string(lane) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" +
