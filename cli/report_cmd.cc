@@ -221,6 +221,33 @@ std::vector<Unit> slowest_units(std::vector<Unit> units) {
   return units;
 }
 
+/// A kind's bars: from the busy walk when it ran (busy: this kind's units), else from the
+/// charted units' range stats, which are left in *charted_rows for the table.
+std::vector<result::UnitBar> kind_bars(const Analysis& a, const std::string& kind, const std::vector<Unit>& charted,
+                                       const std::vector<std::vector<CategoryBusy>>* busy, const ChartGroups& charts,
+                                       std::vector<UnitRow>* charted_rows) {
+  if (!busy) *charted_rows = unit_rows_of(*a.trace, *a.index, charted, a.threads);
+  std::vector<result::UnitBar> bars;
+  for (std::size_t u = 0; u < charted.size(); ++u) {
+    std::vector<BarPart> parts = busy ? bar_parts((*busy)[u], *a.trace) : bar_parts((*charted_rows)[u].stats);
+    fold_bar_parts(parts, charts);
+    bars.push_back(unit_bar(kind, charted[u], parts));
+  }
+  return bars;
+}
+
+/// The rows of a kind's table: its slowest units'. When every unit's range stats were
+/// measured for the chart they are among those rows (a kind of 25 units was measured twice
+/// over the whole trace).
+std::vector<UnitRow> table_rows(const Analysis& a, std::vector<Unit> slowest, std::size_t unit_count,
+                                std::vector<UnitRow>& charted_rows) {
+  if (charted_rows.size() != unit_count) return unit_rows_of(*a.trace, *a.index, std::move(slowest), a.threads);
+  std::vector<UnitRow> rows;
+  for (UnitRow& r : charted_rows)  // both in unit order
+    if (rows.size() < slowest.size() && r.unit.index == slowest[rows.size()].index) rows.push_back(std::move(r));
+  return rows;
+}
+
 /// The kinds' table lists at most kMaxTableKinds kinds, and at most kMaxChartedKinds get a
 /// chart and a units' table: those with the most markers, in kind order. A trace without a
 /// profile has a kind per instant name; 4,000 of them made a 2.9 GB page (every kind's
@@ -257,10 +284,9 @@ ReportSection markers_section(const Analysis& a) {
   body += result::render_html_fragment(result::markers_document(listed, {}, c));
   if (std::string note = kinds_left_out(listed.size(), charted_kinds.size(), a.kinds.size()); !note.empty())
     body += "<p>" + result::xml_escape(note) + "</p>\n";
-  // Every charted kind's bars from one walk over the spans (jobque traces), else from
-  // each kind's range stats.
-  // Only the units drawn and tabled are kept: all of 16 kinds' at once could be a sizeable
-  // part of the trace.
+  // Every charted kind's bars from one walk over the spans (jobque traces), else from each
+  // kind's range stats. Only the units drawn and tabled are kept: all of 16 kinds' units at
+  // once could be a sizeable part of the trace.
   std::vector<std::vector<Unit>> charted_of_kind, slowest_of_kind;
   std::vector<std::size_t> units_in_kind;
   for (const KindSummary& k : charted_kinds) {
@@ -276,15 +302,10 @@ ReportSection markers_section(const Analysis& a) {
     std::size_t unit_count = units_in_kind[kind];
     const std::vector<Unit>& charted = charted_of_kind[kind];
     std::vector<UnitRow> charted_rows;
-    if (!busy) charted_rows = unit_rows_of(*a.trace, *a.index, charted, a.threads);
-    std::vector<result::UnitBar> bars;
-    for (std::size_t u = 0; u < charted.size(); ++u) {
-      std::vector<BarPart> parts = busy ? bar_parts((*busy)[kind][u], *a.trace) : bar_parts(charted_rows[u].stats);
-      fold_bar_parts(parts, charts);
-      bars.push_back(unit_bar(k.kind, charted[u], parts));
-    }
+    std::vector<result::UnitBar> bars =
+        kind_bars(a, k.kind, charted, busy ? &(*busy)[kind] : nullptr, charts, &charted_rows);
+    std::vector<UnitRow> rows = table_rows(a, std::move(slowest_of_kind[kind]), unit_count, charted_rows);
     charted_rows.clear();
-    std::vector<UnitRow> rows = unit_rows_of(*a.trace, *a.index, std::move(slowest_of_kind[kind]), a.threads);
     std::string what = unit_count > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (unit_count + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, unit_count, result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
