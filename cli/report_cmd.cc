@@ -77,11 +77,11 @@ std::string chart_color(const GroupStats& g) { return g.color.empty() ? palette_
 /// A unit's groups with the folded ones summed into one grey "N others" group, so its bar
 /// and its table row have at most kMaxDrawnGroups + 1 parts (a unit of a trace with 5,000
 /// categories made a 275 KB table row).
-void fold_unit_groups(UnitRow& r, const ChartGroups& charts) {
+void fold_unit_groups(std::vector<GroupStats>& groups, const ChartGroups& charts) {
   if (charts.drawn.others == 0) return;
   std::vector<GroupStats> kept;
   GroupStats others;
-  for (GroupStats& g : r.stats.groups) {
+  for (GroupStats& g : groups) {
     if (!charts.folded(g.name)) {
       kept.push_back(std::move(g));
       continue;
@@ -95,61 +95,32 @@ void fold_unit_groups(UnitRow& r, const ChartGroups& charts) {
     others.color = kOthersColor;
     kept.push_back(std::move(others));
   }
-  r.stats.groups = std::move(kept);
+  groups = std::move(kept);
 }
 
-/// One part of a unit's bar: a group, its colour and its share of the unit's busy time.
-struct BarPart {
-  std::string name, color;
-  int64_t busy_ns = 0;
-  double share_pct = 0;
-};
-
-/// The parts of a unit's bar from its full stats (traces the busy walk does not take).
-std::vector<BarPart> bar_parts(const RangeStats& stats) {
-  std::vector<BarPart> parts;
-  for (const GroupStats& g : stats.groups) parts.push_back({g.name, chart_color(g), g.busy_ns, g.share_pct});
-  return parts;
-}
-
-/// The parts of a unit's bar from its busy time by category.
-std::vector<BarPart> bar_parts(const std::vector<CategoryBusy>& busy, const Trace& trace) {
-  std::vector<BarPart> parts;
-  for (const CategoryBusy& c : busy) {
-    const Category& category = trace.categories[c.category];
-    parts.push_back({category.name, category.color.empty() ? palette_color(category.name) : category.color,
-                     c.busy_ns, c.share_pct});
+/// A unit's groups from its busy time by category (what the busy walk gives): each with
+/// its name, colour, busy time and share, as compute_stats would have them.
+std::vector<GroupStats> category_groups(const std::vector<CategoryBusy>& busy, const Trace& trace) {
+  std::vector<GroupStats> groups(busy.size());
+  for (std::size_t i = 0; i < busy.size(); ++i) {
+    const Category& category = trace.categories[busy[i].category];
+    groups[i].name = category.name;
+    groups[i].color = category.color;
+    groups[i].busy_ns = busy[i].busy_ns;
+    groups[i].share_pct = busy[i].share_pct;
   }
-  return parts;
+  return groups;
 }
 
-/// A bar's folded parts summed into "N others", as fold_unit_groups folds a table row's
-/// groups (a part without busy time draws nothing: an "others" of no busy time is left out).
-void fold_bar_parts(std::vector<BarPart>& parts, const ChartGroups& charts) {
-  if (charts.drawn.others == 0) return;
-  std::vector<BarPart> kept;
-  BarPart others{charts.drawn.groups.back().name, kOthersColor};
-  for (BarPart& p : parts) {
-    if (!charts.folded(p.name)) {
-      kept.push_back(std::move(p));
-      continue;
-    }
-    others.busy_ns += p.busy_ns;
-    others.share_pct += p.share_pct;
-  }
-  if (others.busy_ns > 0) kept.push_back(std::move(others));
-  parts = std::move(kept);
-}
-
-/// A unit's bar: its duration split by the shares of its (folded) parts, and a tooltip
-/// listing each.
-result::UnitBar unit_bar(const std::string& kind, const Unit& unit, const std::vector<BarPart>& parts) {
+/// A unit's bar (its groups folded): its duration split by the shares of its groups, and a
+/// tooltip listing each.
+result::UnitBar unit_bar(const std::string& kind, const Unit& unit, const std::vector<GroupStats>& groups) {
   result::UnitBar bar{unit.index, unit.range.length(), {}, {}};
   bar.tip = fmt::format("{} {}: {} us", kind, unit.index, us_fixed(unit.range.length()));
-  for (const BarPart& p : parts) {
-    if (p.share_pct <= 0) continue;
-    bar.parts.push_back({p.color, p.share_pct});
-    bar.tip += fmt::format("\n{} {:.1f}%", p.name, p.share_pct);
+  for (const GroupStats& g : groups) {
+    if (g.share_pct <= 0) continue;
+    bar.parts.push_back({chart_color(g), g.share_pct});
+    bar.tip += fmt::format("\n{} {:.1f}%", g.name, g.share_pct);
   }
   return bar;
 }
@@ -229,9 +200,9 @@ std::vector<result::UnitBar> kind_bars(const Analysis& a, const std::string& kin
   if (!busy) *charted_rows = unit_rows_of(*a.trace, *a.index, charted, a.threads);
   std::vector<result::UnitBar> bars;
   for (std::size_t u = 0; u < charted.size(); ++u) {
-    std::vector<BarPart> parts = busy ? bar_parts((*busy)[u], *a.trace) : bar_parts((*charted_rows)[u].stats);
-    fold_bar_parts(parts, charts);
-    bars.push_back(unit_bar(kind, charted[u], parts));
+    std::vector<GroupStats> groups = busy ? category_groups((*busy)[u], *a.trace) : (*charted_rows)[u].stats.groups;
+    fold_unit_groups(groups, charts);
+    bars.push_back(unit_bar(kind, charted[u], groups));
   }
   return bars;
 }
@@ -305,11 +276,10 @@ ReportSection markers_section(const Analysis& a) {
     std::vector<result::UnitBar> bars =
         kind_bars(a, k.kind, charted, busy ? &(*busy)[kind] : nullptr, charts, &charted_rows);
     std::vector<UnitRow> rows = table_rows(a, std::move(slowest_of_kind[kind]), unit_count, charted_rows);
-    charted_rows.clear();
     std::string what = unit_count > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (unit_count + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, unit_count, result::unit_rule_text(k.rule), what)) + "</h3>\n";
     body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
-    for (UnitRow& r : rows) fold_unit_groups(r, charts);
+    for (UnitRow& r : rows) fold_unit_groups(r.stats.groups, charts);
     if (unit_count > kMaxTableUnits)
       body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, unit_count));
     c.kind = k.kind;

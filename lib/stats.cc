@@ -285,17 +285,7 @@ class StatsBuilder {
   std::vector<LaneRows> rows_in_range() const {
     std::vector<LaneRows> rows;
     for (std::size_t lane = 0; lane < t_.lanes.size(); ++lane) {
-      const IntColumn& ts = t_.lanes[lane].spans.ts;
-      std::size_t end = ts.size(), begin = std::min(index_.first_candidate(lane, r_.lo), end);
-      if (begin < end) {  // spans are sorted by start: the first one after the range ends the walk
-        std::size_t lo = begin, hi = end;
-        while (lo < hi) {
-          std::size_t mid = lo + (hi - lo) / 2;
-          if (ts[mid] > r_.hi) hi = mid;
-          else lo = mid + 1;
-        }
-        end = lo;
-      }
+      auto [begin, end] = index_.candidate_rows(t_, lane, r_);
       std::size_t step = t_.jobque ? std::max<std::size_t>(1, o_.slice_rows) : SIZE_MAX;
       while (begin < end) {
         std::size_t stop = end - begin > step ? begin + step : end;
@@ -853,6 +843,17 @@ SpanIndex::SpanIndex(const Trace& trace) {
 std::size_t SpanIndex::first_candidate(std::size_t lane, int64_t lo) const {
   const std::vector<int64_t>& b = block_max_end_[lane];
   return static_cast<std::size_t>(std::lower_bound(b.begin(), b.end(), lo) - b.begin()) * kBlock;
+}
+
+std::pair<std::size_t, std::size_t> SpanIndex::candidate_rows(const Trace& trace, std::size_t lane, Range r) const {
+  const IntColumn& ts = trace.lanes[lane].spans.ts;
+  std::size_t end = ts.size(), begin = std::min(first_candidate(lane, r.lo), end);
+  for (std::size_t low = begin; low < end;) {  // spans are sorted by start: the first one after r ends it
+    std::size_t mid = low + (end - low) / 2;
+    if (ts[mid] > r.hi) end = mid;
+    else low = mid + 1;
+  }
+  return {begin, end};
 }
 
 RangeStats compute_stats(const Trace& trace, const SpanIndex& index, Range range, const StatsOptions& options) {

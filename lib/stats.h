@@ -3,6 +3,7 @@
 // per-group and per-lane detail. A pure function of the trace and a range.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quantile.h"
@@ -78,6 +79,9 @@ class SpanIndex {
   explicit SpanIndex(const Trace& trace);
   /// The first span of lane that can end at or after lo.
   std::size_t first_candidate(std::size_t lane, int64_t lo) const;
+  /// Rows [begin, end) of the lane's spans (of `trace`, the one indexed) that can overlap
+  /// r: from the first candidate to the last span starting by r.hi.
+  std::pair<std::size_t, std::size_t> candidate_rows(const Trace& trace, std::size_t lane, Range r) const;
 
  private:
   static constexpr std::size_t kBlock = 64;

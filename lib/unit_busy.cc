@@ -154,13 +154,7 @@ std::vector<Piece> pieces_of(const Trace& t, const SpanIndex& index, int64_t lo,
   constexpr std::size_t kPieceRows = std::size_t{1} << 18;
   std::vector<Piece> pieces;
   for (std::size_t lane = 0; lane < t.lanes.size(); ++lane) {
-    const IntColumn& ts = t.lanes[lane].spans.ts;
-    std::size_t begin = std::min(index.first_candidate(lane, lo), ts.size()), end = ts.size();
-    for (std::size_t low = begin; low < end;) {  // the first span starting after hi ends it
-      std::size_t mid = low + (end - low) / 2;
-      if (ts[mid] > hi) end = mid;
-      else low = mid + 1;
-    }
+    auto [begin, end] = index.candidate_rows(t, lane, {lo, hi});
     for (; begin < end; begin += std::min(kPieceRows, end - begin))
       pieces.push_back({lane, begin, begin + std::min(kPieceRows, end - begin)});
   }
