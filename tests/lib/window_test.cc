@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#ifdef JQTRACE_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
 #include "test_util.h"
 #include "window.h"
 
@@ -93,4 +97,50 @@ TEST_CASE("rebasing rewrites the ts the reader used: the last of duplicate keys,
   CHECK(both == R"({"ts":5,"ph":"X","\u0074\u0073":7})");
   std::string not_a_number = R"({"ts":5,"ts":"x"})";  // the reader's ts is no number: refused
   CHECK_FALSE(replace_top_level_number(not_a_number, "ts", "7"));
+}
+
+namespace {
+/// Ranges of a text read back through TextRanges from a file of `bytes` (the text,
+/// compressed or not), checked against the text itself.
+void check_ranges_read_back(const std::string& bytes, const std::string& text) {
+  TempFile file(bytes);
+  std::string err;
+  auto ranges = TextRanges::open(file.path, &err);
+  REQUIRE(ranges);
+  // Within a block, across the decoder's 256 KiB blocks, touching, empty, at the very end.
+  std::vector<std::pair<uint64_t, uint64_t>> asked = {{0, 10},           {17, 17},         {100, 300000},
+                                                      {300000, 300001},  {524287, 524289}, {600000, 900000},
+                                                      {text.size() - 5, text.size()}};
+  std::string got;
+  for (auto [lo, hi] : asked) {
+    got.clear();
+    CHECK(ranges->read(lo, hi, &got));
+    CHECK(got == text.substr(lo, hi - lo));
+  }
+  CHECK_FALSE(ranges->read(text.size(), text.size() + 1, &got));  // past the end: the text changed
+}
+
+std::string long_text() {
+  std::string text;
+  XorShift rng{12345};
+  while (text.size() < 1000000) text += "line " + std::to_string(rng(1000000)) + "\n";
+  return text;
+}
+}  // namespace
+
+TEST_CASE("ranges of a compressed file are decoded again, block by block") {
+  std::string text = long_text();
+  SUBCASE("plain") { check_ranges_read_back(text, text); }
+  SUBCASE("gzip, two members") {
+    check_ranges_read_back(gzip_bytes(text.substr(0, 400000)) + gzip_bytes(text.substr(400000)), text);
+  }
+#ifdef JQTRACE_HAVE_ZSTD
+  SUBCASE("zstd") {
+    std::string z(ZSTD_compressBound(text.size()), '\0');
+    std::size_t n = ZSTD_compress(z.data(), z.size(), text.data(), text.size(), 3);
+    REQUIRE_FALSE(ZSTD_isError(n));
+    z.resize(n);
+    check_ranges_read_back(z, text);
+  }
+#endif
 }
