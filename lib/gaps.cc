@@ -130,9 +130,10 @@ struct StageGroup {
   int64_t stage = 0;
   double first = 0, last = 0, busy = 0;
   double last_dur = 0;  ///< the longest chunk among those ending last
-  std::vector<std::pair<uint32_t, double>> lane_ends;
-  ShortListIndex<uint32_t> lane_index;  ///< lane -> its place in lane_ends
+  std::vector<std::pair<uint32_t, double>> lane_ends;  ///< by lane, ascending
 
+  /// Chunks come lane after lane (a chain's chunk references are in file order, lane by
+  /// lane: order_chunks), so a lane's ends are always the last entry or a new one.
   void add(uint32_t lane, double t0, double d) {
     double t1 = t0 + d;
     bool empty = lane_ends.empty();
@@ -141,14 +142,12 @@ struct StageGroup {
     else if (t1 == last) last_dur = std::max(last_dur, d);
     last = empty ? t1 : std::max(last, t1);
     busy += d;  // in file order (lane after lane), the order the scripts summed in
-    std::size_t at = lane_index.find(lane, lane_ends.size(), [&](std::size_t i) { return lane_ends[i].first; });
-    if (at != SIZE_MAX) lane_ends[at].second = std::max(lane_ends[at].second, t1);
+    if (!empty && lane_ends.back().first == lane) lane_ends.back().second = std::max(lane_ends.back().second, t1);
     else lane_ends.push_back({lane, t1});
   }
   void reset(int64_t s) {
     stage = s;
     lane_ends.clear();
-    lane_index.clear();
     busy = 0;
   }
 };
