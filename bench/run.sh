@@ -12,7 +12,9 @@
 # "zcat | floor" is the limit for a gzip trace read through zlib on one core; decode-floor
 # is jqtrace's own decoder alone (ISA-L for gzip, zstd), the limit of the compressed rows. The machine
 # is shared and noisy: runs are interleaved (every row of a round, then the next round) so
-# that a slow spell hits all rows alike, and medians, not best runs, are reported.
+# that a slow spell hits all rows alike, and medians, not best runs, are reported. The CPU
+# columns (user + system time, median) move much less with the host's load than wall time:
+# for the one-thread rows they are the steadier measure of a change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-200}
@@ -56,26 +58,30 @@ for workers in 2 7 31; do
     labels+=("stats -j $j stdin .gz")
     commands+=("sh -c '$build/jqtrace stats -j $j - < $trace.gz'")
   done
-  declare -A times=() peaks=()
+  declare -A times=() peaks=() cpus=()
   for _ in $(seq "$repeat"); do
     for i in "${!commands[@]}"; do
-      eval "/usr/bin/time -f '%e %M' -o $out/time.txt ${commands[$i]}" > /dev/null 2>&1 ||
+      eval "/usr/bin/time -f '%e %M %U %S' -o $out/time.txt ${commands[$i]}" > /dev/null 2>&1 ||
         { echo "failed: ${commands[$i]}" >&2; exit 1; }
-      read -r s kb < "$out/time.txt"
+      read -r s kb user sys < "$out/time.txt"
+      cpus[$i]+="$(awk -v u="$user" -v k="$sys" 'BEGIN{print u + k}') "
       times[$i]+="$s "
       if [ -z "${peaks[$i]:-}" ] || [ "$kb" -gt "${peaks[$i]}" ]; then peaks[$i]=$kb; fi
     done
   done
   median() { tr ' ' '\n' <<< "$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   floor=$(median "${times[0]}")
+  floor_cpu=$(median "${cpus[0]}")
   printf "\n%s lanes: %s (%.1f MB), %s cores, median of %s interleaved runs\n" "$((workers + 1))" "$trace" \
     "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')" "$jobs" "$repeat"
-  printf "| %-38s | %7s | %7s | %8s | %8s | %8s |\n" "command" "seconds" "MB/s" "peak MiB" "x floor" "RSS/file"
-  printf "|%s|%s|%s|%s|%s|%s|\n" "---" "---:" "---:" "---:" "---:" "---:"
+  printf "| %-38s | %7s | %7s | %8s | %8s | %8s | %7s | %9s |\n" "command" "seconds" "MB/s" "peak MiB" "x floor" "RSS/file" \
+    "CPU s" "CPU x fl."
+  printf "|%s|%s|%s|%s|%s|%s|%s|%s|\n" "---" "---:" "---:" "---:" "---:" "---:" "---:" "---:"
   for i in "${!labels[@]}"; do
     s=$(median "${times[$i]}")
-    awk -v n="${labels[$i]}" -v s="$s" -v kb="${peaks[$i]}" -v f="$floor" -v b="$bytes" 'BEGIN{
-      printf "| %-38s | %7.2f | %7.1f | %8.1f | %8.2f | %8.3f |\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b }'
+    c=$(median "${cpus[$i]}")
+    awk -v n="${labels[$i]}" -v s="$s" -v kb="${peaks[$i]}" -v f="$floor" -v b="$bytes" -v c="$c" -v fc="$floor_cpu" 'BEGIN{
+      printf "| %-38s | %7.2f | %7.1f | %8.1f | %8.2f | %8.3f | %7.2f | %9.2f |\n", n, s, b/1e6/s, kb/1024, s/f, kb*1024/b, c, c/fc }'
   done
   # Compressed against plain: the ratio of each compressed row to its plain row.
   plain_time() { for k in "${!labels[@]}"; do [ "${labels[$k]}" = "$1" ] && { median "${times[$k]}"; return; }; done; }
@@ -89,7 +95,7 @@ for workers in 2 7 31; do
           'BEGIN{ printf "| %-38s | %8.2f |\n", n, s/p }' ;;
     esac
   done
-  unset times peaks
+  unset times peaks cpus
 done
 echo
 echo "targets (issue 15): validate -j 1 <= 1.15x the fast floor, stats -j 1 <= 1.30x, stats -j $jobs <= 0.67x"
