@@ -137,8 +137,6 @@ void write_index_after(const std::string& path, const std::string& name, const T
 
 }  // namespace
 
-namespace {
-
 /// Hands the memory the load freed (its parts' buffers and tables) back to the system:
 /// glibc keeps it in its arenas, where an analysis on another thread would not reuse it and
 /// its peak would sit on top of it (gaps -j 2 of a 200 MB trace: ~1 MB less at the peak).
@@ -147,6 +145,8 @@ void release_free_memory() {
   malloc_trim(0);
 #endif
 }
+
+namespace {
 
 /// Reads path into *trace with load's tee and, with --index, the index's recorder and gzip
 /// access points along; writes the index when the read is usable. announce: say on stderr

@@ -1,7 +1,6 @@
 // jqtrace report FILE: load once (validating as it reads) → scope → stats, markers, gaps,
 // timelines → one offline HTML page; gates as in stats.
 #include <algorithm>
-#include <future>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -410,14 +409,17 @@ int run_report(const ReportCommandOptions& o) {
   choose_grouping("", trace, &stats.by);
   stats.threads = worker_threads(o.common);
   a.threads = stats.threads;
-  // gaps (the longest section, mostly on one thread) is measured beside everything else
-  // from here on: it reads only the model and the scope.
-  std::future<ReportSection> gaps =
-      std::async(a.threads > 1 ? std::launch::async : std::launch::deferred,
-                 [&trace, scope = a.scope, file = a.file, threads = a.threads] { return gaps_section(trace, scope, file, threads); });
-  // On one thread, gaps first: its peak is the report's, and little else is held yet (the
-  // 200 MB bench traces: 0.259-0.262 of the file -> 0.245-0.249). Two or more: beside the rest.
-  if (a.threads <= 1) gaps.wait();
+  // gaps first, then the rest: gaps' working memory is most of what any section adds to
+  // the model, and measured beside the others it came on top of theirs. On several threads
+  // the memory freed before and after it is handed back too, or it stays in the arenas of
+  // threads that no longer need it (report -j 2 of the 200 MB bench traces: peak 0.29-0.31
+  // of the file -> 0.26, same time). One thread reuses its own.
+  auto hand_back_freed = [&] {
+    if (a.threads > 1) release_free_memory();
+  };
+  hand_back_freed();
+  ReportSection gaps = gaps_section(trace, a.scope, a.file, a.threads);
+  hand_back_freed();
   SpanIndex index(trace);
   a.index = &index;
   a.stats = compute_stats(trace, index, a.scope.range, stats);
@@ -433,7 +435,7 @@ int run_report(const ReportCommandOptions& o) {
   if (!results.empty()) sections.push_back(gates_section(results));
   sections.push_back(markers_section(a));
   ReportSection timelines = timelines_section(a);
-  sections.push_back(gaps.get());
+  sections.push_back(std::move(gaps));
   sections.push_back(std::move(validated));
   sections.push_back(std::move(timelines));
   std::string html = result::render_report_html("jqtrace report: " + a.file, sections);
