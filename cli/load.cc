@@ -49,6 +49,16 @@ bool read_model(const std::string& path, const CommonOptions& opts, Trace* trace
 
 }  // namespace
 
+/// What the file's magic bytes say it is compressed with (none when it cannot be read).
+Compression file_compression(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return Compression::none;
+  char head[4] = {};
+  std::size_t got = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  return sniff_compression(std::string_view(head, got));
+}
+
 namespace {
 
 /// What a read lost, on stderr (the same from a full read and from an index's skeleton,
@@ -84,14 +94,7 @@ int report_read(const std::string& name, const ReadResult& r, const Trace& trace
 /// small files into many blocks).
 uint64_t index_block_bytes() { return bytes_from_env("JQTRACE_INDEX_BLOCK_BYTES", TraceIndex::kBlockBytes); }
 
-bool is_gzip_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  char head[2] = {};
-  bool gzip = std::fread(head, 1, 2, f) == 2 && sniff_compression(std::string_view(head, 2)) == Compression::gzip;
-  std::fclose(f);
-  return gzip;
-}
+bool is_gzip_file(const std::string& path) { return file_compression(path) == Compression::gzip; }
 
 /// Text between a gzip trace's access points: 4 MiB (16 blocks). Each point keeps a 32 KiB
 /// window (~3.8 KB of index a point, deflated), so the points are ~0.8% of the .gz (2 MiB
@@ -268,12 +271,15 @@ int load_scoped(const std::string& path, const CommonOptions& opts, const ScopeO
       *trace = Trace{};
     }
   }
-  // Read whole, a gzip trace gives access points as it is decoded (ISA-L), so that window
-  // decodes again only around its events, not the whole file up to the last of them (a
-  // trace written lane after lane has a window's events all through it).
+  // Read whole, a compressed trace gives access points as it is decoded (gzip through
+  // ISA-L; zstd at its frames, when it has several), so that window decodes again only
+  // around its events, not the whole file up to the last of them (a trace written lane
+  // after lane has a window's events all through it).
   std::optional<GzipPointHunt> hunt;
   LoadOptions whole = load;
-  if (gzip_points && have_isal() && is_gzip_file(path)) whole.gzip_points = &hunt.emplace(reread_point_spacing(), false);
+  Compression compression = gzip_points ? file_compression(path) : Compression::none;
+  if ((compression == Compression::gzip && have_isal()) || compression == Compression::zstd)
+    whole.gzip_points = &hunt.emplace(reread_point_spacing(), false);
   if (int status = load_for_analysis(path, opts, trace, whole, shown_as)) return status;
   if (hunt) *gzip_points = std::move(hunt->points);
   return resolve_scope_options(scope_options, *trace, opts, scope) ? kOk : kUsage;

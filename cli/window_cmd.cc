@@ -278,15 +278,16 @@ int run_window(WindowCommandOptions o) {
   load.spans = false;
   load.tee = &index;
   Scope scope;
-  std::vector<GzipPoint> points;  // a gzip trace's index: where its events' text can be decoded from
+  std::vector<GzipPoint> points;  // a compressed trace's access points: where its events' text can be decoded from
   if (int status =
           load_scoped(o.file, o.common, o.scope, &trace, &scope, load, BlocksFor::window, o.file_shown, &points))
     return status;
   index.finish(trace.end_ns);
   Range range = scope.range;
   std::vector<EventIndex::Entry> chosen = select_window(index, range);
-  if (std::getenv("JQTRACE_SHOW_INDEX"))  // tests: the second read of a gzip trace starts from its access points
-    fmt::print(stderr, "jqtrace: window: {} gzip access points\n", points.size());
+  if (std::getenv("JQTRACE_SHOW_INDEX"))  // tests: the second read of a compressed trace starts from its access points
+    if (Compression c = file_compression(o.file); c != Compression::none)
+      fmt::print(stderr, "jqtrace: window: {} {} access points\n", points.size(), compression_name(c));
   std::string err;
   auto text = TextRanges::open(o.file, &err, &points);
   if (!text) {

@@ -59,6 +59,8 @@ class Decoder : public RawInput {
 
   const unsigned char* next_in_ = nullptr;
   std::size_t avail_in_ = 0;
+  /// The file offset of next_in_: bytes taken from the input, less those not yet decoded.
+  uint64_t input_offset() const { return inner_->consumed() - avail_in_; }
   /// ISA-L, at a member's end, hands back the bytes its bit buffer read past it (up to 8),
   /// which may belong to the chunk before: the last kKeep bytes of that chunk stay in front
   /// of the current one, from here.
@@ -364,10 +366,12 @@ class IsalGzip final : public Decoder {
 #endif
 
 #ifdef JQTRACE_HAVE_ZSTD
+/// hunt (may be null): the start of every frame after the first, spacing apart at least,
+/// goes into hunt->points as a point with no window (decoding can start there afresh).
 class Zstd final : public Decoder {
  public:
-  explicit Zstd(std::unique_ptr<RawInput> compressed)
-      : Decoder(std::move(compressed), Compression::zstd), stream_(ZSTD_createDStream()) {
+  Zstd(std::unique_ptr<RawInput> compressed, GzipPointHunt* hunt)
+      : Decoder(std::move(compressed), Compression::zstd), stream_(ZSTD_createDStream()), hunt_(hunt) {
     if (stream_) ZSTD_initDStream(stream_);
   }
   ~Zstd() override { ZSTD_freeDStream(stream_); }
@@ -386,6 +390,7 @@ class Zstd final : public Decoder {
     next_in_ += in.pos;
     avail_in_ -= in.pos;
     s->produced = o.pos;
+    text_out_ += o.pos;
     if (ZSTD_isError(r)) {
       s->error = ZSTD_getErrorName(r);
       return false;
@@ -393,9 +398,20 @@ class Zstd final : public Decoder {
     s->member_end = r == 0;  // a frame decoded and flushed; the next call starts the next frame
     return true;
   }
-  bool start_member() override { return true; }
+  /// Called when a frame ended and more input follows: next_in_ is the next frame's start.
+  bool start_member() override {
+    if (hunt_ && text_out_ >= hunt_->points.back().out + hunt_->spacing) {
+      GzipPoint frame;
+      frame.out = text_out_;
+      frame.in = input_offset();
+      hunt_->points.push_back(std::move(frame));
+    }
+    return true;
+  }
 
   ZSTD_DStream* stream_;
+  GzipPointHunt* hunt_;
+  uint64_t text_out_ = 0;  ///< text decoded so far
 };
 #endif
 
@@ -485,11 +501,12 @@ std::unique_ptr<RawInput> gzip_decoder(std::unique_ptr<RawInput> compressed, Gzi
   return std::make_unique<ZlibGzip>(std::move(compressed));
 }
 
-std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed) {
+std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed, GzipPointHunt* hunt) {
 #ifdef JQTRACE_HAVE_ZSTD
-  return std::make_unique<Zstd>(std::move(compressed));
+  return std::make_unique<Zstd>(std::move(compressed), hunt);
 #else
   (void)compressed;
+  (void)hunt;
   return std::make_unique<Unsupported>("zstd input, but this jqtrace was built without zstd (libzstd-dev)");
 #endif
 }
@@ -516,7 +533,7 @@ std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compres
   auto whole = prefixed_input(std::move(raw), std::move(head));
   switch (*found) {
     case Compression::gzip: return gzip_decoder(std::move(whole), GzipEngine::best, hunt);
-    case Compression::zstd: return zstd_decoder(std::move(whole));
+    case Compression::zstd: return zstd_decoder(std::move(whole), hunt);
     case Compression::none: break;
   }
   return whole;

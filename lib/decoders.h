@@ -56,12 +56,16 @@ std::string decoders_text();
 /// decoder is gone.
 std::unique_ptr<RawInput> gzip_decoder(std::unique_ptr<RawInput> compressed, GzipEngine engine = GzipEngine::best,
                                        GzipPointHunt* hunt = nullptr);
-/// Without zstd in the build, an input whose every read fails saying so.
-std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed);
+/// Without zstd in the build, an input whose every read fails saying so. hunt (may be
+/// null): the starts of the frames after the first, as access points with no window (a
+/// multi-frame file, as pzstd or a writer that ends a frame now and then makes, can be
+/// decoded from any of them).
+std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed, GzipPointHunt* hunt = nullptr);
 
 /// Reads the magic and returns the input decoded (or as it is, when not compressed), with
 /// the compression found in *found. The magic bytes read are handed on, not lost.
-/// A gzip input takes access points into hunt (may be null) as gzip_decoder does.
+/// A gzip or zstd input takes access points into hunt (may be null) as gzip_decoder and
+/// zstd_decoder do.
 std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compression* found,
                                           GzipPointHunt* hunt = nullptr);
 

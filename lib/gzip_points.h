@@ -27,7 +27,9 @@ struct GzipPoint {
 
 /// Access points wanted from a gzip decoder (decoders.h) while it decodes a file: about
 /// every `spacing` bytes of text (fewer where the stream offers no block header to stop
-/// at). Only the ISA-L decoder takes them; `points` starts with the file's start.
+/// at). Only the ISA-L decoder takes them; `points` starts with the file's start. A zstd
+/// decoder takes the starts of its frames here the same way (points with no window: a
+/// frame decodes on its own).
 struct GzipPointHunt {
   explicit GzipPointHunt(uint64_t spacing_, bool pack_ = true) : spacing(spacing_), pack(pack_), points(1) {}
   uint64_t spacing;

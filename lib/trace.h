@@ -127,7 +127,8 @@ struct LoadOptions {
   /// Also sees every event, after the model does (may be null). Split per part when the
   /// file is parsed in parallel.
   SplittableSink* tee = nullptr;
-  /// A gzip file's access points, taken as it is decoded (may be null; gzip_points.h).
+  /// A compressed file's access points, taken as it is decoded (may be null; gzip_points.h):
+  /// a gzip file's by the ISA-L decoder, a zstd file's at its frames.
   GzipPointHunt* gzip_points = nullptr;
   /// After the read, the memory the load freed goes back to the system (cli/load.cc), so
   /// that an analysis on another thread does not peak on top of it. report keeps it: its

@@ -157,7 +157,12 @@ class PlainRanges final : public TextRanges {
 /// Source cost more than the decoding: window on a zstd trace took 1.4x its plain time.)
 class StreamRanges final : public TextRanges {
  public:
-  explicit StreamRanges(std::unique_ptr<RawInput> text) : text_(std::move(text)), block_(kBlock) {}
+  /// text_offset: where in the whole text the input's first byte stands.
+  explicit StreamRanges(std::unique_ptr<RawInput> text, uint64_t text_offset = 0)
+      : text_(std::move(text)), block_(kBlock), block_at_(text_offset) {}
+  /// The earliest text offset it can still hand out, and the next one it would decode.
+  uint64_t earliest() const { return block_at_; }
+  uint64_t decoded_to() const { return block_at_ + filled_; }
   bool read(uint64_t offset, uint64_t end, std::string* out) override {
     while (offset < end) {
       uint64_t block_end = block_at_ + filled_;
@@ -182,6 +187,41 @@ class StreamRanges final : public TextRanges {
   std::vector<char> block_;
   uint64_t block_at_ = 0;   ///< text offset of block_[0]
   std::size_t filled_ = 0;  ///< bytes of text in block_
+};
+
+/// A zstd file of several frames, with access points at their starts (found as the first
+/// pass decoded it): each range decoded afresh from the frame before it, or onwards from
+/// where the last range ended when that is near.
+class FrameRanges final : public TextRanges {
+ public:
+  FrameRanges(std::string path, const std::vector<GzipPoint>& frames) : path_(std::move(path)), frames_(frames) {}
+  bool read(uint64_t offset, uint64_t end, std::string* out) override {
+    const GzipPoint* from = point_before(frames_, offset);
+    if (!from) return false;
+    bool behind = !stream_ || offset < stream_->earliest();
+    bool far = stream_ && from->out > stream_->decoded_to() + kMinSkip;
+    if (behind || far) {
+      stream_ = decoded_from(*from);
+      if (!stream_) return false;
+    }
+    return stream_->read(offset, end, out);
+  }
+
+ private:
+  static constexpr uint64_t kMinSkip = 256u << 10;
+  std::unique_ptr<StreamRanges> decoded_from(const GzipPoint& frame) const {
+    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    if (::lseek(fd, static_cast<off_t>(frame.in), SEEK_SET) < 0) {
+      ::close(fd);
+      return nullptr;
+    }
+    return std::make_unique<StreamRanges>(zstd_decoder(fd_input(fd, true)), frame.out);
+  }
+
+  std::string path_;
+  const std::vector<GzipPoint>& frames_;
+  std::unique_ptr<StreamRanges> stream_;
 };
 
 /// A gzip file with access points (an index's): each range decoded from the point before
@@ -217,8 +257,9 @@ std::unique_ptr<TextRanges> TextRanges::open(const std::string& path, std::strin
                                              const std::vector<GzipPoint>* points) {
   auto source = Source::open(path, err);
   if (!source) return nullptr;
-  if (source->compression() == Compression::gzip && points && points->size() > 1)
-    return std::make_unique<PointRanges>(path, *points);
+  bool has_points = points && points->size() > 1;
+  if (source->compression() == Compression::gzip && has_points) return std::make_unique<PointRanges>(path, *points);
+  if (source->compression() == Compression::zstd && has_points) return std::make_unique<FrameRanges>(path, *points);
   if (source->compressed()) {
     source.reset();
     auto text = decoded_again(path)();

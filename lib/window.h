@@ -101,8 +101,9 @@ std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range rang
 class TextRanges {
  public:
   /// A plain file is read with pread at the offsets; a gzip file is inflated again from
-  /// the access point before each range (points: an index's), else from the start. Null
-  /// with *err on failure. points must outlive the reader.
+  /// the access point before each range (points: an index's, or the load's), a zstd file
+  /// from the frame before it (points: the load's, at its frames), else from the start.
+  /// Null with *err on failure. points must outlive the reader.
   static std::unique_ptr<TextRanges> open(const std::string& path, std::string* err,
                                           const std::vector<GzipPoint>* points = nullptr);
   virtual ~TextRanges() = default;

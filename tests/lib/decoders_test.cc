@@ -10,6 +10,7 @@
 #endif
 
 #include "decoders.h"
+#include "gzip_points.h"
 #include "read_ahead.h"
 #include "test_util.h"
 
@@ -204,6 +205,39 @@ TEST_CASE("zstd: frames one after another, read a few bytes at a time") {
   CHECK(d.last == 0);
   CHECK(d.error.empty());
   CHECK(d.text == a + b);
+}
+
+TEST_CASE("zstd: the starts of its frames are taken as access points, spacing apart, each decoding on its own") {
+  std::vector<std::string> texts = {sample_text(120), sample_text(1), sample_text(90), sample_text(60)};
+  std::string z, whole;
+  std::vector<uint64_t> frame_in, frame_out;
+  for (const std::string& t : texts) {
+    frame_in.push_back(z.size());
+    frame_out.push_back(whole.size());
+    z += zstd_frame(t);
+    whole += t;
+  }
+  GzipPointHunt every(1, false);
+  Compression found = Compression::none;
+  auto in = decode_by_magic(std::make_unique<TrickleInput>(z), &found, &every);  // frame ends inside reads
+  CHECK(drain(*in, 777).text == whole);
+  REQUIRE(every.points.size() == texts.size());
+  for (std::size_t f = 0; f < texts.size(); ++f) {
+    CAPTURE(f);
+    CHECK(every.points[f].in == frame_in[f]);
+    CHECK(every.points[f].out == frame_out[f]);
+    CHECK(every.points[f].window.empty());
+    auto from_here = zstd_decoder(memory_input(z.substr(every.points[f].in)));
+    CHECK(drain(*from_here).text == whole.substr(every.points[f].out));
+  }
+  // Spaced: the first frame start at least `spacing` of text after the last point taken.
+  uint64_t spacing = frame_out[2] + 1;  // frames 1 and 2 start before it, frame 3 after
+  GzipPointHunt sparse(spacing, false);
+  auto again = zstd_decoder(memory_input(z), &sparse);
+  CHECK(drain(*again).text == whole);
+  REQUIRE(sparse.points.size() == 2);
+  CHECK(sparse.points[1].out == frame_out[3]);
+  CHECK(sparse.points[1].in == frame_in[3]);
 }
 
 TEST_CASE("zstd: cut short is a prefix and cut_short, damage is an error with its offset") {

@@ -135,6 +135,38 @@ TEST_CASE("ranges of a compressed file are decoded again, block by block") {
     check_ranges_read_back(gzip_bytes(text.substr(0, 400000)) + gzip_bytes(text.substr(400000)), text);
   }
 #ifdef JQTRACE_HAVE_ZSTD
+  SUBCASE("zstd of several frames, read from the frame before each range") {
+    // The first frame is damaged: a range after it reads only if decoding starts at a later frame.
+    std::vector<GzipPoint> frames;
+    std::string z;
+    for (uint64_t at = 0; at < text.size(); at += 200000) {
+      GzipPoint frame;
+      frame.out = at;
+      frame.in = z.size();
+      frames.push_back(frame);
+      std::string piece = text.substr(at, 200000);
+      std::string packed(ZSTD_compressBound(piece.size()), '\0');
+      std::size_t n = ZSTD_compress(packed.data(), packed.size(), piece.data(), piece.size(), 3);
+      REQUIRE_FALSE(ZSTD_isError(n));
+      z += packed.substr(0, n);
+    }
+    std::string damaged = z;
+    for (std::size_t i = 20; i < frames[1].in - 20; i += 97) damaged[i] = static_cast<char>(damaged[i] ^ 0x5a);
+    TempFile file(damaged);
+    std::string err;
+    auto ranges = TextRanges::open(file.path, &err, &frames);
+    REQUIRE(ranges);
+    std::string got;
+    for (auto [lo, hi] : std::vector<std::pair<uint64_t, uint64_t>>{{250000, 250100}, {399990, 400010}, {900000, 999000}}) {
+      got.clear();
+      CHECK(ranges->read(lo, hi, &got));
+      CHECK(got == text.substr(lo, hi - lo));
+    }
+    CHECK_FALSE(ranges->read(text.size(), text.size() + 1, &got));
+    auto from_start = TextRanges::open(file.path, &err);  // no frames known: the damage is in the way
+    REQUIRE(from_start);
+    CHECK_FALSE(from_start->read(250000, 250100, &got));
+  }
   SUBCASE("zstd") {
     std::string z(ZSTD_compressBound(text.size()), '\0');
     std::size_t n = ZSTD_compress(z.data(), z.size(), text.data(), text.size(), 3);

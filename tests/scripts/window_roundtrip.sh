@@ -108,5 +108,25 @@ for scope in "--marker token 5" "--marker layer 40..44" "--marker step 1" "--us 
     failures=$((failures + 1))
   fi
 done
+# A zstd trace of several frames (here 64 KiB of text each) is read again from the frames
+# before its events, found as it was decoded: the window is the plain file's.
+split -b 65536 "$tmp/big.json" "$tmp/piece."
+for piece in "$tmp"/piece.*; do zstd -q -c "$piece"; done > "$tmp/frames.json.zst"
+for scope in "--marker token 5" "--marker layer 40..44" "--us 2000 2600"; do
+  # shellcheck disable=SC2086
+  plain=$("$jqtrace" window -q --no-index $scope "$tmp/big.json" | sed 's/"source":"[^"]*"//')
+  # shellcheck disable=SC2086
+  zst=$(JQTRACE_INDEX_BLOCK_BYTES=300 JQTRACE_SHOW_INDEX=1 "$jqtrace" window -q --no-index $scope "$tmp/frames.json.zst" \
+    2> "$tmp/points.txt" | sed 's/"source":"[^"]*"//')
+  points=$(grep -o '[0-9]* zstd access points' "$tmp/points.txt" | cut -d' ' -f1)
+  if [ -z "$plain" ] || [ "$plain" != "$zst" ]; then
+    echo "FAIL: window $scope of a zstd trace read again from its frames differs from the plain file's"
+    failures=$((failures + 1))
+  fi
+  if "$jqtrace" --version | grep -q 'zstd 1' && [ "${points:-0}" -lt 5 ]; then
+    echo "FAIL: window $scope of a zstd trace of many frames: ${points:-no} access points taken"
+    failures=$((failures + 1))
+  fi
+done
 echo "window round trips: $failures failed"
 [ $failures -eq 0 ]
