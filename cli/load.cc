@@ -178,6 +178,7 @@ int read_and_index(const std::string& path, const std::string& name, const Commo
   if (load.release_freed) release_free_memory();
   end_progress();
   std::vector<GzipPoint> found;
+  bool index_took_points = hunt || points.valid();  // a gzip trace's, in place of the caller's hunt
   if (hunt)
     found = std::move(hunt->points);
   else if (points.valid())
@@ -188,7 +189,8 @@ int read_and_index(const std::string& path, const std::string& name, const Commo
   } else if (r->status == ReadStatus::input_error || trace->durations_too_large()) {
     return kInput;  // what report_read refuses, refused without a word
   }
-  if (indexing && load.gzip_points) load.gzip_points->points = found;  // the caller's hunt: the index's points serve it
+  // The caller's hunt: the index's gzip points serve it (a zstd trace's frames it took itself).
+  if (index_took_points && load.gzip_points) load.gzip_points->points = found;
   if (indexing) write_index_after(path, name, *trace, *r, recorder, std::move(found), opts);
   return kOk;
 }

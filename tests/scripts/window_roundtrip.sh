@@ -128,5 +128,13 @@ for scope in "--marker token 5" "--marker layer 40..44" "--us 2000 2600"; do
     failures=$((failures + 1))
   fi
 done
+# Writing an index on the way keeps them (the index's own points are gzip's).
+JQTRACE_INDEX_BLOCK_BYTES=300 JQTRACE_SHOW_INDEX=1 "$jqtrace" window -q --index --marker token 5 "$tmp/frames.json.zst" \
+  2> "$tmp/points.txt" > /dev/null
+points=$(grep -o '[0-9]* zstd access points' "$tmp/points.txt" | cut -d' ' -f1)
+if "$jqtrace" --version | grep -q 'zstd 1' && [ "${points:-0}" -lt 5 ]; then
+  echo "FAIL: window --index of a zstd trace of many frames: ${points:-no} access points kept"
+  failures=$((failures + 1))
+fi
 echo "window round trips: $failures failed"
 [ $failures -eq 0 ]
