@@ -88,45 +88,36 @@ check samples/chrome-small.json --us 110 150
 check samples/array-form.json --marker frame 0
 [ -f ../shared/corpus/chrome/main_thread_has_unclosed_slices.json ] &&
   check ../shared/corpus/chrome/main_thread_has_unclosed_slices.json --us 714008000000 714009000000
-# A gzip trace read whole is read again from access points taken as it was decoded (many
-# here: JQTRACE_INDEX_BLOCK_BYTES makes them close): the window is the plain file's.
+# window SCOPE of FILE, big.json compressed with KIND (gzip or zstd), is the plain file's,
+# read again from access points taken as FILE was decoded (many here:
+# JQTRACE_INDEX_BLOCK_BYTES makes them close) when jqtrace --version shows BUILT_WITH.
+check_reread() {
+  local file=$1 kind=$2 built_with=$3 scope=$4 plain got points
+  # shellcheck disable=SC2086
+  plain=$("$jqtrace" window -q --no-index $scope "$tmp/big.json" | sed 's/"source":"[^"]*"//')
+  # shellcheck disable=SC2086
+  got=$(JQTRACE_INDEX_BLOCK_BYTES=300 JQTRACE_SHOW_INDEX=1 "$jqtrace" window -q --no-index $scope "$file" \
+    2> "$tmp/points.txt" | sed 's/"source":"[^"]*"//')
+  points=$(grep -o "[0-9]* $kind access points" "$tmp/points.txt" | cut -d' ' -f1)
+  if [ -z "$plain" ] || [ "$plain" != "$got" ]; then
+    echo "FAIL: window $scope of a $kind trace read again from access points differs from the plain file's"
+    failures=$((failures + 1))
+  fi
+  if "$jqtrace" --version | grep -q "$built_with" && [ "${points:-0}" -lt 5 ]; then
+    echo "FAIL: window $scope of a $kind trace: ${points:-no} access points taken"
+    failures=$((failures + 1))
+  fi
+}
 "$gen" --tokens 40 --layers 16 --workers 4 --seed 23 -o "$tmp/big.json"
 gzip -c "$tmp/big.json" > "$tmp/big.json.gz"
 for scope in "--marker token 5" "--marker layer 40..44" "--marker step 1" "--us 2000 2600"; do
-  # shellcheck disable=SC2086
-  plain=$("$jqtrace" window -q --no-index $scope "$tmp/big.json" | sed 's/"source":"[^"]*"//')
-  # shellcheck disable=SC2086
-  gz=$(JQTRACE_INDEX_BLOCK_BYTES=300 JQTRACE_SHOW_INDEX=1 "$jqtrace" window -q --no-index $scope "$tmp/big.json.gz" 2> "$tmp/points.txt" |
-    sed 's/"source":"[^"]*"//')
-  points=$(grep -o '[0-9]* gzip access points' "$tmp/points.txt" | cut -d' ' -f1)
-  if [ -z "$plain" ] || [ "$plain" != "$gz" ]; then
-    echo "FAIL: window $scope of a gzip trace read again from access points differs from the plain file's"
-    failures=$((failures + 1))
-  fi
-  if "$jqtrace" --version | grep -q 'ISA-L' && [ "${points:-0}" -lt 5 ]; then
-    echo "FAIL: window $scope of a gzip trace: ${points:-no} access points taken (ISA-L build)"
-    failures=$((failures + 1))
-  fi
+  check_reread "$tmp/big.json.gz" gzip ISA-L "$scope"
 done
-# A zstd trace of several frames (here 64 KiB of text each) is read again from the frames
-# before its events, found as it was decoded: the window is the plain file's.
+# A zstd trace of several frames (here 64 KiB of text each): points at the frames' starts.
 split -b 65536 "$tmp/big.json" "$tmp/piece."
 for piece in "$tmp"/piece.*; do zstd -q -c "$piece"; done > "$tmp/frames.json.zst"
 for scope in "--marker token 5" "--marker layer 40..44" "--us 2000 2600"; do
-  # shellcheck disable=SC2086
-  plain=$("$jqtrace" window -q --no-index $scope "$tmp/big.json" | sed 's/"source":"[^"]*"//')
-  # shellcheck disable=SC2086
-  zst=$(JQTRACE_INDEX_BLOCK_BYTES=300 JQTRACE_SHOW_INDEX=1 "$jqtrace" window -q --no-index $scope "$tmp/frames.json.zst" \
-    2> "$tmp/points.txt" | sed 's/"source":"[^"]*"//')
-  points=$(grep -o '[0-9]* zstd access points' "$tmp/points.txt" | cut -d' ' -f1)
-  if [ -z "$plain" ] || [ "$plain" != "$zst" ]; then
-    echo "FAIL: window $scope of a zstd trace read again from its frames differs from the plain file's"
-    failures=$((failures + 1))
-  fi
-  if "$jqtrace" --version | grep -q 'zstd 1' && [ "${points:-0}" -lt 5 ]; then
-    echo "FAIL: window $scope of a zstd trace of many frames: ${points:-no} access points taken"
-    failures=$((failures + 1))
-  fi
+  check_reread "$tmp/frames.json.zst" zstd 'zstd 1' "$scope"
 done
 # Writing an index on the way keeps them (the index's own points are gzip's).
 JQTRACE_INDEX_BLOCK_BYTES=300 JQTRACE_SHOW_INDEX=1 "$jqtrace" window -q --index --marker token 5 "$tmp/frames.json.zst" \
