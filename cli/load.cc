@@ -49,16 +49,6 @@ bool read_model(const std::string& path, const CommonOptions& opts, Trace* trace
 
 }  // namespace
 
-/// What the file's magic bytes say it is compressed with (none when it cannot be read).
-Compression file_compression(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return Compression::none;
-  char head[4] = {};
-  std::size_t got = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  return sniff_compression(std::string_view(head, got));
-}
-
 namespace {
 
 /// What a read lost, on stderr (the same from a full read and from an index's skeleton,

@@ -22,9 +22,6 @@ bool will_index(const CommonOptions& opts, const std::string& name);
 /// Returns the memory freed so far to the system (glibc keeps it in its arenas).
 void release_free_memory();
 
-/// What the file's magic bytes say it is compressed with (none when it cannot be read).
-Compression file_compression(const std::string& path);
-
 /// validate --index: the pass that writes the index (a model without span tables, as
 /// jqtrace index makes it), with load.tee riding it, saying nothing on stderr about what
 /// the read lost (validate reports that as problems). True when the file was read as a

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <fcntl.h>
+#include <unistd.h>
 #include <string>
 
 #include <zlib.h>
@@ -443,6 +444,15 @@ Compression sniff_compression(std::string_view head) {
   if (byte(0) == 0x1f && byte(1) == 0x8b) return Compression::gzip;
   if (byte(0) == 0x28 && byte(1) == 0xb5 && byte(2) == 0x2f && byte(3) == 0xfd) return Compression::zstd;
   return Compression::none;
+}
+
+Compression file_compression(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Compression::none;
+  char head[4] = {};
+  std::size_t got = read_at(fd, 0, head, sizeof head);
+  ::close(fd);
+  return sniff_compression(std::string_view(head, got));
 }
 
 bool have_isal() {

@@ -27,6 +27,8 @@ const char* compression_name(Compression c);
 
 /// The compression whose magic `head` starts with (its first 4 bytes suffice).
 Compression sniff_compression(std::string_view head);
+/// The compression the magic of the file at path names (none when it cannot be read).
+Compression file_compression(const std::string& path);
 
 /// Which library inflates gzip. `best` is ISA-L when built with it (several times faster
 /// than zlib), else zlib; the others exist so that tests can hold both to the same output.

@@ -12,7 +12,6 @@
 #include "decoders.h"
 #include "jobque.h"
 #include "raw_input.h"
-#include "source.h"
 
 namespace jqtrace {
 
@@ -255,13 +254,11 @@ class PointRanges final : public TextRanges {
 
 std::unique_ptr<TextRanges> TextRanges::open(const std::string& path, std::string* err,
                                              const std::vector<GzipPoint>* points) {
-  auto source = Source::open(path, err);
-  if (!source) return nullptr;
+  Compression compression = file_compression(path);
   bool has_points = points && points->size() > 1;
-  if (source->compression() == Compression::gzip && has_points) return std::make_unique<PointRanges>(path, *points);
-  if (source->compression() == Compression::zstd && has_points) return std::make_unique<FrameRanges>(path, *points);
-  if (source->compressed()) {
-    source.reset();
+  if (compression == Compression::gzip && has_points) return std::make_unique<PointRanges>(path, *points);
+  if (compression == Compression::zstd && has_points) return std::make_unique<FrameRanges>(path, *points);
+  if (compression != Compression::none) {
     auto text = decoded_again(path)();
     if (!text) {
       *err = std::strerror(errno);
