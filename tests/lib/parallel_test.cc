@@ -37,3 +37,31 @@ TEST_CASE("run_parallel: an exception in any thread reaches the caller, and no n
     CHECK(started < 100);
   }
 }
+
+TEST_CASE("run_parallel: helpers come from a pool started once, not a thread a call") {
+  // Starting a thread took 0.7-1.2 ms on the two-core VM, and report asks for a few
+  // dozen short parallel passes.
+  for (int call = 0; call < 500; ++call) {
+    std::vector<std::atomic<int>> seen(7);
+    run_parallel(seen.size(), 3, [&](std::size_t i) { ++seen[i]; });
+    for (const auto& s : seen) REQUIRE(s == 1);
+  }
+  CHECK(jqtrace::detail::pool_threads() >= 1);
+  CHECK(jqtrace::detail::pool_threads() <= 4);  // the most asked for at once by any test, not 500 x 2
+}
+
+TEST_CASE("run_parallel: inside another's work, and from two threads at once") {
+  // The pool serves one job at a time; a nested or concurrent call starts threads of its own.
+  std::vector<std::atomic<int>> seen(8 * 8);
+  run_parallel(8, 2, [&](std::size_t outer) {
+    run_parallel(8, 2, [&](std::size_t inner) { ++seen[outer * 8 + inner]; });
+  });
+  for (const auto& s : seen) CHECK(s == 1);
+  std::vector<std::atomic<int>> a(1000), b(1000);
+  std::thread other([&] {
+    for (int k = 0; k < 50; ++k) run_parallel(20, 2, [&](std::size_t i) { ++a[k * 20 + i]; });
+  });
+  for (int k = 0; k < 50; ++k) run_parallel(20, 2, [&](std::size_t i) { ++b[k * 20 + i]; });
+  other.join();
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK((a[i] == 1 && b[i] == 1));
+}
