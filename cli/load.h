@@ -19,8 +19,6 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
 /// ("<stdin>") --index says in a warning that it writes none, and false.
 bool will_index(const CommonOptions& opts, const std::string& name);
 
-/// Returns the memory freed so far to the system (glibc keeps it in its arenas).
-void release_free_memory();
 
 /// validate --index: the pass that writes the index (a model without span tables, as
 /// jqtrace index makes it), with load.tee riding it, saying nothing on stderr about what

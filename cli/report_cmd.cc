@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common.h"
 #include "common_fields.h"
+#include "free_memory.h"
 #include "gaps.h"
 #include "gaps_schema.h"
 #include "gate_metrics.h"
@@ -423,6 +424,7 @@ int run_report(const ReportCommandOptions& o) {
   SpanIndex index(trace);
   a.index = &index;
   a.stats = compute_stats(trace, index, a.scope.range, stats);
+  hand_back_freed();  // the stats' samples, made on both threads, before the markers' walks
   for (const GroupStats& g : a.stats.groups)
     a.groups.push_back({g.name, chart_color(g), g.share_pct});
   a.kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), stats.quantiles);

@@ -1,0 +1,17 @@
+#include "free_memory.h"
+
+#include <cstdlib>  // defines __GLIBC__ on glibc, which the test below needs
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+namespace jqtrace {
+
+void release_free_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+}  // namespace jqtrace
