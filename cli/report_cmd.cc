@@ -120,7 +120,7 @@ result::UnitBar unit_bar(const std::string& kind, const Unit& unit, const std::v
   for (const GroupStats& g : groups) {
     if (g.share_pct <= 0) continue;
     bar.parts.push_back({chart_color(g), g.share_pct});
-    bar.tip += fmt::format("\n{} {:.1f}%", g.name, g.share_pct);
+    bar.tip += "\n" + g.name + " " + result::fixed(g.share_pct, 1) + "%";
   }
   return bar;
 }

@@ -281,8 +281,17 @@ std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, doubl
     for (const auto& [color, pct] : b.parts) {  // the duration split by the busy shares
       double h = total * pct / 100.0 / max_ns * kHeight;
       if (h <= 0) continue;
-      out += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>", x,
-                         base - filled - h, bar_w, h, color);
+      // Appended, not fmt::format'ed: 600 bars of up to a dozen parts in each of 16 charts,
+      // and fmt's "{:.2f}" took ten times std::to_chars' instructions (same digits).
+      out += "<rect x=\"";
+      append_fixed(out, x, 2);
+      out += "\" y=\"";
+      append_fixed(out, base - filled - h, 2);
+      out += "\" width=\"";
+      append_fixed(out, bar_w, 2);
+      out += "\" height=\"";
+      append_fixed(out, h, 2);
+      out += "\" fill=\"" + color + "\"/>";
       filled += h;
     }
     out += "</g>\n";

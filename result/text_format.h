@@ -20,6 +20,9 @@ std::string fixed3(double v);
 /// A number with `decimals` decimals, correctly rounded ("{:.Nf}"); with sign, a '+' before
 /// a number that is not negative ("{:+.Nf}").
 std::string fixed(double v, int decimals, bool sign = false);
+/// fixed(v, decimals) appended to out: no string of its own (the SVG charts write tens of
+/// thousands of coordinates).
+void append_fixed(std::string& out, double v, int decimals);
 
 /// Columns a text takes on a terminal (render.cc).
 std::size_t display_width(std::string_view text);

@@ -298,3 +298,35 @@ TEST_CASE("numbers are written as fmt's {:.Nf} would, by hand") {
     CHECK(jqtrace::result::us_fixed(ns) == fmt::format("{:.3f}", ns / 1000.0));
   }
 }
+
+TEST_CASE("fixed's integer path gives the same digits near halves and at its limits") {
+  // Below 2^32 / 10^d, 0-3 decimals are written by integer arithmetic unless the scaled
+  // value is within 2^-20 of a half; the digits must be std::to_chars' (and fmt's) on both
+  // sides of every boundary: values next to k + 0.5 (in units of the last decimal), exact
+  // binary ties (x.125 with 2 decimals), and the largest values the path takes.
+  std::vector<double> values;
+  std::mt19937_64 rng(11);
+  for (int d = 0; d <= 3; ++d) {
+    double unit = std::pow(10.0, -d);
+    for (int i = 0; i < 3000; ++i) {
+      double k = static_cast<double>(rng() % 5000000);
+      double half = (k + 0.5) * unit;
+      for (double v : {half, std::nextafter(half, 0.0), std::nextafter(half, 1e300), half * (1 + 1e-12), half * (1 - 1e-12)})
+        values.push_back(v);
+    }
+    double limit = 0x1p32 * unit;
+    for (double v : {limit, std::nextafter(limit, 0.0), limit * 0.999999, limit - 0.5 * unit}) values.push_back(v);
+  }
+  for (double v : {0.125, 0.375, 2.5, 1e-9, 4.9999999999, 5.0000000001, 1234.0005, 99.995}) values.push_back(v);
+  for (int i = 0; i < 20000; ++i) values.push_back(std::uniform_real_distribution<double>(0, 2000)(rng));
+  for (double v : values)
+    for (int d : {0, 1, 2, 3}) {
+      CAPTURE(v);
+      CAPTURE(d);
+      std::string appended = "x";
+      jqtrace::result::append_fixed(appended, v, d);
+      std::string expected = "x";
+      expected += fmt::format("{:.{}f}", v, d);
+      REQUIRE(appended == expected);
+    }
+}
