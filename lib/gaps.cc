@@ -26,19 +26,23 @@ struct SpanRef {
 /// The file's microseconds as the scripts' floats: nearest double to the decimal text.
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
-/// What one chain contributed in the range: 24 bytes, as the publish is kept by reference.
+/// What one chain contributed in the range: 16 bytes, as its publish and its caller's last
+/// stage_wait are kept by reference (a row for every chain is held while gaps runs: 24
+/// bytes, with the wait's end as a double, put report -j 2's peak 1 MB higher).
 struct ChainRow {
-  double wait_end = kNotWaited;  ///< end (µs, ts + dur as the scripts added) of the caller's last stage_wait
-  uint32_t pub = kNoRef;         ///< SpanRef of its (last) publish
+  uint32_t wait = kNoRef;  ///< SpanRef of the caller's stage_wait that ends last (the first of equal ends)
+  uint32_t pub = kNoRef;   ///< SpanRef of its (last) publish
   uint32_t chunks = 0;
-  uint32_t first_chunk = 0;      ///< into the chunk order (published chains)
-  uint32_t class_index = 0;      ///< into classes_ (published chains)
+  union {                     // published chains: one, then the other (order_chunks)
+    uint32_t class_index = 0;  ///< into classes_, until the chunks are ordered
+    uint32_t first_chunk;      ///< into the chunk order, from then on
+  };
 
-  static constexpr double kNotWaited = std::numeric_limits<double>::quiet_NaN();
   static constexpr uint32_t kNoRef = UINT32_MAX;
   bool published() const { return pub != kNoRef; }
-  bool waited() const { return !std::isnan(wait_end); }
+  bool waited() const { return wait != kNoRef; }
 };
+static_assert(sizeof(ChainRow) == 16);
 
 /// Idle gaps between consecutive busy spans of one lane, fed in time order.
 class LaneGaps {
@@ -263,8 +267,7 @@ class GapsBuilder {
       } else if (name == span_names_.stage_wait && l == caller_) {
         if (!in_range(s, i)) continue;
         ChainRow& c = row_of(s.chain[i]);
-        double end = us(s.ts[i]) + us(s.dur[i]);
-        c.wait_end = c.waited() ? std::max(c.wait_end, end) : end;
+        if (!c.waited() || us(s.ts[i]) + us(s.dur[i]) > wait_end(c)) c.wait = ref(l, i).packed;
       }
     }
   }
@@ -318,6 +321,12 @@ class GapsBuilder {
       }
     }
     dense_.reset();  // chain ids are not needed past this point
+  }
+
+  /// The end of chain c's last caller stage_wait in µs, ts + dur as the scripts added them.
+  double wait_end(const ChainRow& c) const {
+    SpanRef w{c.wait};
+    return us(ts(w)) + us(dur(w));
   }
 
   SpanRef ref(std::size_t lane, std::size_t row) const {
@@ -469,7 +478,7 @@ class GapsBuilder {
       chunks_read.behind(c.first_chunk);
       SpanRef pub{c.pub};
       double pub_t0 = us(ts(pub)), pub_end = pub_t0 + us(dur(pub));
-      acc.wall.push_back((c.waited() ? c.wait_end : pub_end) - pub_t0);
+      acc.wall.push_back((c.waited() ? wait_end(c) : pub_end) - pub_t0);
       acc.publish.push_back(us(dur(pub)));
       group_stages(c, pub_end, acc, walk);
       const std::vector<StageGroup>& groups = walk.groups;
