@@ -45,8 +45,8 @@ class Pool {
 
  private:
   void start_thread() {
-    ++started_;
     std::thread([this] { serve(); }).detach();  // the pool lives as long as the process
+    ++started_;  // counted once it exists: a thread that could not start is tried again next time
   }
 
   void serve() {
