@@ -7,8 +7,6 @@
 #include <memory>
 #include <optional>
 #include <vector>
-#ifdef __GLIBC__  // defined by the headers above
-#endif
 
 #include <fmt/core.h>
 

@@ -19,7 +19,6 @@ int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace*
 /// ("<stdin>") --index says in a warning that it writes none, and false.
 bool will_index(const CommonOptions& opts, const std::string& name);
 
-
 /// validate --index: the pass that writes the index (a model without span tables, as
 /// jqtrace index makes it), with load.tee riding it, saying nothing on stderr about what
 /// the read lost (validate reports that as problems). True when the file was read as a
