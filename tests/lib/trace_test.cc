@@ -192,10 +192,11 @@ TEST_CASE("lanes by (pid, tid): numbers and strings apart, every event of a lane
   CHECK(!t.lanes.back().tid.is_string);
 }
 
-TEST_CASE("a lane with one span costs at most 360 bytes of model") {
+TEST_CASE("a lane with one span costs at most 224 bytes of model") {
   // A trace of a million one-span lanes is mostly its lanes (issue 17, many lanes): eight
-  // columns of 32 bytes with the first value in place, 16-byte ids. It was 624 bytes.
-  CHECK(sizeof(Lane) <= 360);
+  // columns of 16 bytes with the first value in place, 16-byte ids. It was 624 bytes, then
+  // 352 with columns of 32 bytes.
+  CHECK(sizeof(Lane) <= 224);
   Trace t;
   load_string(trace_of({R"({"ph":"X","pid":1,"tid":2,"ts":175780914,"dur":12.5,"name":"x","cat":"c"})"}), &t);
   REQUIRE(t.lanes.size() == 1);
