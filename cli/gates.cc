@@ -32,7 +32,7 @@ std::string what_is_missing(const Trace& trace) {
     missing = "the jobqueProfile (categories fall back to the legacy names), ";
   if (!trace.lanes.empty()) {
     std::size_t last = trace.lanes.size() - 1;
-    std::string name = trace.lanes[last].thread_name;
+    std::string name(trace.thread_name(last));
     missing += fmt::format("every lane written after lane {}{}", trace.lane_label(last),
                            name.empty() ? "" : " '" + name + "'");
     if (trace.jobque) missing += " (jobque writes the caller lane last)";

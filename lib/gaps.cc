@@ -282,7 +282,7 @@ class GapsBuilder {
       if (span_names_.busy(name)) gaps.busy(s.ts[i], s.end(i));
       else if (name == span_names_.wake) wakes->push_back(us(s.dur[i]));
     }
-    return gaps.finish(t_.lane_label(l), t_.lanes[l].thread_name, o_.quantiles);
+    return gaps.finish(t_.lane_label(l), std::string(t_.thread_name(l)), o_.quantiles);
   }
 
   /// The published chains class by class (in chain order within each), and their chunks

@@ -231,7 +231,7 @@ class StatsBuilder {
         auto id = [&](const ProcessId& p) { return p.is_string ? std::string(t_.names.view(p.text)) : std::to_string(p.number); };
         g.pid = id(t_.lanes[l].pid);
         g.tid = id(t_.lanes[l].tid);
-        g.thread = t_.lanes[l].thread_name;
+        g.thread = t_.thread_name(l);
       }
     if (o_.by == GroupBy::kind && t_.jobque)
       for (const char* k : kKindNames) add_group(k, "");
@@ -411,7 +411,7 @@ class StatsBuilder {
   void add_lane(std::size_t lane, int64_t busy) {
     LaneStats ls;
     ls.lane = t_.lane_label(lane);
-    ls.name = t_.lanes[lane].thread_name;
+    ls.name = t_.thread_name(lane);
     ls.busy_ns = busy;
     double length = static_cast<double>(r_.length());
     ls.idle_pct = length > 0 ? 100.0 * (1.0 - static_cast<double>(busy) / length) : 100.0;

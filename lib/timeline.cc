@@ -289,7 +289,7 @@ class TimelineBuilder {
   bool add_lane(std::size_t l, const GroupOf& group_of, TimelineLane& out) const {
     out = TimelineLane{};
     out.label = t_.lane_label(l);
-    out.name = t_.lanes[l].thread_name;
+    out.name = t_.thread_name(l);
     RunMerger runs(out.runs);
     std::vector<int64_t> open_ends;  // ends of the spans enclosing the current one
     bool laid = for_each_candidate(l, [&](const SpanTable& s, std::size_t i) {

@@ -114,6 +114,7 @@ class TraceBuilder final : public EventSink {
   std::vector<uint32_t> absorb(TraceBuilder& later, unsigned threads = 1) {
     Trace& p = later.t_;
     std::vector<uint32_t> names = t_.names.intern_all(p.names);
+    std::vector<uint32_t> thread_names = t_.thread_names.intern_all(p.thread_names);
     bool same_names = is_identity(names);
     auto name = [&](int64_t id) { return renamed(names, id); };
     auto cat = [&](int64_t c) { return renamed_cat(names, c); };
@@ -148,7 +149,7 @@ class TraceBuilder final : public EventSink {
       lanes[l] = at;
       Lane& to = t_.lanes[at];
       to.events += from.events;
-      if (!from.thread_name.empty()) to.thread_name = from.thread_name;  // the later metadata wins
+      if (from.thread_name != Interner::kNone) to.thread_name = thread_names[from.thread_name];  // the later metadata wins
       if (from.has_time) {
         extend_range(&to.has_time, &to.first_ts, &to.last_end, from.first_ts, from.last_end);
       }
@@ -345,7 +346,8 @@ class TraceBuilder final : public EventSink {
     if ((e.name == thread_name_ || e.name == thread_sort_index_) && e.pid.present && e.tid.present) {
       Lane& lane = t_.lanes[lane_of(e)];
       ++lane.events;
-      if (e.name == thread_name_) lane.thread_name = e.arg_name;
+      // "" too: a later empty name replaces an earlier one, also when a part's lane is joined.
+      if (e.name == thread_name_) lane.thread_name = t_.thread_names.intern(e.arg_name);
     }
   }
 

@@ -41,17 +41,18 @@ struct SpanTable {
   std::size_t bytes() const;
 };
 
+/// 192 bytes: a trace of a million one-span lanes is mostly its lanes (issue 17).
 struct Lane {
   ProcessId pid, tid;
-  std::string thread_name;
   SpanTable spans;
   uint64_t events = 0;      ///< every event on this lane, of any phase
   int64_t first_ts = 0;     ///< earliest ts of any event on the lane
   int64_t last_end = 0;     ///< latest end (ts + dur) of any event on the lane
+  uint32_t thread_name = Interner::kNone;  ///< in Trace::thread_names (kNone: no thread_name metadata)
   bool has_time = false;
 };
 
-/// A deque, not a vector: a lane is ~600 bytes (its columns), and a trace of a million
+/// A deque, not a vector: a lane is ~200 bytes (its columns), and a trace of a million
 /// one-span lanes would hold its lanes twice over each time a vector grew.
 using Lanes = std::deque<Lane>;
 
@@ -88,6 +89,7 @@ struct ProcessName {
 
 struct Trace {
   Interner names;
+  Interner thread_names;        ///< the lanes' thread_name metadata (a lane keeps an id: 4 bytes, not a string's 32)
   JobqueProfile profile;
   WindowRecord window;          ///< set when jqtrace window wrote this trace
   bool jobque = false;          ///< SPEC §1.3: a profile, or publish/chunk spans with args.chain
@@ -115,6 +117,11 @@ struct Trace {
   /// Bytes held by the model's tables (the analyses' working set).
   std::size_t memory_bytes() const;
   std::string lane_label(std::size_t lane) const;
+  /// The lane's thread name ("" when it has none).
+  std::string_view thread_name(std::size_t lane) const {
+    uint32_t id = lanes[lane].thread_name;
+    return id == Interner::kNone ? std::string_view{} : thread_names.view(id);
+  }
 };
 
 struct LoadOptions {

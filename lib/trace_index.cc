@@ -214,12 +214,13 @@ void get_window(Reader& r, WindowRecord* x) {
   x->rebased_by_ns = r.s();
 }
 
-void put_lanes(Writer& w, const Lanes& lanes) {
-  w.u(lanes.size());
-  for (const Lane& l : lanes) {
+void put_lanes(Writer& w, const Trace& t) {
+  w.u(t.lanes.size());
+  for (std::size_t lane = 0; lane < t.lanes.size(); ++lane) {
+    const Lane& l = t.lanes[lane];
     put_process(w, l.pid);
     put_process(w, l.tid);
-    w.text(l.thread_name);
+    w.text(t.thread_name(lane));
     w.u(l.events);
     w.s(l.first_ts);
     w.s(l.last_end);
@@ -227,13 +228,14 @@ void put_lanes(Writer& w, const Lanes& lanes) {
   }
 }
 
-void get_lanes(Reader& r, std::size_t names, Lanes* lanes) {
+void get_lanes(Reader& r, std::size_t names, Trace* t) {
   std::size_t n = r.count();
   for (std::size_t i = 0; i < n && r.ok(); ++i) {
-    Lane& l = lanes->emplace_back();
+    Lane& l = t->lanes.emplace_back();
     l.pid = get_process(r, names);
     l.tid = get_process(r, names);
-    l.thread_name = r.text();
+    std::string thread_name = r.text();
+    if (!thread_name.empty()) l.thread_name = t->thread_names.intern(thread_name);
     l.events = r.u();
     l.first_ts = r.s();
     l.last_end = r.s();
@@ -281,7 +283,7 @@ void put_skeleton(Writer& w, const Trace& t) {
   put_profile(w, t.profile);
   put_window(w, t.window);
   w.b(t.jobque);
-  put_lanes(w, t.lanes);
+  put_lanes(w, t);
   w.column(t.instants.ts, true);  // sorted by time
   for (const IntColumn* c : {&t.instants.lane, &t.instants.name, &t.instants.arg, &t.instants.scope}) w.column(*c);
   w.column(t.counters.ts, true);  // in file order: mostly increasing
@@ -331,7 +333,7 @@ bool get_skeleton(Reader& r, Trace* t) {
   get_profile(r, &t->profile);
   get_window(r, &t->window);
   t->jobque = r.b();
-  get_lanes(r, names, &t->lanes);
+  get_lanes(r, names, t);
   r.column(&t->instants.ts, true);
   for (IntColumn* c : {&t->instants.lane, &t->instants.name, &t->instants.arg, &t->instants.scope}) r.column(c);
   r.column(&t->counters.ts, true);

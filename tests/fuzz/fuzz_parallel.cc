@@ -138,7 +138,10 @@ void check_same_model(const ReadResult& r1, const Trace& one, const ReadResult& 
     check(one.counters.size() == parts.counters.size());
     check(one.instants.size() == parts.instants.size());
     check(one.start_ns == parts.start_ns && one.end_ns == parts.end_ns);
-    for (std::size_t l = 0; l < one.lanes.size(); ++l) check(one.lanes[l].spans.size() == parts.lanes[l].spans.size());
+    for (std::size_t l = 0; l < one.lanes.size(); ++l) {
+      check(one.lanes[l].spans.size() == parts.lanes[l].spans.size());
+      check(one.thread_name(l) == parts.thread_name(l));
+    }
   } else {
     check(r1.message == r2.message && r1.offset == r2.offset);
   }

@@ -180,6 +180,38 @@ TEST_CASE("the parallel join: lanes large and small, names new to a later part, 
   }
 }
 
+TEST_CASE("thread names are joined across parts: the last one of a lane wins, an empty one too") {
+  // A lane keeps its thread name's id in the model's own table of them: each part has its
+  // table, so a later part's ids must be mapped. A later "" replaced an earlier name in one
+  // pass but not in parts (a lane without a name did not override): now it does in both.
+  std::string text = "{\"traceEvents\":[\n";
+  auto thread_name = [](int tid, const std::string& name) {
+    return "{\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
+           ",\"name\":\"thread_name\",\"args\":{\"name\":\"" + name + "\"}},\n";
+  };
+  for (int i = 0; i < 600; ++i) {
+    if (i == 10) text += thread_name(0, "early") + thread_name(1, "one") + thread_name(2, "kept");
+    if (i == 500) text += thread_name(0, "late") + thread_name(2, "") + thread_name(3, "only late");
+    text += "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(i % 5) + ",\"ts\":" + std::to_string(i * 10) +
+            ",\"dur\":5,\"name\":\"a\"}" + (i + 1 < 600 ? ",\n" : "\n");
+  }
+  text += "]}\n";
+  TempFile file(text);
+  Trace one, parts;
+  load_string(text, &one);
+  ReadResult r;
+  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 2048));
+  REQUIRE(parts.lanes.size() == 5);
+  check_same_model(one, parts);
+  for (const Trace* t : {&one, &parts}) {
+    CHECK(t->thread_name(0) == "late");
+    CHECK(t->thread_name(1) == "one");
+    CHECK(t->thread_name(2) == "");
+    CHECK(t->thread_name(3) == "only late");
+    CHECK(t->thread_name(4) == "");
+  }
+}
+
 TEST_CASE("the parallel loader joins counters without a name (they crashed the join)") {
   std::string text = "{\"traceEvents\":[\n";
   for (int i = 0; i < 400; ++i) {

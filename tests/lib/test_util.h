@@ -68,6 +68,7 @@ inline void check_same_model(const Trace& one, const Trace& other) {
   CHECK(other.counters.size() == one.counters.size());
   REQUIRE(other.lanes.size() == one.lanes.size());
   for (std::size_t l = 0; l < one.lanes.size(); ++l) {
+    CHECK(one.thread_name(l) == other.thread_name(l));
     const SpanTable &a = one.lanes[l].spans, &b = other.lanes[l].spans;
     REQUIRE(a.size() == b.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
