@@ -70,6 +70,8 @@ class IntColumn {
     grow(n * width + 8);
   }
   std::size_t size() const { return meta_ & kSizeMask; }
+  /// True while the values live in the object's own word (nothing allocated).
+  bool in_place() const { return cap_log2() == kInPlaceLog2; }
   bool empty() const { return size() == 0; }
   unsigned width() const { return static_cast<uint8_t>(meta_ >> kWidthShift); }
   /// Resident bytes of the values (capacity beyond size is never touched).
@@ -87,7 +89,9 @@ class IntColumn {
       for (std::size_t i = 0; i < other.size(); ++i) push(other[i]);
       return;
     }
-    std::size_t need = (size() + other.size()) * width() + 8;
+    // Room for the last value's 8-byte read (and the next push's 8-byte store checks its own):
+    // a column of one value stays in its word.
+    std::size_t need = (size() + other.size() - 1) * width() + 8;
     if (need > capacity()) grow(std::max(need, capacity() * 2));
     std::memcpy(bytes_at() + size() * width(), other.bytes_at(), other.size() * width());
     set_size(size() + other.size());
@@ -119,7 +123,6 @@ class IntColumn {
   static uint64_t mask(unsigned width) { return kMaxForWidth[std::min(width, 8u)]; }
 
   unsigned cap_log2() const { return static_cast<unsigned>(meta_ >> kCapShift); }
-  bool in_place() const { return cap_log2() == kInPlaceLog2; }
   std::size_t capacity() const { return std::size_t{1} << cap_log2(); }
   void set_width(unsigned w) { meta_ = (meta_ & ~(uint64_t{0xFF} << kWidthShift)) | uint64_t{w} << kWidthShift; }
   void set_cap_log2(unsigned c) { meta_ = (meta_ & ~(uint64_t{0xFF} << kCapShift)) | uint64_t{c} << kCapShift; }

@@ -1,6 +1,7 @@
 #include "trace.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -48,6 +49,32 @@ void append_through(IntColumn& column, const IntColumn& from, bool unchanged, F&
   if (unchanged) column.append(from);
   else column.append_mapped(from, f);
 }
+
+/// Each lane's B and E events in file order, paired when the whole file is read: a list for
+/// the lanes that have them, 4 bytes for those that do not (a vector a lane was 24 bytes, a
+/// tenth of a one-span lane's cost).
+class BeginEndLists {
+ public:
+  void add_lane() { slot_.push_back(0); }
+  std::size_t lanes() const { return slot_.size(); }
+  std::vector<BeginEnd>& of(std::size_t lane) {
+    uint32_t& slot = slot_[lane];  // index + 1; 0: none yet
+    if (slot == 0) {
+      lists_.emplace_back();
+      slot = static_cast<uint32_t>(lists_.size());
+    }
+    return lists_[slot - 1];
+  }
+  /// Lane's list (null when it had none): its memory is freed by release(lane).
+  std::vector<BeginEnd>* find(std::size_t lane) { return slot_[lane] ? &lists_[slot_[lane] - 1] : nullptr; }
+  void release(std::size_t lane) {
+    if (std::vector<BeginEnd>* list = find(lane)) std::vector<BeginEnd>().swap(*list);
+  }
+
+ private:
+  std::vector<uint32_t> slot_;
+  std::deque<std::vector<BeginEnd>> lists_;
+};
 
 /// Chain id → category for the span-by-span join: an array when the ids are dense (one
 /// load instead of a hash probe a span), else a table.
@@ -124,7 +151,8 @@ class TraceBuilder final : public EventSink {
     // A small lane's columns are appended at once; a large one's wait to be appended on
     // the threads, each of the part's lanes to a different lane here.
     auto take = [](IntColumn& to, IntColumn& from) {
-      to.append(from);
+      if (to.empty()) to = std::move(from);  // a lane new to the join (most of them): no copy
+      else to.append(from);
       from = IntColumn{};  // each column's memory back as soon as it is copied
     };
     auto append_spans = [&](SpanTable& a, SpanTable& b) {
@@ -153,12 +181,14 @@ class TraceBuilder final : public EventSink {
       if (from.has_time) {
         extend_range(&to.has_time, &to.first_ts, &to.last_end, from.first_ts, from.last_end);
       }
-      for (BeginEnd be : later.begin_ends_[l]) {
-        be.name = be.name == Interner::kNone ? be.name : names[be.name];
-        be.cat = be.cat == Interner::kNone ? be.cat : names[be.cat];
-        begin_ends_[at].push_back(be);
+      if (std::vector<BeginEnd>* list = later.begin_ends_.find(l)) {
+        for (BeginEnd be : *list) {
+          be.name = be.name == Interner::kNone ? be.name : names[be.name];
+          be.cat = be.cat == Interner::kNone ? be.cat : names[be.cat];
+          begin_ends_.of(at).push_back(be);
+        }
+        later.begin_ends_.release(l);
       }
-      std::vector<BeginEnd>().swap(later.begin_ends_[l]);
       if (from.spans.size() < kAppendAtOnce) append_spans(to.spans, from.spans);
       else large.emplace_back(at, std::move(from.spans));
     }
@@ -241,7 +271,7 @@ class TraceBuilder final : public EventSink {
         }
         touch(e, 0);
         // Paired without span tables too: the counts of unpaired ones are the model's.
-        begin_ends_[current_lane_].push_back({e.ts_ns, e.name, e.cat, e.ph == 'B'});
+        begin_ends_.of(current_lane_).push_back({e.ts_ns, e.name, e.cat, e.ph == 'B'});
         break;
       case 'i':
       case 'I': add_instant(e); break;
@@ -280,7 +310,7 @@ class TraceBuilder final : public EventSink {
       t_.lanes.emplace_back();
       t_.lanes.back().pid = pid;
       t_.lanes.back().tid = tid;
-      begin_ends_.emplace_back();
+      begin_ends_.add_lane();
     }
     return lane;
   }
@@ -371,7 +401,9 @@ class TraceBuilder final : public EventSink {
 
   /// SPEC §2 (begin_end.h), per lane; an E with nothing open is dropped.
   void pair_begin_ends() {
-    for (std::size_t l = 0; l < begin_ends_.size(); ++l) {
+    for (std::size_t l = 0; l < begin_ends_.lanes(); ++l) {
+      std::vector<BeginEnd>* list = begin_ends_.find(l);
+      if (!list) continue;
       BeginEndPairing<BeginEnd> pairing;
       SpanTable& s = t_.lanes[l].spans;
       auto emit = [&](const BeginEnd& b, int64_t end) {
@@ -385,14 +417,14 @@ class TraceBuilder final : public EventSink {
         s.arg.push(0);
         s.chain.push(0);
       };
-      for (const BeginEnd& be : begin_ends_[l]) {
+      for (const BeginEnd& be : *list) {
         if (be.begin) pairing.begin(be);
         else if (auto b = pairing.end(be)) emit(*b, be.ts);
       }
       t_.unmatched_ends += pairing.unmatched().size();
       t_.unclosed_begins += pairing.unclosed().size();
       for (const BeginEnd& b : pairing.unclosed()) emit(b, t_.end_ns);
-      std::vector<BeginEnd>().swap(begin_ends_[l]);
+      begin_ends_.release(l);
     }
   }
 
@@ -465,7 +497,7 @@ class TraceBuilder final : public EventSink {
   bool have_last_ = false;
   uint32_t current_lane_ = 0;
   Lane* current_ = nullptr;  ///< t_.lanes[current_lane_], valid while have_last_
-  std::vector<std::vector<BeginEnd>> begin_ends_;
+  BeginEndLists begin_ends_;
   std::map<std::string, uint32_t> category_by_name_;
 };
 

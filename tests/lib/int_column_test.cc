@@ -110,6 +110,22 @@ TEST_CASE("a column is 16 bytes and its first value needs no allocation") {
   CHECK(moved.width() == 8);
 }
 
+TEST_CASE("a column of one value appended to an empty one stays in its word") {
+  // Parts of a file are joined by appending each part's lanes to the joined model's: a
+  // million one-span lanes each got a 16-byte buffer a column (the room asked for was one
+  // value more than the join needed).
+  IntColumn one, joined;
+  one.push(175780914000);
+  REQUIRE(one.in_place());
+  joined.append(one);
+  CHECK(joined.in_place());
+  CHECK(joined.size() == 1);
+  CHECK(joined[0] == 175780914000);
+  joined.append(one);  // two values need a buffer
+  CHECK_FALSE(joined.in_place());
+  CHECK(joined[1] == 175780914000);
+}
+
 TEST_CASE("a column grows from its word through malloc'd buffers to mapped ones and keeps every value") {
   // Capacities are powers of two: 8 bytes in place, then 16, 32, ... up to kMapAbove, where
   // the buffer is mapped and then grown by mremap. Every step must keep what was written.

@@ -180,6 +180,24 @@ TEST_CASE("the parallel join: lanes large and small, names new to a later part, 
   }
 }
 
+TEST_CASE("one-span lanes joined from parts keep their spans in place, as one pass does") {
+  std::string text = "{\"traceEvents\":[\n";
+  for (int i = 0; i < 3000; ++i)
+    text += "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(i) + ",\"ts\":" + std::to_string(1000000 + i) +
+            ",\"dur\":" + std::to_string(i % 7 + 1) + ",\"name\":\"n" + std::to_string(i % 9) + "\"}" + (i + 1 < 3000 ? ",\n" : "\n");
+  text += "]}\n";
+  TempFile file(text);
+  Trace parts;
+  ReadResult r;
+  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 4096));
+  REQUIRE(parts.lanes.size() == 3000);
+  std::size_t allocated = 0;
+  for (const Lane& lane : parts.lanes)
+    for (const IntColumn* c : {&lane.spans.ts, &lane.spans.dur, &lane.spans.name, &lane.spans.cat})
+      allocated += c->in_place() ? 0 : 1;
+  CHECK(allocated == 0);
+}
+
 TEST_CASE("thread names are joined across parts: the last one of a lane wins, an empty one too") {
   // A lane keeps its thread name's id in the model's own table of them: each part has its
   // table, so a later part's ids must be mapped. A later "" replaced an earlier name in one
