@@ -1,6 +1,7 @@
 #include "validate.h"
 
 #include <algorithm>
+#include <deque>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -68,9 +69,10 @@ std::string event_count(uint32_t events) {
   return std::to_string(events) + (events == ChainCheck::kMaxEvents ? " or more" : "");
 }
 
+/// 72 bytes, its label made when a message needs it (a trace of a million one-span lanes
+/// kept a million labels, 32 bytes each and more for long string ids).
 struct LaneCheck {
   ProcessId pid, tid;
-  std::string label;
   uint64_t first = 0;  ///< offset of the lane's first event
   int64_t last_end = 0;
   uint64_t spans = 0;
@@ -84,6 +86,7 @@ struct LaneCheck {
     return *begin_ends;
   }
 };
+static_assert(sizeof(LaneCheck) <= 72);
 
 struct FirstSeen {
   uint64_t first = 0;  ///< offset
@@ -202,7 +205,7 @@ class Validator final : public EventSink, public DiagnosticSink {
     truncated_ = truncated;
     for (LaneCheck& lane : lanes_)
       for (uint64_t b : lane.begin_ends ? lane.begin_ends->unclosed() : std::vector<uint64_t>{})
-        defer(make_diagnostic("unclosed-begin", "B event on lane " + lane.label + " is never closed", b));
+        defer(make_diagnostic("unclosed-begin", "B event on lane " + label(lane) + " is never closed", b));
     result_->jobque = jobque_ || profile_.present;
     if (result_->jobque) {
       // A cut-off file loses publishes and lane ends to the cut, not to full rings.
@@ -224,14 +227,18 @@ class Validator final : public EventSink, public DiagnosticSink {
     into.count += later.count;
   }
 
+  /// "pid:tid" as messages name a lane.
+  std::string label(const LaneCheck& lane) const { return lane_label(lane.pid, lane.tid, *names_); }
+
   /// Lane i's key, for lane_index_.
   auto key_of() const {
     return [this](uint32_t lane) { return lane_key(lanes_[lane].pid, lanes_[lane].tid); };
   }
 
   void absorb_lanes(Validator& later, const std::vector<uint32_t>& names, std::vector<uint64_t>* withdrawn) {
-    for (std::size_t l = 0; l < later.lanes_.size(); ++l) {
-      LaneCheck& p = later.lanes_[l];
+    // Taken from the front and freed one by one: a million lanes are not held twice.
+    for (; !later.lanes_.empty(); later.lanes_.pop_front()) {
+      LaneCheck& p = later.lanes_.front();
       p.pid = reinterned(p.pid, names);
       p.tid = reinterned(p.tid, names);
       auto [at, added] = lane_index_.find_or_add(lane_key(p.pid, p.tid), static_cast<uint32_t>(lanes_.size()), key_of());
@@ -307,7 +314,6 @@ class Validator final : public EventSink, public DiagnosticSink {
       LaneCheck lane;
       lane.pid = e.pid;
       lane.tid = e.tid;
-      lane.label = lane_label(e.pid, e.tid, *names_);
       lane.first = e.offset;
       lanes_.push_back(std::move(lane));
     }
@@ -370,7 +376,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   void begin_end(const RawEvent& e, LaneCheck* lane) {
     if (e.ph == 'B') lane->pairing().begin(e.offset);
     else if (!lane->pairing().end(e.offset))
-      problem("unmatched-end", "E event on lane " + lane->label + " closes nothing", e);
+      problem("unmatched-end", "E event on lane " + label(*lane) + " closes nothing", e);
   }
 
   void instant(const RawEvent& e) {
@@ -447,7 +453,7 @@ class Validator final : public EventSink, public DiagnosticSink {
     for (const LaneCheck& lane : lanes_) {
       if (profile_.lanes > 0 && !lane.tid.is_string && lane.tid.number >= profile_.lanes)
         defer(make_diagnostic("tid-range",
-                               "lane " + lane.label + " has tid " + std::to_string(lane.tid.number) +
+                               "lane " + label(lane) + " has tid " + std::to_string(lane.tid.number) +
                                    " but jobqueProfile.lanes is " + std::to_string(profile_.lanes),
                                lane.first));
       // A ring that filled up stops its lane while the others go on; a lane that merely
@@ -456,7 +462,7 @@ class Validator final : public EventSink, public DiagnosticSink {
       int64_t margin = std::max<int64_t>(span / 10, 1'000'000);
       if (!truncated_ && !window_ && lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > margin)
         defer(make_diagnostic("lane-stopped-early",
-                               "lane " + lane.label + " stops recording at " + us(lane.last_end) + " us, " +
+                               "lane " + label(lane) + " stops recording at " + us(lane.last_end) + " us, " +
                                    us(trace_end_ - lane.last_end) + " us before the trace ends (ring full?)",
                                lane.first));
     }
@@ -473,7 +479,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   bool truncated_ = false;
   bool window_ = false;  ///< the file carries a jqtraceWindow record
   DenseFirstMap<ChainCheck> chains_;
-  std::vector<LaneCheck> lanes_;
+  std::deque<LaneCheck> lanes_;  ///< not a vector: a million lanes were held twice as it grew
   LaneIndex lane_index_;
   std::optional<std::size_t> last_lane_;
   ProcessId last_pid_, last_tid_;
