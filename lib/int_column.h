@@ -111,8 +111,11 @@ class IntColumn {
 
   /// Buffers this large are mapped and grown by mremap, so that a 30 MB column growing to
   /// 60 MB never holds 90 MB at once; smaller ones are malloc'd. Bytes past what is written
-  /// are never touched, so capacity costs address space, not memory.
-  static constexpr std::size_t kMapAbove = std::size_t{1} << 20;
+  /// are never touched, so capacity costs address space, not memory. 128 KB, where glibc
+  /// starts mapping: above it, glibc raises its own threshold as mapped blocks are freed,
+  /// and columns realloc'd in the heap left holes there (gaps -j 1 of the 32-lane bench
+  /// trace peaked 1.5 MB higher with 1 MB here).
+  static constexpr std::size_t kMapAbove = std::size_t{1} << 17;
 
  private:
   /// Capacities are powers of two: 8 is the word in place, 16 the first buffer (at the
