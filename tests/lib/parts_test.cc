@@ -198,6 +198,17 @@ TEST_CASE("one-span lanes joined from parts keep their spans in place, as one pa
   CHECK(allocated == 0);
 }
 
+namespace {
+/// text read in one pass into *one and from a file in parts of at least min_part_bytes
+/// (4 threads) into *parts.
+void load_one_and_in_parts(const std::string& text, uint64_t min_part_bytes, Trace* one, Trace* parts) {
+  TempFile file(text);
+  load_string(text, one);
+  ReadResult r;
+  REQUIRE(load_trace_parallel(file.path, 4, parts, nullptr, LoadOptions{}, {}, &r, min_part_bytes));
+}
+}  // namespace
+
 TEST_CASE("thread names are joined across parts: the last one of a lane wins, an empty one too") {
   // A lane keeps its thread name's id in the model's own table of them: each part has its
   // table, so a later part's ids must be mapped. A later "" replaced an earlier name in one
@@ -214,11 +225,8 @@ TEST_CASE("thread names are joined across parts: the last one of a lane wins, an
             ",\"dur\":5,\"name\":\"a\"}" + (i + 1 < 600 ? ",\n" : "\n");
   }
   text += "]}\n";
-  TempFile file(text);
   Trace one, parts;
-  load_string(text, &one);
-  ReadResult r;
-  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 2048));
+  load_one_and_in_parts(text, 2048, &one, &parts);
   REQUIRE(parts.lanes.size() == 5);
   check_same_model(one, parts);
   for (const Trace* t : {&one, &parts}) {
@@ -239,11 +247,8 @@ TEST_CASE("the parallel loader joins counters without a name (they crashed the j
     if (i % 50 == 9) text += "{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"ts\":1,\"name\":\"mem\",\"args\":{\"v\":2}},\n";
   }
   text += "{\"ph\":\"C\",\"pid\":1,\"tid\":1,\"ts\":5,\"args\":{\"v\":3}}\n]}\n";
-  TempFile file(text);
   Trace one, parts;
-  load_string(text, &one);
-  ReadResult r;
-  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 512));
+  load_one_and_in_parts(text, 512, &one, &parts);
   REQUIRE(parts.counters.size() == one.counters.size());
   for (std::size_t i = 0; i < one.counters.size(); ++i) {
     CHECK(one.counters.name[i] == parts.counters.name[i]);  // -1 (no name) or the id of "mem"
