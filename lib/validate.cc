@@ -1,8 +1,8 @@
 #include "validate.h"
 
 #include <algorithm>
-#include <deque>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
