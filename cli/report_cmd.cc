@@ -142,6 +142,7 @@ void keep_busiest_lanes(std::vector<LaneStats>* lanes, std::size_t keep) {
 
 ReportSection summary_section(Analysis& a, const std::vector<GateResult>* gates) {
   result::StatsContext c;
+  c.trace = a.trace;
   c.file = a.file;
   c.scope = a.scope;
   c.gates = gates;

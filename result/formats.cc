@@ -64,6 +64,8 @@ void render_to(const Document& doc, Format format, const RenderOptions& options,
     case Format::csv: return render_delimited_to(doc, ',', options, sink);
     case Format::tsv: return render_delimited_to(doc, '\t', options, sink);
     case Format::json: return render_json_to(doc, sink);
+    case Format::table: return render_table_to(doc, options, sink);
+    case Format::md: return render_markdown_to(doc, options, sink);
     default: sink(render(doc, format, options));
   }
 }

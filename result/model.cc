@@ -12,6 +12,10 @@ std::vector<const Table*> Document::tables() const {
 }
 
 const Row& Table::row(std::size_t r, Row& scratch) const {
+  if (make_row) {
+    make_row(r, scratch);
+    return scratch;
+  }
   if (tail_from == SIZE_MAX) return rows[r];
   scratch.assign(rows[r].begin(), rows[r].end());
   scratch.resize(columns.size(), tail_fill);

@@ -9,6 +9,7 @@
 // --columns selects by the same keys.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <variant>
@@ -118,6 +119,11 @@ struct Table {
   std::size_t tail_from = SIZE_MAX;  ///< SIZE_MAX: every row is whole
   Value tail_fill;
   std::vector<std::vector<std::pair<std::size_t, Value>>> tail;
+  /// Rows made as they are read, for tables of a row per lane: held as cells, a million
+  /// lanes' rows took 160 bytes each. When set, `rows` stays empty and the table has
+  /// made_rows rows, row r made by make_row(r, row); what it reads must outlive the table.
+  std::function<void(std::size_t r, Row& row)> make_row;
+  std::size_t made_rows = 0;
 
   Table() = default;
   explicit Table(std::string k, std::string t = "") : key(std::move(k)), title(std::move(t)) {}
@@ -126,7 +132,9 @@ struct Table {
     columns.push_back(std::move(c));
     return columns.size() - 1;
   }
-  /// Row r with every column: rows[r] itself, or rows[r] and its tail made whole in scratch.
+  std::size_t row_count() const { return make_row ? made_rows : rows.size(); }
+  /// Row r with every column: rows[r] itself, or rows[r] and its tail made whole in
+  /// scratch, or the row make_row makes in scratch.
   const Row& row(std::size_t r, Row& scratch) const;
 };
 

@@ -141,33 +141,27 @@ std::vector<Leaf> shown_leaves(const Document& doc, const Table& t, const Render
 
 constexpr std::size_t kBarWidth = 20;
 
-/// One cell of a Grid: where its text is in Grid::text, and the columns it takes.
-struct GridCell {
-  std::size_t start, length, width;
+/// One printed column of a table: a leaf, or the share bar after a percent leaf.
+struct GridColumn {
+  std::string header;
+  bool left = false;      ///< text columns align left
+  int drop_rank = 0;
+  bool bar = false;       ///< a share bar column (shrinks when fitting)
+  std::size_t width = 0;  ///< display columns: the widest cell, the header's included
 };
 
-/// A table as rows of text cells, before alignment. The cells' text is one string: as a
-/// vector of strings a row, a table of a million rows (a lane each) held 150 bytes a row
-/// besides the text, and measured every cell twice.
+/// How a table prints: its columns, those still shown after fitting the terminal, and the
+/// cut of a text column too wide for it. Cells are not kept: they are made from the rows
+/// when measured and again when written (kept as text, a table of a million rows, a lane
+/// each, took 120 bytes a row).
 struct Grid {
-  std::vector<std::string> header;
-  std::vector<bool> left;       ///< text columns align left
-  std::vector<int> drop_rank;
-  std::vector<bool> bar;        ///< a share bar column (shrinks when fitting)
-  std::size_t hidden = 0;       ///< columns dropped to fit the terminal
-  std::size_t rows = 0;
-  std::string text;             ///< every cell's text, one after another
-  std::vector<GridCell> cells;  ///< row by row, header.size() a row
-
-  std::size_t columns() const { return header.size(); }
-  GridCell& at(std::size_t row, std::size_t column) { return cells[row * columns() + column]; }
-  const GridCell& at(std::size_t row, std::size_t column) const { return cells[row * columns() + column]; }
-  std::string_view view(const GridCell& c) const { return std::string_view(text).substr(c.start, c.length); }
-  /// Appends a cell to the row being made (rows are made whole, left to right).
-  void add(std::string_view cell) {
-    cells.push_back({text.size(), cell.size(), display_width(cell)});
-    text += cell;
-  }
+  const Table* table = nullptr;
+  std::vector<Leaf> leaves;
+  std::vector<GridColumn> columns;  ///< every column, in order
+  std::vector<std::size_t> shown;   ///< indices into columns, in order
+  std::size_t hidden = 0;           ///< columns dropped to fit the terminal
+  std::size_t cut = SIZE_MAX;       ///< a column whose longer cells are cut to `keep` columns
+  std::size_t keep = 0;
 };
 
 std::string share_bar_text(double pct, std::size_t width, bool utf8) {
@@ -190,110 +184,126 @@ std::string ansi_for(std::string_view hex) {
   return fmt::format("\x1b[38;2;{};{};{}m", (rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF);
 }
 
-Grid make_grid(const Document& doc, const Table& t, const RenderOptions& options, std::size_t bar_width) {
+Grid make_grid(const Document& doc, const Table& t, const RenderOptions& options) {
   Grid g;
-  std::vector<Leaf> leaves = shown_leaves(doc, t, options, true);
-  for (const Leaf& l : leaves) {
+  g.table = &t;
+  g.leaves = shown_leaves(doc, t, options, true);
+  for (const Leaf& l : g.leaves) {
     const Column& c = t.columns[l.column];
-    g.header.push_back(leaf_header(t, l));
-    g.left.push_back(left_aligned(c, l));
-    g.drop_rank.push_back(c.drop_rank);
-    g.bar.push_back(false);
-    if (c.bar && l.part < 0) {
-      g.header.emplace_back();
-      g.left.push_back(true);
-      g.drop_rank.push_back(std::max(c.drop_rank, 1));  // the bar goes before its number
-      g.bar.push_back(true);
-    }
+    g.columns.push_back({leaf_header(t, l), left_aligned(c, l), c.drop_rank, false, 0});
+    if (c.bar && l.part < 0) g.columns.push_back({"", true, std::max(c.drop_rank, 1), true, 0});  // the bar goes before its number
   }
-  g.rows = t.rows.size();
-  g.cells.reserve(g.rows * g.columns());
-  Row scratch;
-  for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    const Row& row = t.row(r, scratch);
-    for (const Leaf& l : leaves) {
-      const Column& c = t.columns[l.column];
-      const Value& v = row[l.column];
-      g.add(cell_text(v, c, l.part, Style::people));
-      if (!(c.bar && l.part < 0)) continue;
-      const double* pct = std::get_if<double>(&v);
-      std::string bar = share_bar_text(pct ? *pct : 0, bar_width, options.utf8);
-      std::string color = options.color && r < t.colors.size() ? ansi_for(t.colors[r]) : "";
-      g.add(color.empty() ? bar : color + bar + "\x1b[0m");
-    }
-  }
+  for (std::size_t i = 0; i < g.columns.size(); ++i) g.shown.push_back(i);
   return g;
 }
 
-std::vector<std::size_t> widths(const Grid& g) {
-  std::vector<std::size_t> w(g.header.size(), 0);
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    w[i] = display_width(g.header[i]);
-    for (std::size_t r = 0; r < g.rows; ++r) w[i] = std::max(w[i], g.at(r, i).width);
-    if (g.bar[i]) w[i] = std::max(w[i], kBarWidth);  // bars keep their scale whatever the data
+/// Row r's cells, one for each of g.columns (fitting does not change them).
+void row_cells(const Grid& g, std::size_t r, const RenderOptions& options, Row& scratch, std::vector<std::string>& cells) {
+  const Table& t = *g.table;
+  const Row& row = t.row(r, scratch);
+  cells.clear();
+  for (const Leaf& l : g.leaves) {
+    const Column& c = t.columns[l.column];
+    const Value& v = row[l.column];
+    cells.push_back(cell_text(v, c, l.part, Style::people));
+    if (!(c.bar && l.part < 0)) continue;
+    const double* pct = std::get_if<double>(&v);
+    std::string bar = share_bar_text(pct ? *pct : 0, kBarWidth, options.utf8);
+    std::string color = options.color && r < t.colors.size() ? ansi_for(t.colors[r]) : "";
+    cells.push_back(color.empty() ? bar : color + bar + "\x1b[0m");
   }
-  return w;
 }
 
-std::size_t total_width(const std::vector<std::size_t>& w) {
+/// Every column's width: its header's and its widest cell's (one pass over the rows).
+void measure(Grid& g, const RenderOptions& options) {
+  for (GridColumn& c : g.columns) c.width = c.bar ? kBarWidth : display_width(c.header);  // bars keep their scale
+  Row scratch;
+  std::vector<std::string> cells;
+  for (std::size_t r = 0; r < g.table->row_count(); ++r) {
+    row_cells(g, r, options, scratch, cells);
+    for (std::size_t i = 0; i < cells.size(); ++i) g.columns[i].width = std::max(g.columns[i].width, display_width(cells[i]));
+  }
+}
+
+std::size_t total_width(const Grid& g) {
   std::size_t sum = 0;
-  for (std::size_t x : w) sum += x;
-  return w.empty() ? 0 : sum + 2 * (w.size() - 1);
+  for (std::size_t i : g.shown) sum += g.columns[i].width;
+  return g.shown.empty() ? 0 : sum + 2 * (g.shown.size() - 1);
 }
 
-/// Drops column i of the grid and of its widths w.
-void drop_column(Grid& g, std::vector<std::size_t>& w, std::size_t i) {
-  w.erase(w.begin() + static_cast<std::ptrdiff_t>(i));
-  std::size_t kept = 0;  // the cells of every row but column i, in place (its text stays, unused)
-  for (std::size_t k = 0; k < g.cells.size(); ++k)
-    if (k % g.columns() != i) g.cells[kept++] = g.cells[k];
-  g.cells.resize(kept);
-  g.header.erase(g.header.begin() + static_cast<std::ptrdiff_t>(i));
-  g.left.erase(g.left.begin() + static_cast<std::ptrdiff_t>(i));
-  g.drop_rank.erase(g.drop_rank.begin() + static_cast<std::ptrdiff_t>(i));
-  if (!g.bar[i]) ++g.hidden;
-  g.bar.erase(g.bar.begin() + static_cast<std::ptrdiff_t>(i));
+/// Stops showing the k-th shown column.
+void drop_column(Grid& g, std::size_t k) {
+  if (!g.columns[g.shown[k]].bar) ++g.hidden;
+  g.shown.erase(g.shown.begin() + static_cast<std::ptrdiff_t>(k));
 }
 
-/// Cuts the widest text column with "…" by what the table is too wide (never below 8).
-void cut_widest_text(Grid& g, std::vector<std::size_t>& w, std::size_t width) {
-  std::size_t total = total_width(w);
+/// Cuts the widest text column with "…" by what the table is too wide (never below 8);
+/// its width is then measured again over the cut cells.
+void cut_widest_text(Grid& g, std::size_t width, const RenderOptions& options) {
+  std::size_t total = total_width(g);
   if (total <= width) return;
-  std::size_t widest = w.size();
-  for (std::size_t i = 0; i < w.size(); ++i)
-    if (g.left[i] && !g.bar[i] && (widest == w.size() || w[i] > w[widest])) widest = i;
-  if (widest == w.size() || w[widest] <= 8) return;
-  std::size_t keep = std::max<std::size_t>(8, w[widest] - std::min(w[widest], total - width));
-  g.header[widest] = truncate_to_width(g.header[widest], keep);
-  w[widest] = display_width(g.header[widest]);
-  for (std::size_t r = 0; r < g.rows; ++r) {
-    GridCell& cell = g.at(r, widest);
-    if (cell.width <= keep) {
-      w[widest] = std::max(w[widest], cell.width);
-      continue;
-    }
-    std::string cut = truncate_to_width(g.view(cell), keep);  // a new text, at the end of the grid's
-    cell = {g.text.size(), cut.size(), display_width(cut)};
-    g.text += cut;
-    w[widest] = std::max(w[widest], cell.width);
+  std::size_t widest = SIZE_MAX;
+  for (std::size_t i : g.shown)
+    if (g.columns[i].left && !g.columns[i].bar && (widest == SIZE_MAX || g.columns[i].width > g.columns[widest].width)) widest = i;
+  if (widest == SIZE_MAX || g.columns[widest].width <= 8) return;
+  GridColumn& c = g.columns[widest];
+  g.cut = widest;
+  g.keep = std::max<std::size_t>(8, c.width - std::min(c.width, total - width));
+  c.header = truncate_to_width(c.header, g.keep);
+  c.width = display_width(c.header);
+  Row scratch;
+  std::vector<std::string> cells;
+  for (std::size_t r = 0; r < g.table->row_count(); ++r) {
+    row_cells(g, r, options, scratch, cells);
+    std::size_t w = display_width(cells[widest]);
+    c.width = std::max(c.width, w <= g.keep ? w : display_width(truncate_to_width(cells[widest], g.keep)));
   }
 }
 
 /// Fits a terminal of `width` columns: drops the most droppable columns (highest rank,
 /// rightmost first), then cuts the widest text column with "…", and if the table is still
 /// too wide, drops columns from the right; the first column (what a row is) always stays.
-void fit(Grid& g, std::size_t width) {
+void fit(Grid& g, std::size_t width, const RenderOptions& options) {
   if (width == 0) return;
-  std::vector<std::size_t> w = widths(g);  // measured once; kept in step as columns go
-  while (total_width(w) > width) {
-    std::size_t victim = g.drop_rank.size();
-    for (std::size_t i = 0; i < g.drop_rank.size(); ++i)
-      if (g.drop_rank[i] > 0 && (victim == g.drop_rank.size() || g.drop_rank[i] >= g.drop_rank[victim])) victim = i;
-    if (victim == g.drop_rank.size()) break;
-    drop_column(g, w, victim);
+  while (total_width(g) > width) {
+    std::size_t victim = SIZE_MAX;
+    for (std::size_t k = 0; k < g.shown.size(); ++k) {
+      int rank = g.columns[g.shown[k]].drop_rank;
+      if (rank > 0 && (victim == SIZE_MAX || rank >= g.columns[g.shown[victim]].drop_rank)) victim = k;
+    }
+    if (victim == SIZE_MAX) break;
+    drop_column(g, victim);
   }
-  cut_widest_text(g, w, width);
-  while (g.header.size() > 1 && total_width(w) > width) drop_column(g, w, g.header.size() - 1);
+  cut_widest_text(g, width, options);
+  while (g.shown.size() > 1 && total_width(g) > width) drop_column(g, g.shown.size() - 1);
+}
+
+/// The table's lines (header, then a line a row), handed to sink a piece at a time.
+void write_aligned(const Grid& g, const RenderOptions& options, std::string& out, const TextSink& sink) {
+  // One line: cells padded to their column's width, no spaces at the end.
+  auto line = [&](auto&& text_of) {
+    std::size_t line_start = out.size();
+    for (std::size_t k = 0; k < g.shown.size(); ++k) {
+      const GridColumn& c = g.columns[g.shown[k]];
+      std::string_view text = text_of(g.shown[k]);
+      std::size_t pad = c.width - std::min(c.width, display_width(text));
+      if (k) out.append(2, ' ');
+      if (!c.left) out.append(pad, ' ');
+      out += text;
+      if (c.left) out.append(pad, ' ');
+    }
+    while (out.size() > line_start && out.back() == ' ') out.pop_back();
+    out += '\n';
+  };
+  line([&](std::size_t i) -> std::string_view { return g.columns[i].header; });
+  Row scratch;
+  std::vector<std::string> cells;
+  for (std::size_t r = 0; r < g.table->row_count(); ++r) {
+    row_cells(g, r, options, scratch, cells);
+    if (g.cut != SIZE_MAX && display_width(cells[g.cut]) > g.keep) cells[g.cut] = truncate_to_width(cells[g.cut], g.keep);
+    line([&](std::size_t i) -> std::string_view { return cells[i]; });
+    hand_over_past(out, kPieceBytes, sink);
+  }
 }
 
 /// text's words (split at `separator`) in lines of at most width columns (0: one line).
@@ -319,32 +329,6 @@ std::vector<std::string> split_words(std::string_view text) {
     start = end + 1;
   }
   return words;
-}
-
-std::string aligned(const Grid& g) {
-  std::vector<std::size_t> w = widths(g);
-  std::string out;
-  out.reserve(g.text.size() + g.rows * (total_width(w) / 2 + 1));
-  // One line: cells padded to their column's width, no spaces at the end.
-  auto line = [&](std::size_t columns, auto&& text_of, auto&& width_of) {
-    std::size_t line_start = out.size();
-    for (std::size_t i = 0; i < columns; ++i) {
-      std::size_t pad = w[i] - std::min(w[i], width_of(i));
-      if (i) out.append(2, ' ');
-      if (!g.left[i]) out.append(pad, ' ');
-      out += text_of(i);
-      if (g.left[i]) out.append(pad, ' ');
-    }
-    while (out.size() > line_start && out.back() == ' ') out.pop_back();
-    out += '\n';
-  };
-  line(
-      g.columns(), [&](std::size_t i) -> std::string_view { return g.header[i]; },
-      [&](std::size_t i) { return display_width(g.header[i]); });
-  for (std::size_t r = 0; r < g.rows; ++r)
-    line(
-        g.columns(), [&](std::size_t i) { return g.view(g.at(r, i)); }, [&](std::size_t i) { return g.at(r, i).width; });
-  return out;
 }
 
 bool selected_only(const Document& doc, const RenderOptions& options) {
@@ -422,7 +406,7 @@ class NestedRows {
     auto [it, added] = by_table_.try_emplace(table_index);
     if (added) {
       const auto& child = std::get<Table>(doc_.items[table_index]);
-      for (std::size_t r = 0; r < child.rows.size() && r < child.parent.size(); ++r) {
+      for (std::size_t r = 0; r < child.row_count() && r < child.parent.size(); ++r) {
         if (it->second.size() <= child.parent[r]) it->second.resize(child.parent[r] + 1);
         it->second[child.parent[r]].push_back(r);
       }
@@ -470,7 +454,7 @@ void json_rows(JsonDocument& json, const Document& doc, NestedRows& nested, std:
   const auto& table = std::get<Table>(doc.items[table_index]);
   json.key(table.key);
   json.w().StartArray();
-  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+  for (std::size_t r = 0; r < table.row_count(); ++r) {
     json_row(json, doc, nested, table_index, r);
     json.hand_over_past(kPieceBytes, sink);
   }
@@ -514,9 +498,9 @@ std::string md_escape(std::string_view s) {
   return out;
 }
 
-std::string md_table(const Document& doc, const Table& t, const RenderOptions& options) {
+/// Appends the table to out, handing out to sink a piece at a time.
+void md_table(const Document& doc, const Table& t, const RenderOptions& options, std::string& out, const TextSink& sink) {
   std::vector<Leaf> leaves = shown_leaves(doc, t, options, true);
-  std::string out;
   if (!t.title.empty()) out += "**" + md_escape(valid_utf8(t.title)) + "**\n\n";
   std::string head = "|", rule = "|";
   for (const Leaf& l : leaves) {
@@ -526,14 +510,14 @@ std::string md_table(const Document& doc, const Table& t, const RenderOptions& o
   }
   out += head + "\n" + rule + "\n";
   Row scratch;
-  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+  for (std::size_t r = 0; r < t.row_count(); ++r) {
     const Row& row = t.row(r, scratch);
     std::string line = "|";
     for (const Leaf& l : leaves)
       line += fmt::format(" {} |", md_escape(cell_text(row[l.column], t.columns[l.column], l.part, Style::people)));
     out += line + "\n";
+    hand_over_past(out, kPieceBytes, sink);
   }
-  return out;
 }
 
 /// A checklist table's items (gates): held or not (its flag column), and its text, "what —
@@ -545,7 +529,7 @@ std::vector<std::pair<bool, std::string>> checklist_items(const Table& t, Escape
     if (t.columns[i].kind == Kind::flag) flag = i;
   std::vector<std::pair<bool, std::string>> items;
   Row scratch;
-  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+  for (std::size_t r = 0; r < t.row_count(); ++r) {
     const Row& row = t.row(r, scratch);
     bool held = flag < t.columns.size() && std::get_if<bool>(&row[flag]) && std::get<bool>(row[flag]);
     std::string line;
@@ -618,6 +602,12 @@ bool select_leaves(const Table& t, const std::vector<std::string>& keys, std::ve
 
 std::string render_table(const Document& doc, const RenderOptions& options) {
   std::string out;
+  render_table_to(doc, options, [&](std::string_view piece) { out += piece; });
+  return out;
+}
+
+void render_table_to(const Document& doc, const RenderOptions& options, const TextSink& sink) {
+  std::string out;
   std::string_view bold = options.color ? "\x1b[1m" : "", reset = options.color ? "\x1b[0m" : "";
   // The heading (it may have several lines) and the stats line wrap at spaces to fit.
   for (std::size_t start = 0; start < doc.heading.size();) {
@@ -631,20 +621,23 @@ std::string render_table(const Document& doc, const RenderOptions& options) {
   for (const auto& [label, value] : summary(doc)) items.push_back(label + " " + value);
   out += wrapped(items, "  ", options.width);
   bool only_main = selected_only(doc, options);
+  bool written = !out.empty();
   std::size_t hidden = 0;
   for (const Table* t : doc.tables()) {
     if (!t->in_text || (only_main && t != doc.delimited())) continue;
-    Grid g = make_grid(doc, *t, options, kBarWidth);
-    fit(g, options.width);
+    Grid g = make_grid(doc, *t, options);
+    measure(g, options);
+    fit(g, options.width, options);
     hidden += g.hidden;
-    if (!out.empty()) out += "\n";
+    if (written) out += "\n";
     if (!t->title.empty()) out += printable(valid_utf8(t->title)) + "\n";
-    out += aligned(g);
+    write_aligned(g, options, out, sink);
+    written = true;
   }
   if (hidden)
     out += fmt::format("\n({} column{} hidden to fit {} columns; --columns or a pipe shows them)\n", hidden,
                        hidden == 1 ? "" : "s", options.width);
-  return out;
+  if (!out.empty()) sink(out);
 }
 
 std::string render_delimited(const Document& doc, char separator, const RenderOptions& options) {
@@ -662,7 +655,7 @@ void render_delimited_to(const Document& doc, char separator, const RenderOption
   std::string out = delimited_row(header, separator);
   Row scratch;
   std::vector<std::string> cells;
-  for (std::size_t r = 0; r < t->rows.size(); ++r) {
+  for (std::size_t r = 0; r < t->row_count(); ++r) {
     const Row& row = t->row(r, scratch);
     cells.clear();
     for (const Leaf& l : leaves) cells.push_back(cell_text(row[l.column], t->columns[l.column], l.part, Style::delimited));
@@ -705,6 +698,12 @@ void render_json_to(const Document& doc, const TextSink& sink) {
 
 std::string render_markdown(const Document& doc, const RenderOptions& options) {
   std::string out;
+  render_markdown_to(doc, options, [&](std::string_view piece) { out += piece; });
+  return out;
+}
+
+void render_markdown_to(const Document& doc, const RenderOptions& options, const TextSink& sink) {
+  std::string out;
   if (!doc.heading.empty()) {
     std::string heading = doc.heading;
     for (std::size_t at; (at = heading.find('\n')) != std::string::npos;) heading.replace(at, 1, "; ");
@@ -719,9 +718,10 @@ std::string render_markdown(const Document& doc, const RenderOptions& options) {
     if (!t->in_text || (only_main && t != doc.delimited())) continue;
     if (!first) out += "\n";
     first = false;
-    out += t->checklist ? md_checklist(*t) : md_table(doc, *t, options);
+    if (t->checklist) out += md_checklist(*t);
+    else md_table(doc, *t, options, out, sink);
   }
-  return out;
+  if (!out.empty()) sink(out);
 }
 
 namespace {
@@ -745,7 +745,7 @@ std::string html_table(const Document& doc, const Table& t) {
   }
   out += "</tr></thead><tbody>\n";
   Row scratch;
-  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+  for (std::size_t r = 0; r < t.row_count(); ++r) {
     const Row& row = t.row(r, scratch);
     out += "<tr>";
     for (const Leaf& l : leaves) {

@@ -1,6 +1,7 @@
 #pragma once
 // The renderers: the only code that turns a Document's numbers into text. Each writes the
-// whole document as one string (results are summaries, bounded in size).
+// whole document as one string, and those whose tables can have a row per lane (table,
+// CSV, TSV, JSON, Markdown) also a piece at a time.
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -42,6 +43,8 @@ using TextSink = std::function<void(std::string_view)>;
 
 /// Aligned text for people: heading, the stats line, each table under its title.
 std::string render_table(const Document& doc, const RenderOptions& options);
+/// The same, a piece of about a megabyte at a time (a table of a million lanes is 32 MB).
+void render_table_to(const Document& doc, const RenderOptions& options, const TextSink& sink);
 /// The main table as CSV (separator ',') or TSV ('\t'): one header row of leaf paths.
 std::string render_delimited(const Document& doc, char separator, const RenderOptions& options);
 /// The same, a piece of about a megabyte at a time.
@@ -52,6 +55,8 @@ std::string render_json(const Document& doc);
 void render_json_to(const Document& doc, const TextSink& sink);
 /// GitHub-flavoured Markdown: a heading, the stats line as a list, tables, gates as a checklist.
 std::string render_markdown(const Document& doc, const RenderOptions& options);
+/// The same, a piece of about a megabyte at a time.
+void render_markdown_to(const Document& doc, const RenderOptions& options, const TextSink& sink);
 
 /// The document's stats line and tables as HTML fragments (a <dl>, <table>s with sortable
 /// headers, checklists as <ul class="gates">), for the report: the same cells as the table

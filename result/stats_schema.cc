@@ -1,6 +1,7 @@
 #include "stats_schema.h"
 
 #include <charconv>
+#include <stdexcept>
 
 #include <fmt/core.h>
 #include <rapidjson/document.h>
@@ -85,13 +86,19 @@ Table hist_table(const RangeStats& s) {
   return t;
 }
 
-Table lanes_table(const RangeStats& s) {
+Table lanes_table(const RangeStats& s, const Trace* trace) {
   Table t("lanes_detail");
   t.add_column(Column("lane", Kind::text));
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("busy_us", Kind::us));
   t.add_column(Column("idle_pct", Kind::percent).titled("idle"));
-  for (const LaneStats& l : s.lanes_detail) t.rows.push_back({l.lane, l.name, ns(l.busy_ns), l.idle_pct});
+  if (s.lanes_detail.empty()) return t;
+  if (!trace) throw std::logic_error("stats_document: lanes_detail without the trace they index");
+  t.made_rows = s.lanes_detail.size();
+  t.make_row = [&lanes = s.lanes_detail, trace](std::size_t r, Row& row) {
+    const LaneStats& l = lanes[r];
+    row = {trace->lane_label(l.lane), std::string(trace->thread_name(l.lane)), ns(l.busy_ns), l.idle_pct};
+  };
   return t;
 }
 
@@ -114,7 +121,7 @@ Document stats_document(const RangeStats& s, const StatsContext& c) {
   doc.add(Field("by", Kind::text, std::string(group_by_name(s.by))));
   doc.add(groups_table(s));
   if (c.hist) doc.add(hist_table(s));
-  doc.add(lanes_table(s));
+  doc.add(lanes_table(s, c.trace));
   if (c.hist) doc.delimited_table = 1;  // CSV/TSV with --hist: the buckets
   if (c.gates) doc.add(gates_table(*c.gates));
   if (c.baseline) add_baseline(doc, *c.baseline, c.baseline_file, c.max_share_delta_pp);

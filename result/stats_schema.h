@@ -24,11 +24,14 @@ struct StatsContext {
   QuantileMethod quantiles = QuantileMethod::inclusive;
   bool hist = false;                              ///< --hist: CSV/TSV write the histograms
   const std::vector<GateResult>* gates = nullptr; ///< when gates were checked
+  const Trace* trace = nullptr;                   ///< the lanes of lanes_detail (their labels and names)
   const std::vector<ShareDelta>* baseline = nullptr;
   std::string baseline_file;
   double max_share_delta_pp = 0;
 };
 
+/// The document reads s.lanes_detail and context.trace as it is written (a row a lane is
+/// made then): both must outlive it.
 Document stats_document(const RangeStats& s, const StatsContext& context);
 
 /// True when text starts like a saved `stats --format json` (its schema is the first key).

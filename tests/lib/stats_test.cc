@@ -74,9 +74,10 @@ TEST_CASE("per category: busy, events, shares and chunk durations") {
 }
 
 TEST_CASE("per lane busy and idle") {
-  RangeStats s = stats_of(tiny(), whole_trace(tiny()));
+  const Trace& t = tiny();
+  RangeStats s = stats_of(t, whole_trace(t));
   REQUIRE(s.lanes_detail.size() == 2);
-  CHECK(s.lanes_detail[0].name == "worker 0");
+  CHECK(t.thread_name(s.lanes_detail[0].lane) == "worker 0");
   CHECK(s.lanes_detail[0].busy_ns == 53000);
   CHECK(s.lanes_detail[0].idle_pct == doctest::Approx(100.0 * (1 - 53.0 / 128)));
   CHECK(s.lanes_detail[1].busy_ns == 42000);

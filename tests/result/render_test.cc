@@ -174,6 +174,73 @@ TEST_CASE("table: fitting a narrow terminal drops the most droppable columns, th
   CHECK(fitted.find("8 columns hidden to fit 30 columns") != std::string::npos);
 }
 
+TEST_CASE("rows made as they are read render as stored rows do, in every format and when fitted") {
+  Document stored = sample();
+  Table& kept = std::get<Table>(stored.items.back());
+  kept.add_column(Column("share_bar_pct", Kind::percent).with_bar().rank(1));
+  kept.rows[0].push_back(40.0);
+  kept.rows[1].push_back(60.0);
+  kept.colors = {"#ff0000", "#00ff00"};
+  Document made = stored;
+  Table& lazy = std::get<Table>(made.items.back());
+  std::vector<Row> source = lazy.rows;
+  lazy.rows.clear();
+  lazy.made_rows = source.size();
+  int calls = 0;
+  lazy.make_row = [&](std::size_t r, Row& row) {
+    ++calls;
+    row = source[r];
+  };
+  CHECK(lazy.row_count() == 2);
+  for (std::size_t width : {std::size_t{0}, std::size_t{30}, std::size_t{60}}) {
+    RenderOptions o;
+    o.width = width;
+    o.color = true;
+    CHECK(render_table(made, o) == render_table(stored, o));
+    CHECK(render_markdown(made, o) == render_markdown(stored, o));
+  }
+  CHECK(render_delimited(made, ',', {}) == render_delimited(stored, ',', {}));
+  CHECK(render_delimited(made, '\t', {}) == render_delimited(stored, '\t', {}));
+  CHECK(render_json(made) == render_json(stored));
+  CHECK(render_html_fragment(made) == render_html_fragment(stored));
+  CHECK(calls > 0);
+}
+
+TEST_CASE("table and Markdown: a long table is handed over in pieces that add up to the whole text") {
+  Document doc;
+  doc.heading = "many rows";
+  Table t("rows");
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("busy_us", Kind::us));
+  t.made_rows = 100000;
+  t.make_row = [](std::size_t r, Row& row) { row = {fmt::format("lane {}", r), static_cast<int64_t>(r * 1000)}; };
+  doc.add(std::move(t));
+  RenderOptions narrow;
+  narrow.width = 9;  // the name column is cut: every row measured twice, then written
+  for (const RenderOptions& o : {RenderOptions{}, narrow}) {
+    std::vector<std::size_t> pieces;
+    std::string joined;
+    render_table_to(doc, o, [&](std::string_view piece) {
+      pieces.push_back(piece.size());
+      joined += piece;
+    });
+    CHECK(pieces.size() > 1);
+    CHECK(joined == render_table(doc, o));
+    auto rows = lines(joined);  // the heading, a blank line, the header, the rows (and what was hidden)
+    REQUIRE(rows.size() >= 100003);
+    CHECK(rows[100002].rfind(o.width ? "lane 99\xE2\x80\xA6" : "lane 99999", 0) == 0);
+  }
+  std::size_t md_pieces = 0;
+  std::string md;
+  render_markdown_to(doc, {}, [&](std::string_view piece) {
+    ++md_pieces;
+    md += piece;
+  });
+  CHECK(md_pieces > 1);
+  CHECK(md == render_markdown(doc, {}));
+  CHECK(md.find("| lane 99999 | 99999.000 |") != std::string::npos);
+}
+
 TEST_CASE("--columns: those leaves in that order, a distribution key selects its parts, unknown keys suggest") {
   Document doc = sample();
   RenderOptions options;

@@ -2,6 +2,7 @@
 // keys of the JSON rows, and the stats schema reads back what it writes.
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
@@ -90,10 +91,12 @@ TEST_CASE("stats: CSV header = JSON keys, jobque and generic, by category, name 
   const Trace& generic = test::load_sample("chrome-small.json");
   for (GroupBy by : {GroupBy::category, GroupBy::name, GroupBy::lane, GroupBy::kind}) {
     StatsContext c;
+    c.trace = &jobque;
     c.scope = whole(jobque);
     check_header_is_json_keys(stats_document(stats_of(jobque, by), c));
   }
   StatsContext c;
+  c.trace = &generic;
   c.scope = whole(generic);
   check_header_is_json_keys(stats_document(stats_of(generic, GroupBy::name), c));
   c.hist = true;
@@ -104,6 +107,7 @@ TEST_CASE("stats JSON round trip: what stats writes, a baseline reads back equal
   const Trace& trace = test::load_sample("decode-small.trace.json");
   RangeStats s = stats_of(trace, GroupBy::category);
   StatsContext c;
+  c.trace = &trace;
   c.file = "decode-small.trace.json";
   c.scope = whole(trace);
   std::string json = render_json(stats_document(s, c));
@@ -304,6 +308,29 @@ TEST_CASE("gaps, diff, phases, validate: CSV header = JSON keys") {
   ValidatedFile file{"broken.json", run.result, run.got.diagnostics, 0, false};
   REQUIRE_FALSE(file.kept.empty());
   check_header_is_json_keys(validate_document({file}, false));
+}
+
+TEST_CASE("stats: the lanes' rows are made from the trace as they are written, a row a lane") {
+  const Trace& trace = test::load_sample("decode-small.trace.json");
+  RangeStats s = stats_of(trace, GroupBy::category);
+  StatsContext c;
+  c.trace = &trace;
+  c.scope = whole(trace);
+  Document doc = stats_document(s, c);
+  const Table* lanes = nullptr;
+  for (const Table* t : doc.tables())
+    if (t->key == "lanes_detail") lanes = t;
+  REQUIRE(lanes != nullptr);
+  CHECK(lanes->rows.empty());  // nothing held a lane but the stats' own 24 bytes
+  REQUIRE(lanes->row_count() == trace.lanes.size());
+  Row scratch;
+  for (std::size_t r = 0; r < lanes->row_count(); ++r) {
+    const Row& row = lanes->row(r, scratch);
+    CHECK(std::get<std::string>(row[0]) == trace.lane_label(s.lanes_detail[r].lane));
+    CHECK(std::get<std::string>(row[1]) == trace.thread_name(s.lanes_detail[r].lane));
+    CHECK(std::get<int64_t>(row[2]) == s.lanes_detail[r].busy_ns);
+  }
+  CHECK_THROWS_AS(stats_document(s, StatsContext{}), std::logic_error);  // lanes without their trace
 }
 
 }  // namespace jqtrace::result

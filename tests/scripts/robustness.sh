@@ -152,13 +152,13 @@ if [ -n "$memory_jqtrace" ]; then
     echo "FAIL: gaps of 20,000 chains of 60,000 stages under 600 MB: exit $status, $stage_rows stage rows (want 60,000)"
     head -3 "$tmp/err"; failures=$((failures + 1))
   fi
-  # 200,000 one-span lanes make a model of ~100 MB: under a 100 MB limit, exit 3 and the
-  # message; and while a compressed copy is read by a decoding thread and parsing threads,
+  # 200,000 one-span lanes take ~70 MB of address space (a tiny trace 30): under a 50 MB
+  # limit, exit 3 and the message; and while a compressed copy is read by a decoding thread and parsing threads,
   # whichever thread runs out, exit 3.
   awk 'BEGIN { printf "{\"traceEvents\":[\n";
     for (i = 0; i < 200000; i++) printf "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":2,\"name\":\"n%d\"},\n", i, i, i % 4000;
     printf "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/lanes.json"
-  (ulimit -v 100000; timeout 120 "$memory_jqtrace" stats -q -j 1 "$tmp/lanes.json" > /dev/null 2> "$tmp/err")
+  (ulimit -v 50000; timeout 120 "$memory_jqtrace" stats -q -j 1 "$tmp/lanes.json" > /dev/null 2> "$tmp/err")
   status=$?
   if [ $status -ne 3 ] || ! grep -q "out of memory" "$tmp/err"; then
     echo "FAIL: out of memory: exit $status (want 3), output:"; head -3 "$tmp/err"; failures=$((failures + 1))
