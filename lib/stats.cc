@@ -227,14 +227,10 @@ class StatsBuilder {
   void make_fixed_groups() {
     if (o_.by == GroupBy::category && t_.jobque)
       for (const Category& c : t_.categories) add_group(c.name, c.color);
-    if (o_.by == GroupBy::lane)
-      for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
-        GroupStats& g = groups_[add_group(t_.lane_label(l), "")].stats;
-        auto id = [&](const ProcessId& p) { return p.is_string ? std::string(t_.names.view(p.text)) : std::to_string(p.number); };
-        g.pid = id(t_.lanes[l].pid);
-        g.tid = id(t_.lanes[l].tid);
-        g.thread = t_.thread_name(l);
-      }
+    if (o_.by == GroupBy::lane) {
+      groups_.reserve(t_.lanes.size());  // grown by doubling, a million lanes' groups peaked 1.5 times as high
+      for (std::size_t l = 0; l < t_.lanes.size(); ++l) groups_[add_group(t_.lane_label(l), "")].stats.lane = l;
+    }
     if (o_.by == GroupBy::kind && t_.jobque)
       for (const char* k : kKindNames) add_group(k, "");
   }

@@ -1,5 +1,6 @@
 #include "stats_schema.h"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -28,17 +29,21 @@ void add_totals(Document& doc, const RangeStats& s) {
   doc.add(Field("publishes", Kind::integer, count(s.publishes)).labelled(s.jobque ? "publishes" : ""));
 }
 
-/// A lane id as a number when it is one (most are), else as the trace's string.
-Value lane_id(const std::string& id) {
+/// A lane's pid or tid as a number when it is one (most are; a string of digits too),
+/// else as the trace's string.
+Value lane_id(const ProcessId& id, const Trace& trace) {
+  if (!id.is_string) return id.number;
+  std::string_view text = trace.names.view(id.text);
   int64_t n = 0;
-  auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), n);
-  if (error == std::errc() && end == id.data() + id.size()) return n;
-  return id;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (error == std::errc() && end == text.data() + text.size()) return n;
+  return std::string(text);
 }
 
-/// One row a group; by lane, the lane's pid, tid and thread name as columns of their own
-/// (a "0:2" cell reads as a time of day in a spreadsheet).
-Table groups_table(const RangeStats& s) {
+/// One row a group, made as it is written (a group a lane: a million rows); by lane, the
+/// lane's pid, tid and thread name as columns of their own (a "0:2" cell reads as a time of
+/// day in a spreadsheet).
+Table groups_table(const RangeStats& s, const Trace* trace) {
   bool by_lane = s.by == GroupBy::lane;
   Table t("groups");
   t.add_column(Column("name", Kind::text).titled(group_by_name(s.by)));
@@ -57,16 +62,22 @@ Table groups_table(const RangeStats& s) {
   t.add_column(Column("share_pct", Kind::percent).titled("share").with_bar());
   t.add_column(Column("events", Kind::integer));
   t.add_column(Column("dur_us", Kind::distribution).rank(1));
-  for (const GroupStats& g : s.groups) {
-    Row row = {g.name};
-    if (by_lane) row.insert(row.end(), {lane_id(g.pid), lane_id(g.tid), g.thread});
+  if (by_lane && !s.groups.empty() && !trace) throw std::logic_error("stats_document: lanes without their trace");
+  t.made_rows = s.groups.size();
+  t.make_row = [&s, by_lane, trace](std::size_t r, Row& row) {
+    const GroupStats& g = s.groups[r];
+    row = {g.name};
+    if (by_lane) {
+      const Lane& lane = trace->lanes[g.lane];
+      row.insert(row.end(), {lane_id(lane.pid, *trace), lane_id(lane.tid, *trace), std::string(trace->thread_name(g.lane))});
+    }
     row.push_back(g.color.empty() ? Value{} : Value{g.color});
     row.push_back(ns(g.busy_ns));
     if (!s.jobque) row.insert(row.end(), {ns(g.total_ns), ns(g.self_ns)});
     row.insert(row.end(), {g.share_pct, count(g.events), g.dur});
-    t.rows.push_back(std::move(row));
-    t.colors.push_back(g.color);
-  }
+  };
+  if (std::any_of(s.groups.begin(), s.groups.end(), [](const GroupStats& g) { return !g.color.empty(); }))
+    for (const GroupStats& g : s.groups) t.colors.push_back(g.color);
   return t;
 }
 
@@ -119,7 +130,7 @@ Document stats_document(const RangeStats& s, const StatsContext& c) {
   doc.add(Field("lanes", Kind::integer, count(s.lanes)));
   add_totals(doc, s);
   doc.add(Field("by", Kind::text, std::string(group_by_name(s.by))));
-  doc.add(groups_table(s));
+  doc.add(groups_table(s, c.trace));
   if (c.hist) doc.add(hist_table(s));
   doc.add(lanes_table(s, c.trace));
   if (c.hist) doc.delimited_table = 1;  // CSV/TSV with --hist: the buckets

@@ -310,6 +310,25 @@ TEST_CASE("gaps, diff, phases, validate: CSV header = JSON keys") {
   check_header_is_json_keys(validate_document({file}, false));
 }
 
+TEST_CASE("stats by lane: pid, tid and thread come from the trace as the rows are written") {
+  Trace trace;
+  test::load_string(R"([
+    {"ph":"X","pid":"gpu","tid":"stream 7","ts":0,"dur":5,"name":"k"},
+    {"ph":"X","pid":3,"tid":"0012","ts":1,"dur":5,"name":"k"},
+    {"ph":"M","pid":3,"tid":"0012","name":"thread_name","args":{"name":"main"}}])",
+                    &trace);
+  StatsContext c;
+  c.trace = &trace;
+  c.scope = whole(trace);
+  RangeStats s = stats_of(trace, GroupBy::lane);
+  Document doc = stats_document(s, c);
+  std::string csv = render_delimited(doc, ',', {});
+  CHECK(csv.find("\n3:0012,3,12,main,") != std::string::npos);  // a string of digits is a number
+  CHECK(csv.find("\ngpu:stream 7,gpu,stream 7,,") != std::string::npos);
+  for (const GroupStats& g : s.groups) CHECK(g.lane < trace.lanes.size());
+  CHECK_THROWS_AS(stats_document(s, StatsContext{}), std::logic_error);
+}
+
 TEST_CASE("stats: the lanes' rows are made from the trace as they are written, a row a lane") {
   const Trace& trace = test::load_sample("decode-small.trace.json");
   RangeStats s = stats_of(trace, GroupBy::category);
