@@ -46,11 +46,33 @@ struct GroupTally {
   }
 };
 
-struct Group {
-  GroupStats stats;
+/// A group's tallies until it is summarised: the first slice's to see it, taken whole
+/// (a group of one slice, as each of a million names or lanes is, is one move), and the
+/// later slices' by reference, taken in (in slice order) when it is summarised.
+struct GroupParts {
   GroupTally tally;
-  std::vector<GroupTally*> parts;  ///< the slices' tallies of this group, in slice order
+  std::vector<GroupTally*> parts;  ///< later slices' tallies of this group, in slice order
+  bool taken = false;              ///< tally is a slice's
 };
+
+/// new[i] = old[order[i]], in place (a second vector of 200-byte groups doubled the peak
+/// of a million groups); order is used up.
+template <typename T>
+void permute_in_place(std::vector<T>& v, std::vector<uint32_t>& order) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (order[i] == i) continue;  // in place already, or placed by an earlier cycle
+    T held = std::move(v[i]);
+    std::size_t at = i;
+    while (order[at] != i) {
+      std::size_t from = order[at];
+      v[at] = std::move(v[from]);
+      order[at] = static_cast<uint32_t>(at);
+      at = from;
+    }
+    v[at] = std::move(held);
+    order[at] = static_cast<uint32_t>(at);
+  }
+}
 
 /// Rows [begin, end) of a lane's spans that can overlap the range: a whole lane, or a
 /// piece of a long jobque lane. `busy` is what the walk found for these rows.
@@ -103,6 +125,12 @@ class SliceTally {
   }
   /// (slot, tally) in first-seen order.
   std::vector<std::pair<std::size_t, GroupTally>>& groups() { return groups_; }
+  /// Frees the tallies (their groups took them whole).
+  void release_groups() {
+    std::vector<std::pair<std::size_t, GroupTally>>().swap(groups_);
+    std::vector<uint32_t>().swap(dense_);
+    sparse_.clear();
+  }
 
   uint64_t events = 0, publishes = 0;
   int64_t wait_ns = 0;
@@ -213,7 +241,7 @@ class StatsBuilder {
   /// own (the samples' copying and their order statistics go on the threads); then the
   /// range's shares.
   RangeStats finish() {
-    run_parallel(groups_.size(), o_.threads, [&](std::size_t g) { summarize_group(groups_[g]); });
+    run_parallel(group_stats_.size(), o_.threads, [&](std::size_t g) { summarize_group(group_parts_[g], group_stats_[g]); });
     finish_groups();
     double length = static_cast<double>(r_.length());
     s_.idle_pct = length > 0 ? 100.0 * (1.0 - static_cast<double>(s_.busy_ns) / (length * static_cast<double>(s_.lanes)))
@@ -228,8 +256,9 @@ class StatsBuilder {
     if (o_.by == GroupBy::category && t_.jobque)
       for (const Category& c : t_.categories) add_group(c.name, c.color);
     if (o_.by == GroupBy::lane) {
-      groups_.reserve(t_.lanes.size());  // grown by doubling, a million lanes' groups peaked 1.5 times as high
-      for (std::size_t l = 0; l < t_.lanes.size(); ++l) groups_[add_group(t_.lane_label(l), "")].stats.lane = l;
+      group_stats_.reserve(t_.lanes.size());  // grown by doubling, a million lanes' groups peaked 1.5 times as high
+      group_parts_.reserve(t_.lanes.size());
+      for (std::size_t l = 0; l < t_.lanes.size(); ++l) group_stats_[add_group(t_.lane_label(l), "")].lane = l;
     }
     if (o_.by == GroupBy::kind && t_.jobque)
       for (const char* k : kKindNames) add_group(k, "");
@@ -252,10 +281,11 @@ class StatsBuilder {
   bool keyed_by_cat() const { return o_.by == GroupBy::cat || o_.by == GroupBy::category; }
 
   std::size_t add_group(std::string name, std::string color) {
-    groups_.push_back(Group{});
-    groups_.back().stats.name = std::move(name);
-    groups_.back().stats.color = std::move(color);
-    return groups_.size() - 1;
+    group_stats_.emplace_back();
+    group_stats_.back().name = std::move(name);
+    group_stats_.back().color = std::move(color);
+    group_parts_.emplace_back();
+    return group_stats_.size() - 1;
   }
 
   /// The group of a slot, made on first sight for keyed groupings.
@@ -394,15 +424,26 @@ class StatsBuilder {
     s_.events += tally.events;
     s_.publishes += tally.publishes;
     s_.wait_ns += tally.wait_ns;
-    for (auto& [slot, g] : tally.groups()) groups_[group_of_slot(slot)].parts.push_back(&g);
+    bool referenced = false;
+    for (auto& [slot, g] : tally.groups()) {
+      GroupParts& group = group_parts_[group_of_slot(slot)];
+      if (!group.taken) {
+        group.tally = std::move(g);
+        group.taken = true;
+      } else {
+        group.parts.push_back(&g);
+        referenced = true;
+      }
+    }
+    if (!referenced) tally.release_groups();
   }
 
   /// One group's tallies taken in, then its distribution (and histogram) summarised.
-  void summarize_group(Group& g) {
+  void summarize_group(GroupParts& g, GroupStats& stats) {
     for (GroupTally* part : g.parts) g.tally.absorb(std::move(*part));
-    g.parts.clear();
-    if (o_.hist) g.stats.hist = histogram(g.tally.sample.sorted());
-    if (o_.distributions) g.stats.dur = g.tally.sample.summarize(o_.quantiles);
+    std::vector<GroupTally*>().swap(g.parts);
+    if (o_.hist) stats.hist = histogram(g.tally.sample.sorted());
+    if (o_.distributions) stats.dur = g.tally.sample.summarize(o_.quantiles);
     g.tally.sample = DurationSample{};
   }
 
@@ -417,32 +458,32 @@ class StatsBuilder {
 
   void finish_groups() {
     int64_t total = 0;
-    for (Group& g : groups_) {
-      GroupStats& st = g.stats;
-      st.events = g.tally.events;
-      st.busy_ns = t_.jobque ? g.tally.busy_ns : g.tally.self_ns;
-      st.total_ns = g.tally.total_ns;
-      st.self_ns = g.tally.self_ns;
+    for (std::size_t k = 0; k < group_stats_.size(); ++k) {
+      GroupStats& st = group_stats_[k];
+      const GroupTally& tally = group_parts_[k].tally;
+      st.events = tally.events;
+      st.busy_ns = t_.jobque ? tally.busy_ns : tally.self_ns;
+      st.total_ns = tally.total_ns;
+      st.self_ns = tally.self_ns;
       total += st.busy_ns;
     }
+    std::vector<GroupParts>().swap(group_parts_);
     // Sorted by busy (descending), then name, then first seen; the groups move once, in
     // that order (sorting the 200-byte GroupStats themselves was 12% of stats --by name
     // on a trace of 100,000 names).
-    std::vector<uint32_t> order(groups_.size());
+    std::vector<uint32_t> order(group_stats_.size());
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-      const GroupStats& a = groups_[x].stats;
-      const GroupStats& b = groups_[y].stats;
+      const GroupStats& a = group_stats_[x];
+      const GroupStats& b = group_stats_[y];
       if (a.busy_ns != b.busy_ns) return a.busy_ns > b.busy_ns;
       if (int c = a.name.compare(b.name)) return c < 0;
       return x < y;
     });
-    s_.groups.reserve(order.size());
-    for (uint32_t i : order) {
-      GroupStats& g = groups_[i].stats;
+    permute_in_place(group_stats_, order);
+    for (GroupStats& g : group_stats_)
       g.share_pct = total > 0 ? 100.0 * static_cast<double>(g.busy_ns) / static_cast<double>(total) : 0.0;
-      s_.groups.push_back(std::move(g));
-    }
+    s_.groups = std::move(group_stats_);
   }
 
   const Trace& t_;
@@ -451,7 +492,8 @@ class StatsBuilder {
   StatsOptions o_;
   std::vector<SpanKind> own_kinds_;
   const std::vector<SpanKind>& kinds_;
-  std::vector<Group> groups_;
+  std::vector<GroupStats> group_stats_;  ///< by group index (the order groups were made)
+  std::vector<GroupParts> group_parts_;  ///< the same groups' tallies, until they are summarised
   FlatMap<std::size_t> group_of_key_;  ///< keyed groupings: slot -> group index + 1
   RangeStats s_;
 };
