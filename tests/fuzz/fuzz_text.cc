@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "gate.h"
 #include "gate_metrics.h"
@@ -33,12 +35,19 @@ void render_everything(const std::string& bytes) {
   t.rows.push_back({bytes, 12.5, Distribution{}});
   t.colors.push_back(bytes);
   doc.add(std::move(t));
+  result::Document made = doc;  // the same rows, made as they are written
+  result::Table& lazy = std::get<result::Table>(made.items.back());
+  std::vector<result::Row> rows = std::move(lazy.rows);
+  lazy.rows.clear();
+  lazy.made_rows = rows.size();
+  lazy.make_row = [&rows](std::size_t r, result::Row& row) { row = rows[r]; };
   result::RenderOptions options;
   options.utf8 = options.color = true;
   options.width = bytes.size() % 120;
   for (result::Format f : result::kDocumentFormats) {
     std::string out = result::render(doc, f, options);
     if (out.find('\0') != std::string::npos) std::abort();
+    if (result::render(made, f, options) != out) std::abort();
     if (f != result::Format::json) continue;
     rapidjson::Document parsed;
     parsed.Parse<rapidjson::kParseValidateEncodingFlag>(out.c_str());

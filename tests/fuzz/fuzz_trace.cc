@@ -7,9 +7,13 @@
 #include <cstring>
 #include <string>
 
+#include <rapidjson/document.h>
+
+#include "formats.h"
 #include "gaps.h"
 #include "markers.h"
 #include "stats.h"
+#include "stats_schema.h"
 #include "svg.h"
 #include "timeline.h"
 #include "unit_busy.h"
@@ -87,6 +91,26 @@ void check_unit_busy(const Trace& trace, const SpanIndex& index, const std::vect
     }
 }
 
+/// The stats document of s, whose rows of groups and lanes are made from the trace as it
+/// is written, in every format: the table fitted to a narrow terminal too, JSON valid.
+void write_stats(const Trace& trace, const RangeStats& s) {
+  result::StatsContext c;
+  c.trace = &trace;
+  c.hist = true;
+  result::Document doc = result::stats_document(s, c);
+  result::RenderOptions narrow;
+  narrow.width = 30;
+  narrow.color = narrow.utf8 = true;
+  for (result::Format f : result::kDocumentFormats) {
+    std::string out = result::render(doc, f, f == result::Format::table ? narrow : result::RenderOptions{});
+    if (out.find('\0') != std::string::npos) std::abort();
+    if (f != result::Format::json) continue;
+    rapidjson::Document parsed;
+    parsed.Parse<rapidjson::kParseValidateEncodingFlag>(out.c_str());
+    if (parsed.HasParseError()) std::abort();
+  }
+}
+
 void analyse(const Trace& trace) {
   SpanIndex index(trace);
   Range whole = whole_trace(trace);
@@ -99,8 +123,9 @@ void analyse(const Trace& trace) {
     options.hist = true;
     options.slice_rows = 3;  // many slices: the split walk and its joins
     options.threads = 2;
-    compute_stats(trace, index, whole, options);
+    RangeStats s = compute_stats(trace, index, whole, options);
     compute_stats(trace, index, {whole.lo + whole.length() / 3, whole.hi - whole.length() / 3}, options);
+    write_stats(trace, s);
   }
   for (UnitAtRequest at : {UnitAtRequest::automatic, UnitAtRequest::end}) {
     std::vector<KindSummary> kinds = summarize_kinds(trace, at, QuantileMethod::inclusive);
