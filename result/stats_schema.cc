@@ -62,7 +62,6 @@ Table groups_table(const RangeStats& s, const Trace* trace) {
   t.add_column(Column("share_pct", Kind::percent).titled("share").with_bar());
   t.add_column(Column("events", Kind::integer));
   t.add_column(Column("dur_us", Kind::distribution).rank(1));
-  if (by_lane && !s.groups.empty() && !trace) throw std::logic_error("stats_document: lanes without their trace");
   t.made_rows = s.groups.size();
   t.make_row = [&s, by_lane, trace](std::size_t r, Row& row) {
     const GroupStats& g = s.groups[r];
@@ -103,8 +102,6 @@ Table lanes_table(const RangeStats& s, const Trace* trace) {
   t.add_column(Column("name", Kind::text));
   t.add_column(Column("busy_us", Kind::us));
   t.add_column(Column("idle_pct", Kind::percent).titled("idle"));
-  if (s.lanes_detail.empty()) return t;
-  if (!trace) throw std::logic_error("stats_document: lanes_detail without the trace they index");
   t.made_rows = s.lanes_detail.size();
   t.make_row = [&lanes = s.lanes_detail, trace](std::size_t r, Row& row) {
     const LaneStats& l = lanes[r];
@@ -116,6 +113,8 @@ Table lanes_table(const RangeStats& s, const Trace* trace) {
 }  // namespace
 
 Document stats_document(const RangeStats& s, const StatsContext& c) {
+  bool rows_read_lanes = !s.lanes_detail.empty() || (s.by == GroupBy::lane && !s.groups.empty());
+  if (rows_read_lanes && !c.trace) throw std::logic_error("stats_document: lanes without the trace they index");
   Document doc;
   doc.schema = std::string(kStatsSchema);
   doc.heading = heading(s, c);
