@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 
 #include "flat_map.h"
+#include "free_memory.h"
 #include "jobque.h"
 #include "parallel.h"
 
@@ -46,15 +48,6 @@ struct GroupTally {
   }
 };
 
-/// A group's tallies until it is summarised: the first slice's to see it, taken whole
-/// (a group of one slice, as each of a million names or lanes is, is one move), and the
-/// later slices' by reference, taken in (in slice order) when it is summarised.
-struct GroupParts {
-  GroupTally tally;
-  std::vector<GroupTally*> parts;  ///< later slices' tallies of this group, in slice order
-  bool taken = false;              ///< tally is a slice's
-};
-
 /// new[i] = old[order[i]], in place (a second vector of 200-byte groups doubled the peak
 /// of a million groups); order is used up.
 template <typename T>
@@ -87,6 +80,9 @@ struct LaneRows {
 struct Slice {
   std::size_t first, last;
 };
+
+/// A slice's tally of one group, with the group's slot.
+using SliceEntry = std::pair<std::size_t, GroupTally>;
 
 /// What the walk over one slice adds up. Groups are known by slot here (a fixed group's
 /// index, or the key of a group made on first sight); the join makes groups from slots in
@@ -124,12 +120,14 @@ class SliceTally {
     return g;
   }
   /// (slot, tally) in first-seen order.
-  std::vector<std::pair<std::size_t, GroupTally>>& groups() { return groups_; }
-  /// Frees the tallies (their groups took them whole).
-  void release_groups() {
-    std::vector<std::pair<std::size_t, GroupTally>>().swap(groups_);
+  std::vector<SliceEntry>& groups() { return groups_; }
+  /// After the walk: no more groups come, so the lookup goes and the tallies take only
+  /// their room (they stay until their groups are summarised: grown by doubling, a million
+  /// one-span groups held up to twice their 104 bytes each).
+  void settle() {
     std::vector<uint32_t>().swap(dense_);
-    sparse_.clear();
+    sparse_ = ShortListIndex<std::size_t>{};
+    groups_.shrink_to_fit();
   }
 
   uint64_t events = 0, publishes = 0;
@@ -139,7 +137,7 @@ class SliceTally {
   static constexpr std::size_t kDenseSlots = 4096;
   std::vector<uint32_t> dense_;              ///< by slot: index into groups_ + 1 (empty: sparse_)
   ShortListIndex<std::size_t> sparse_;       ///< slot -> index into groups_
-  std::vector<std::pair<std::size_t, GroupTally>> groups_;
+  std::vector<SliceEntry> groups_;
 };
 
 /// An open span while walking a generic lane, to split its time into self and children.
@@ -191,8 +189,10 @@ class StatsBuilder {
     run_parallel(slices.size(), o_.threads, [&](std::size_t k) {
       for (std::size_t r = slices[k].first; r < slices[k].last; ++r)
         rows[r].busy = t_.jobque ? walk_jobque(rows[r], tallies[k]) : walk_generic(rows[r], tallies[k]);
+      tallies[k].settle();
     });
-    for (SliceTally& tally : tallies) join(tally);
+    if (keyed()) group_of_key_dense_.assign(slot_count(), 0);  // 4 bytes a name: less than a hash table of the names seen
+    join(tallies);
     std::vector<int64_t> lane_busy(t_.lanes.size(), 0);
     for (const LaneRows& r : rows) lane_busy[r.lane] += r.busy;
     std::vector<LaneRows>().swap(rows);  // before the lanes' detail: 32 bytes a lane
@@ -201,16 +201,16 @@ class StatsBuilder {
       s_.busy_ns += lane_busy[lane];
       if (o_.lanes) add_lane(lane, lane_busy[lane]);
     }
-    return finish();
+    return finish(tallies);
   }
 
   /// The range's stats from one tally of its spans and their busy time, as build() would
   /// give them without per-lane detail (the sweep over many ranges measures them so).
   RangeStats build_from(SliceTally& tally, int64_t busy) {
     start();
-    join(tally);
+    join(std::span<SliceTally>(&tally, 1));
     s_.busy_ns = busy;
-    return finish();
+    return finish(std::span<SliceTally>(&tally, 1));
   }
 
   /// A span's group key (see SliceTally), and the kind of a name.
@@ -239,9 +239,30 @@ class StatsBuilder {
 
   /// Each group takes in its slices' tallies (in slice order) and is summarised on its
   /// own (the samples' copying and their order statistics go on the threads); then the
-  /// range's shares.
-  RangeStats finish() {
-    run_parallel(group_stats_.size(), o_.threads, [&](std::size_t g) { summarize_group(group_parts_[g], group_stats_[g]); });
+  /// range's shares. The groups go in waves, in order: a lane's or keyed group's stats are
+  /// made as its wave comes, and a slice is freed once every group it holds is summarised,
+  /// so a million groups never hold their tallies and their stats at once (by lane, a
+  /// million one-span lanes took 597 MB so; 760 when the groups also took a copy of the
+  /// tallies, 456 now).
+  RangeStats finish(std::span<SliceTally> slices) {
+    // A group's later parts, together and in slice order.
+    std::stable_sort(later_parts_.begin(), later_parts_.end(),
+                     [](const LaterPart& a, const LaterPart& b) { return a.first < b.first; });
+    std::vector<uint32_t> by_last_group(slices.size());
+    std::iota(by_last_group.begin(), by_last_group.end(), 0u);
+    std::sort(by_last_group.begin(), by_last_group.end(),
+              [&](uint32_t a, uint32_t b) { return slice_groups_end_[a] < slice_groups_end_[b]; });
+    std::size_t freed = 0, groups = first_part_.size();
+    for (std::size_t wave = 0; wave < groups; wave += kWaveGroups) {
+      std::size_t end = std::min(groups, wave + kWaveGroups);
+      while (group_stats_.size() < end) make_group(group_stats_.size());
+      run_parallel(end - wave, o_.threads, [&](std::size_t k) { summarize_group(wave + k); });
+      while (freed < slices.size() && slice_groups_end_[by_last_group[freed]] <= end)
+        slices[by_last_group[freed++]] = SliceTally(0, 0);
+      if (end < groups) release_free_memory();  // for the next waves' stats
+    }
+    std::vector<SliceEntry*>().swap(first_part_);
+    std::vector<LaterPart>().swap(later_parts_);
     finish_groups();
     double length = static_cast<double>(r_.length());
     s_.idle_pct = length > 0 ? 100.0 * (1.0 - static_cast<double>(s_.busy_ns) / (length * static_cast<double>(s_.lanes)))
@@ -255,11 +276,8 @@ class StatsBuilder {
   void make_fixed_groups() {
     if (o_.by == GroupBy::category && t_.jobque)
       for (const Category& c : t_.categories) add_group(c.name, c.color);
-    if (o_.by == GroupBy::lane) {
-      group_stats_.reserve(t_.lanes.size());  // grown by doubling, a million lanes' groups peaked 1.5 times as high
-      group_parts_.reserve(t_.lanes.size());
-      for (std::size_t l = 0; l < t_.lanes.size(); ++l) group_stats_[add_group(t_.lane_label(l), "")].lane = l;
-    }
+    if (o_.by == GroupBy::lane)  // made as they are summarised (make_group); room now, used as they come
+      group_stats_.reserve(t_.lanes.size());
     if (o_.by == GroupBy::kind && t_.jobque)
       for (const char* k : kKindNames) add_group(k, "");
   }
@@ -284,20 +302,27 @@ class StatsBuilder {
     group_stats_.emplace_back();
     group_stats_.back().name = std::move(name);
     group_stats_.back().color = std::move(color);
-    group_parts_.emplace_back();
     return group_stats_.size() - 1;
   }
 
-  /// The group of a slot, made on first sight for keyed groupings.
-  std::size_t group_of_slot(std::size_t slot) {
-    if (!keyed()) return slot;
-    std::size_t& group = group_of_key_[static_cast<int64_t>(slot)];  // index + 1; 0: not made yet
-    if (group == 0) {
-      std::string name = slot == 0 ? (keyed_by_cat() ? "(no cat)" : "(no name)")
-                                   : std::string(t_.names.view(static_cast<uint32_t>(slot - 1)));
-      group = add_group(std::move(name), "") + 1;
-    }
-    return group - 1;
+  /// Group g's stats, before it is summarised: a lane's, or a keyed group's (named by the
+  /// key of the first slice that saw it). Fixed groups were made by make_fixed_groups().
+  void make_group(std::size_t g) {
+    if (o_.by == GroupBy::lane) group_stats_[add_group(t_.lane_label(g), "")].lane = g;
+    else add_group(key_name(first_part_[g]->first), "");
+  }
+
+  /// A keyed group's index, given in the order the keys are first asked for.
+  std::size_t group_of_key(std::size_t slot) {
+    uint32_t& index = slot < group_of_key_dense_.size() ? group_of_key_dense_[slot]
+                                                        : group_of_key_[static_cast<int64_t>(slot)];
+    if (index == 0) index = ++keys_;  // index + 1; 0: not given yet
+    return index - 1;
+  }
+  /// The name of a keyed group.
+  std::string key_name(std::size_t slot) const {
+    if (slot == 0) return keyed_by_cat() ? "(no cat)" : "(no name)";
+    return std::string(t_.names.view(static_cast<uint32_t>(slot - 1)));
   }
 
   bool wants_duration(SpanKind kind) const {
@@ -418,33 +443,49 @@ class StatsBuilder {
     return busy;
   }
 
-  /// Adds a slice's totals to the range's, and hands its groups' tallies to the groups
-  /// (made here, on first sight, for keyed groupings).
-  void join(SliceTally& tally) {
-    s_.events += tally.events;
-    s_.publishes += tally.publishes;
-    s_.wait_ns += tally.wait_ns;
-    bool referenced = false;
-    for (auto& [slot, g] : tally.groups()) {
-      GroupParts& group = group_parts_[group_of_slot(slot)];
-      if (!group.taken) {
-        group.tally = std::move(g);
-        group.taken = true;
-      } else {
-        group.parts.push_back(&g);
-        referenced = true;
+  /// Adds the slices' totals to the range's and points each group at its tallies, which
+  /// stay in the slices until the group is summarised (a group of one slice, as each of a
+  /// million names or lanes is, costs a pointer here). Keyed groups are made in the order
+  /// the slices first saw them; they are counted first, so their stats are allocated once.
+  void join(std::span<SliceTally> tallies) {
+    std::size_t groups = keyed() ? 0 : fixed_group_count();
+    if (keyed()) {
+      for (SliceTally& tally : tallies)
+        for (auto& entry : tally.groups()) groups = std::max(groups, group_of_key(entry.first) + 1);
+      group_stats_.reserve(groups);  // room now, used as they come (finish)
+    }
+    first_part_.assign(groups, nullptr);
+    slice_groups_end_.assign(tallies.size(), 0);
+    for (std::size_t k = 0; k < tallies.size(); ++k) {
+      SliceTally& tally = tallies[k];
+      s_.events += tally.events;
+      s_.publishes += tally.publishes;
+      s_.wait_ns += tally.wait_ns;
+      for (SliceEntry& entry : tally.groups()) {
+        std::size_t group = keyed() ? group_of_key(entry.first) : entry.first;
+        if (first_part_[group]) later_parts_.push_back({group, &entry.second});
+        else first_part_[group] = &entry;  // keyed groups are numbered by first sight, in slice order
+        slice_groups_end_[k] = std::max(slice_groups_end_[k], group + 1);
       }
     }
-    if (!referenced) tally.release_groups();
   }
 
-  /// One group's tallies taken in, then its distribution (and histogram) summarised.
-  void summarize_group(GroupParts& g, GroupStats& stats) {
-    for (GroupTally* part : g.parts) g.tally.absorb(std::move(*part));
-    std::vector<GroupTally*>().swap(g.parts);
-    if (o_.hist) stats.hist = histogram(g.tally.sample.sorted());
-    if (o_.distributions) stats.dur = g.tally.sample.summarize(o_.quantiles);
-    g.tally.sample = DurationSample{};
+  /// One group's tallies taken in (in slice order), then its totals, distribution and
+  /// histogram. A group no span reached has a tally of nothing.
+  void summarize_group(std::size_t k) {
+    GroupTally none;
+    GroupTally& tally = first_part_[k] ? first_part_[k]->second : none;
+    auto later = std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr},
+                                  [](const LaterPart& a, const LaterPart& b) { return a.first < b.first; });
+    for (auto it = later.first; it != later.second; ++it) tally.absorb(std::move(*it->second));
+    GroupStats& stats = group_stats_[k];
+    stats.events = tally.events;
+    stats.busy_ns = t_.jobque ? tally.busy_ns : tally.self_ns;
+    stats.total_ns = tally.total_ns;
+    stats.self_ns = tally.self_ns;
+    if (o_.hist) stats.hist = histogram(tally.sample.sorted());
+    if (o_.distributions) stats.dur = tally.sample.summarize(o_.quantiles);
+    tally.sample = DurationSample{};
   }
 
   void add_lane(std::size_t lane, int64_t busy) {
@@ -458,16 +499,7 @@ class StatsBuilder {
 
   void finish_groups() {
     int64_t total = 0;
-    for (std::size_t k = 0; k < group_stats_.size(); ++k) {
-      GroupStats& st = group_stats_[k];
-      const GroupTally& tally = group_parts_[k].tally;
-      st.events = tally.events;
-      st.busy_ns = t_.jobque ? tally.busy_ns : tally.self_ns;
-      st.total_ns = tally.total_ns;
-      st.self_ns = tally.self_ns;
-      total += st.busy_ns;
-    }
-    std::vector<GroupParts>().swap(group_parts_);
+    for (const GroupStats& g : group_stats_) total += g.busy_ns;
     // Sorted by busy (descending), then name, then first seen; the groups move once, in
     // that order (sorting the 200-byte GroupStats themselves was 12% of stats --by name
     // on a trace of 100,000 names).
@@ -493,8 +525,20 @@ class StatsBuilder {
   std::vector<SpanKind> own_kinds_;
   const std::vector<SpanKind>& kinds_;
   std::vector<GroupStats> group_stats_;  ///< by group index (the order groups were made)
-  std::vector<GroupParts> group_parts_;  ///< the same groups' tallies, until they are summarised
-  FlatMap<std::size_t> group_of_key_;  ///< keyed groupings: slot -> group index + 1
+  /// A group's tally in the first slice that saw it, by group index, until summarised.
+  std::vector<SliceEntry*> first_part_;
+  /// By slice: 1 + the highest group index it holds (it is freed once those are summarised).
+  std::vector<std::size_t> slice_groups_end_;
+  static constexpr std::size_t kWaveGroups = 1 << 16;
+  /// (group, tally) of the later slices that saw a group, one entry a slice past the first:
+  /// one list, not a list a group (a million groups of one slice need none).
+  using LaterPart = std::pair<std::size_t, GroupTally*>;
+  std::vector<LaterPart> later_parts_;
+  /// Keyed groupings: slot -> group index + 1, an array over every slot for one range's
+  /// stats, a hash map for each of many units' (which see few slots each).
+  std::vector<uint32_t> group_of_key_dense_;
+  FlatMap<uint32_t> group_of_key_;
+  uint32_t keys_ = 0;
   RangeStats s_;
 };
 

@@ -267,6 +267,73 @@ TEST_CASE("stats keyed by thousands of names equal one walk on several threads")
   }
 }
 
+TEST_CASE("more groups than a wave: every group summarised once from every slice that saw it") {
+  // The groups are summarised 65,536 at a time and a slice is freed once all its groups
+  // are: 70,000 names each seen twice, early and late (the later copies reversed, so late
+  // slices mix both waves' groups), and 140,000 lanes of one span.
+  constexpr int kNames = 70000, kLanes = 100, kPerLane = 2 * kNames / kLanes;
+  auto dur_us = [](int name, bool late) { return late ? 10 + name % 3 : 1 + name % 7; };
+  std::string json = "[";
+  for (int lane = 0; lane < kLanes; ++lane)
+    for (int k = 0; k < kPerLane; ++k) {
+      bool late = lane >= kLanes / 2;
+      int name = late ? kNames - 1 - ((lane - kLanes / 2) * kPerLane + k) : lane * kPerLane + k;
+      json += R"({"ph":"X","pid":1,"tid":)" + std::to_string(lane) + R"(,"ts":)" + std::to_string(100 * k) +
+              R"(,"dur":)" + std::to_string(dur_us(name, late)) + R"(,"name":"n)" + std::to_string(name) + "\"},";
+    }
+  json.back() = ']';
+  Trace t;
+  REQUIRE(load_string(json, &t).status == ReadStatus::ok);
+  SpanIndex index(t);
+  StatsOptions o;
+  o.by = GroupBy::name;
+  RangeStats one = compute_stats(t, index, whole_trace(t), o);
+  o.threads = 3;
+  RangeStats three = compute_stats(t, index, whole_trace(t), o);
+  REQUIRE(one.groups.size() == std::size_t{kNames});
+  CHECK(dump(three) == dump(one));
+  std::vector<bool> seen(kNames, false);
+  for (const GroupStats& g : one.groups) {
+    int name = std::stoi(g.name.substr(1));
+    REQUIRE_FALSE(seen[static_cast<std::size_t>(name)]);
+    seen[static_cast<std::size_t>(name)] = true;
+    int64_t a = dur_us(name, false) * 1000, b = dur_us(name, true) * 1000;
+    INFO(g.name);
+    CHECK(g.events == 2);
+    CHECK(g.total_ns == a + b);
+    CHECK(g.dur.count == 2);
+    CHECK(g.dur.p50 == static_cast<double>(a + b) / 2);
+    CHECK(g.dur.max == static_cast<double>(b));
+  }
+
+  constexpr int kOneSpanLanes = 140000;
+  json = "[";
+  for (int lane = 0; lane < kOneSpanLanes; ++lane)
+    json += R"({"ph":"X","pid":1,"tid":)" + std::to_string(lane) + R"(,"ts":)" + std::to_string(lane % 1000) +
+            R"(,"dur":)" + std::to_string(1 + lane % 5) + R"(,"name":"s"},)";
+  json.back() = ']';
+  Trace lanes;
+  REQUIRE(load_string(json, &lanes).status == ReadStatus::ok);
+  SpanIndex lane_index(lanes);
+  StatsOptions by_lane;
+  by_lane.by = GroupBy::lane;
+  RangeStats s = compute_stats(lanes, lane_index, whole_trace(lanes), by_lane);
+  REQUIRE(s.groups.size() == std::size_t{kOneSpanLanes});
+  std::vector<bool> lane_seen(kOneSpanLanes, false);
+  for (const GroupStats& g : s.groups) {
+    REQUIRE(g.lane < lanes.lanes.size());
+    REQUIRE_FALSE(lane_seen[g.lane]);
+    lane_seen[g.lane] = true;
+    INFO("lane " << g.lane);
+    CHECK(g.name == lanes.lane_label(g.lane));
+    int64_t dur = lanes.lanes[g.lane].spans.dur[0];
+    CHECK(g.events == 1);
+    CHECK(g.busy_ns == dur);
+    CHECK(g.dur.count == 1);
+    CHECK(g.dur.max == static_cast<double>(dur));
+  }
+}
+
 namespace {
 /// A generic trace made to stress the nesting: spans on a few lanes with random starts and
 /// lengths (so siblings overlap, children stick out of parents, spans touch), zero

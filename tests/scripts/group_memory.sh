@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A group costs a bounded number of bytes, whatever the shape: `stats --by lane` of 200,000
+# one-span lanes and `stats --by name` of 200,000 distinct names may take at most 320 bytes a
+# group more than `stats` of the same file (peak resident size, read by peak-rss from the
+# kernel). Each group's tallies and its stats were once held at once, with a third copy
+# between them: ~500 bytes a group (a million lanes by lane, 760 MB for a 67 MB file).
+source "$(dirname "$0")/lib/prelude.bash"
+peak_rss=$4
+
+# A sanitizer build's memory is its shadow's: measure the plain Release build beside it
+# (build.sh test makes build/ too when CI is set), as work_scaling.sh does.
+sanitized() { ldd "$1" 2> /dev/null | grep -qE 'lib(asan|ubsan)'; }
+if sanitized "$jqtrace"; then
+  plain="$(cd "$(dirname "$0")/../.." && pwd)/build/jqtrace"
+  if [ -x "$plain" ] && ! sanitized "$plain"; then
+    jqtrace=$plain
+  else
+    echo "group_memory: skipped: $jqtrace is a sanitizer build and there is no plain build/jqtrace"
+    exit 77
+  fi
+fi
+
+groups=200000
+awk -v n=$groups 'BEGIN { printf "{\"traceEvents\":[\n";
+  for (i = 0; i < n; i++) printf "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":2,\"name\":\"n%d\"},\n", i, i, i % 4000;
+  printf "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/lanes.json"
+awk -v n=$groups 'BEGIN { printf "{\"traceEvents\":[\n";
+  for (i = 0; i < n; i++) printf "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":2,\"name\":\"name%d\"},\n", i % 8, i, i;
+  printf "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/names.json"
+
+# peak_kb ARGS...: jqtrace's peak resident KiB running ARGS (output discarded).
+peak_kb() {
+  "$peak_rss" "$tmp/peak" "$jqtrace" "$@" > /dev/null 2> "$tmp/err" || { fail "jqtrace $*: exit $?"; head -3 "$tmp/err"; }
+  cat "$tmp/peak"
+}
+
+# per_group FILE GROUPING: bytes a group above plain stats, at -j 1 and -j 2.
+for case in "lanes.json lane" "names.json name"; do
+  read -r file by <<< "$case"
+  for j in 1 2; do
+    base=$(peak_kb stats -q -j $j "$tmp/$file")
+    grouped=$(peak_kb stats --by $by --format csv -q -j $j "$tmp/$file")
+    per_group=$(( (grouped - base) * 1024 / groups ))
+    echo "stats --by $by -j $j: $base KiB plain, $grouped KiB by $by: $per_group bytes a group"
+    [ "$per_group" -le 320 ] || fail "stats --by $by -j $j of $groups groups: $per_group bytes a group (at most 320)"
+  done
+done
+echo "group_memory: $failures failed"
+[ "$failures" -eq 0 ]
