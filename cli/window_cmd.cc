@@ -97,33 +97,54 @@ struct Written {
 
 std::string lane_label(const RawEvent& e, const Interner& names) { return jqtrace::lane_label(e.pid, e.tid, names); }
 
+/// The window's events: the index and the choice made from it.
+struct Chosen {
+  const EventIndex& index;
+  WindowSelection selection;
+  template <typename F>
+  void for_each(F&& f) const {
+    selection.for_each(index, f);
+  }
+  uint64_t first_offset() const { return selection.first_offset(index); }
+};
+
 /// --rebase: what every ts is shifted by, so that the window's earliest event starts at 0
 /// (events that start before the scope, and the publishes kept for their chains, included:
 /// no ts goes negative); 0 without --rebase.
-int64_t rebase_shift(const WindowCommandOptions& o, const std::vector<EventIndex::Entry>& chosen, Range range) {
+int64_t rebase_shift(const WindowCommandOptions& o, const Chosen& chosen, Range range) {
   if (!o.rebase) return 0;
   int64_t earliest = range.lo;
-  for (const EventIndex::Entry& e : chosen)
+  chosen.for_each([&](const EventIndex::Entry& e) {
     if (e.kind != EventIndex::kMetadata) earliest = std::min(earliest, e.ts_ns);
+  });
   return earliest;
+}
+
+/// Writes doc out once it holds a megabyte (a window can be as large as its trace), counting
+/// the bytes.
+void flush_if_large(std::string& doc, Output& out, Written* w) {
+  if (doc.size() <= (1u << 20)) return;
+  w->bytes += doc.size();
+  std::fwrite(doc.data(), 1, doc.size(), out.file());
+  doc.clear();
 }
 
 /// --format trace: the chosen events' own text, in file order, as an object-form trace
 /// (whatever the input's container) with the profile and a jqtraceWindow record saying
 /// which range of which file this is.
-bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::vector<EventIndex::Entry>& chosen,
-                 const Scope& scope, TextRanges& text, Output& out, Written* w) {
+bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen& chosen, const Scope& scope,
+                 TextRanges& text, Output& out, Written* w) {
   const ReadResult& read = trace.read;
   int64_t shift = rebase_shift(o, chosen, scope.range);
   bool has_profile = read.profile_end > read.profile_offset;
   std::string profile;
-  bool profile_first = has_profile && (chosen.empty() || read.profile_offset < chosen.front().offset);
+  bool profile_first = has_profile && read.profile_offset < chosen.first_offset();
   if (profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   std::string doc = "{\"traceEvents\":[\n";
-  bool first = true;
-  for (const EventIndex::Entry& e : chosen) {
+  bool first = true, read_all = true;
+  chosen.for_each([&](const EventIndex::Entry& e) {
     std::string event;
-    if (!text.read(e.offset, e.end_offset, &event)) return false;
+    if (!read_all || !(read_all = text.read(e.offset, e.end_offset, &event))) return;
     if (e.kind != EventIndex::kMetadata) {
       if (o.rebase) {
         // The reader took this event's ts from its last top-level "ts" key (escapes
@@ -132,7 +153,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::v
           print_warning(o.common, fmt::format("{}: the event at byte {} has no ts that --rebase can rewrite; left "
                                               "out of the window",
                                               display_name(o.file_shown), e.offset));
-          continue;
+          return;
         }
       }
       ++w->events;
@@ -142,12 +163,9 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const std::v
     if (!first) doc += ",\n";
     first = false;
     doc += event;
-    if (doc.size() > (1u << 20)) {  // stream out in pieces: a window can be large too
-      w->bytes += doc.size();
-      std::fwrite(doc.data(), 1, doc.size(), out.file());
-      doc.clear();
-    }
-  }
+    flush_if_large(doc, out, w);
+  });
+  if (!read_all) return false;
   doc += first ? "]" : "\n]";
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   if (has_profile) doc += ",\"jobqueProfile\":" + profile;
@@ -168,8 +186,8 @@ std::string py_round1(double v) { return fmt::format("{:.1f}", v); }
 
 /// --format compact: the rows trace_window.py wrote, computed the way it computed them
 /// (doubles in microseconds), sorted by tid then rounded ts, ties in file order.
-bool write_compact(const WindowCommandOptions& o, const Trace& trace, const std::vector<EventIndex::Entry>& chosen,
-                   Range range, TextRanges& text, Output& out, Written* w) {
+bool write_compact(const WindowCommandOptions& o, const Trace& trace, const Chosen& chosen, Range range,
+                   TextRanges& text, Output& out, Written* w) {
   static const std::map<std::string_view, int> kKinds = {
       {kPublish, 0}, {kChunk, 1}, {kStageWait, 2}, {kWake, 3}, {kFifoJob, 4}};
   // The old script took T_LO_MS T_HI_MS and multiplied by 1000.0: do the same with --ms.
@@ -185,24 +203,26 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const std:
     std::string fields;
   };
   std::vector<Row> rows;
-  for (const EventIndex::Entry& e : chosen) {
-    if (e.kind != EventIndex::kSpan || e.pair.second >= e.pair.first) continue;  // X only
+  bool read_all = true;
+  chosen.for_each([&](const EventIndex::Entry& e) {
+    if (e.kind != EventIndex::kSpan || e.pair.second >= e.pair.first) return;  // X only
     std::string event;
-    if (!text.read(e.offset, e.end_offset, &event)) return false;
+    if (!read_all || !(read_all = text.read(e.offset, e.end_offset, &event))) return;
     ReadBack parsed = parse_event(event);
     const RawEvent& r = parsed.event;
-    if (!parsed.ok || r.tid.is_string) continue;
+    if (!parsed.ok || r.tid.is_string) return;
     auto kind = kKinds.find(parsed.names.view(r.name));
-    if (kind == kKinds.end()) continue;  // the old script knew only the five jobque spans
+    if (kind == kKinds.end()) return;  // the old script knew only the five jobque spans
     double ts = static_cast<double>(r.ts_ns) / 1000.0, dur = static_cast<double>(r.dur_ns) / 1000.0;
-    if (ts + dur < lo || ts > hi) continue;
+    if (ts + dur < lo || ts > hi) return;
     const ChainInfo* chain = trace.chains.find(r.chain);
     int64_t stage = kind->second == 0 ? (r.stage & 0xFF) : r.stage;
     std::string rounded = py_round1(ts - lo);
     rows.push_back({r.tid.number, rounded, std::strtod(rounded.c_str(), nullptr),
                     fmt::format("{},{},{},{},{},{},{}", py_round1(dur), kind->second, stage,
                                 chain ? chain->nstages : 0, r.chain, r.arg, chain ? chain->tag : 0)});
-  }
+  });
+  if (!read_all) return false;
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.tid != b.tid ? a.tid < b.tid : a.ts_rounded < b.ts_rounded;
   });
@@ -223,21 +243,22 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const std:
 }
 
 /// --format csv|tsv: one row per chosen event.
-bool write_rows(const Trace& trace, const std::vector<EventIndex::Entry>& chosen, Range range, TextRanges& text,
-                char sep, Output& out, Written* w) {
+bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRanges& text, char sep, Output& out,
+                Written* w) {
   std::string doc = delimited_row(
       {"lane", "ts_us", "dur_us", "ph", "name", "category", "stage", "nstages", "chain", "arg", "tag"}, sep);
-  for (const EventIndex::Entry& e : chosen) {
-    if (e.kind == EventIndex::kMetadata) continue;
+  bool read_all = true;
+  chosen.for_each([&](const EventIndex::Entry& e) {
+    if (e.kind == EventIndex::kMetadata) return;
     // Rows are the events of the range: not the publishes a trace window adds for context.
     bool x_span = e.kind == EventIndex::kSpan && e.pair.second < e.pair.first;
-    if (x_span && !range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns)) continue;
+    if (x_span && !range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns)) return;
     std::string event;
-    if (!text.read(e.offset, e.end_offset, &event)) return false;
+    if (!read_all || !(read_all = text.read(e.offset, e.end_offset, &event))) return;
     ReadBack parsed = parse_event(event);
     const RawEvent& r = parsed.event;
     const Interner& names = parsed.names;
-    if (!parsed.ok) continue;
+    if (!parsed.ok) return;
     std::string name = r.name == Interner::kNone ? "" : std::string(names.view(r.name));
     std::string category, nstages, tag;
     bool jobque_span = trace.jobque && (name == kPublish || name == kChunk || name == kStageWait);
@@ -258,8 +279,10 @@ bool write_rows(const Trace& trace, const std::vector<EventIndex::Entry>& chosen
                          sep);
     ++w->events;
     w->lanes.insert(lane_label(r, names));
-  }
-  w->bytes = doc.size();
+    flush_if_large(doc, out, w);
+  });
+  if (!read_all) return false;
+  w->bytes += doc.size();
   std::fwrite(doc.data(), 1, doc.size(), out.file());
   return true;
 }
@@ -284,7 +307,7 @@ int run_window(WindowCommandOptions o) {
     return status;
   index.finish(trace.end_ns);
   Range range = scope.range;
-  std::vector<EventIndex::Entry> chosen = select_window(index, range);
+  Chosen chosen{index, select_window(index, range)};
   if (std::getenv("JQTRACE_SHOW_INDEX"))  // tests: the second read of a compressed trace starts from its access points
     if (Compression c = file_compression(o.file); c != Compression::none)
       fmt::print(stderr, "jqtrace: window: {} {} access points\n", points.size(), compression_name(c));

@@ -95,8 +95,8 @@ void EventIndex::finish(int64_t end_ns) {
   std::vector<BeginEnd>().swap(begin_ends_);
 }
 
-std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range range) {
-  std::vector<EventIndex::Entry> chosen;
+WindowSelection select_window(const EventIndex& index, Range range) {
+  WindowSelection chosen(index.size());
   index.for_each([&](const EventIndex::Entry& e) {
     bool in = false;
     switch (e.kind) {
@@ -108,31 +108,30 @@ std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range rang
       case EventIndex::kPoint: in = e.ts_ns >= range.lo && e.ts_ns <= range.hi; break;
       case EventIndex::kUntimed: break;
     }
-    if (in) chosen.push_back(e);
+    if (!in) return;
+    chosen.choose(e.index);
+    // The publish of its chain, from outside the range too.
+    if (std::size_t publish = e.chain != 0 ? index.publish_of(e.chain) : SIZE_MAX; publish != SIZE_MAX)
+      chosen.choose(publish);
   });
-  // The publishes of the chosen events' chains, from outside the range too.
-  std::vector<std::size_t> wanted;
-  for (const EventIndex::Entry& e : chosen)
-    if (e.chain != 0) wanted.push_back(index.publish_of(e.chain));
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  std::vector<std::size_t> have;
-  for (const EventIndex::Entry& e : chosen) have.push_back(e.index);
-  std::vector<std::size_t> missing;
-  std::set_difference(wanted.begin(), wanted.end(), have.begin(), have.end(), std::back_inserter(missing));
-  if (!missing.empty() && missing.back() == SIZE_MAX) missing.pop_back();
-  if (missing.empty()) return chosen;
-  std::size_t next = 0;
-  std::vector<EventIndex::Entry> merged;
-  index.for_each([&](const EventIndex::Entry& e) {
-    bool extra = next < missing.size() && missing[next] == e.index;
-    if (extra) ++next;
-    if (extra) merged.push_back(e);
+  return chosen;
+}
+
+std::vector<EventIndex::Entry> WindowSelection::entries(const EventIndex& index) const {
+  std::vector<EventIndex::Entry> out;
+  for_each(index, [&](const EventIndex::Entry& e) { out.push_back(e); });
+  return out;
+}
+
+uint64_t WindowSelection::first_offset(const EventIndex& index) const {
+  uint64_t first = UINT64_MAX;
+  if (empty()) return first;
+  index.for_each_while([&](const EventIndex::Entry& e) {
+    if (!chosen(e.index)) return true;
+    first = e.offset;
+    return false;
   });
-  merged.insert(merged.end(), chosen.begin(), chosen.end());
-  std::sort(merged.begin(), merged.end(),
-            [](const EventIndex::Entry& a, const EventIndex::Entry& b) { return a.index < b.index; });
-  return merged;
+  return first;
 }
 
 namespace {

@@ -57,6 +57,14 @@ class EventIndex final : public SplittableSink {
   /// Calls f(entry) for every event, in file order.
   template <typename F>
   void for_each(F&& f) const {
+    for_each_while([&](const Entry& e) {
+      f(e);
+      return true;
+    });
+  }
+  /// Calls f(entry) for the events in file order until it returns false.
+  template <typename F>
+  void for_each_while(F&& f) const {
     uint64_t offset = first_offset_;
     for (std::size_t i = 0; i < size(); ++i) {
       Entry e;
@@ -70,7 +78,7 @@ class EventIndex final : public SplittableSink {
       auto pair = pair_span_.find(i);
       if (pair != pair_span_.end()) e.pair = pair->second;
       offset = e.end_offset;
-      f(e);
+      if (!f(e)) return;
     }
   }
 
@@ -95,7 +103,39 @@ class EventIndex final : public SplittableSink {
 /// always; spans overlapping it (B/E by their pair, unmatched E never); other timed events
 /// inside it; and the publish of every chain with an event there (wherever it is: it carries
 /// the chain's stage count and tag, so the window's categories stay those of the trace).
-std::vector<EventIndex::Entry> select_window(const EventIndex& index, Range range);
+///
+/// The choice is a bit an event of the index: a window of a whole trace kept each chosen
+/// event's entry (72 bytes, more than the event's text: 1.36 times the file's size in memory
+/// for a window of all of a 68 MB trace), so the writers walk the index again instead.
+class WindowSelection {
+ public:
+  explicit WindowSelection(std::size_t events) : bits_((events + 63) / 64, 0) {}
+  void choose(std::size_t i) {
+    uint64_t bit = uint64_t{1} << (i % 64);
+    count_ += (bits_[i / 64] & bit) == 0;
+    bits_[i / 64] |= bit;
+  }
+  bool chosen(std::size_t i) const { return (bits_[i / 64] >> (i % 64)) & 1; }
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  /// Calls f(entry) for the chosen events of index (the one chosen from), in file order.
+  template <typename F>
+  void for_each(const EventIndex& index, F&& f) const {
+    index.for_each_while([&](const EventIndex::Entry& e) {
+      if (chosen(e.index)) f(e);
+      return true;
+    });
+  }
+  /// The chosen events' entries, in file order (for tests: a large window is walked).
+  std::vector<EventIndex::Entry> entries(const EventIndex& index) const;
+  /// Where the first chosen event's text starts; UINT64_MAX when none is chosen.
+  uint64_t first_offset(const EventIndex& index) const;
+
+ private:
+  std::vector<uint64_t> bits_;
+  std::size_t count_ = 0;
+};
+WindowSelection select_window(const EventIndex& index, Range range);
 
 /// Reads byte ranges of a file's (decompressed) text again, in increasing order.
 class TextRanges {

@@ -176,7 +176,7 @@ void window(const uint8_t* data, std::size_t size) {
   index.finish(trace.end_ns);
   Range whole = whole_trace(trace);
   bool plain = size < 2 || data[0] != 0x1f || data[1] != 0x8b;  // offsets are into the text
-  for (const EventIndex::Entry& e : select_window(index, {whole.lo + whole.length() / 3, whole.hi})) {
+  for (const EventIndex::Entry& e : select_window(index, {whole.lo + whole.length() / 3, whole.hi}).entries(index)) {
     if (!plain || e.end_offset > size || e.offset > e.end_offset) continue;
     std::string text(reinterpret_cast<const char*>(data) + e.offset, e.end_offset - e.offset);
     replace_top_level_number(text, "ts", "0");

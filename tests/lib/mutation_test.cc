@@ -64,7 +64,7 @@ void analyse_everything(const std::string& damaged) {
   auto src = Source::from_string(damaged);
   load_trace(*src, &light, nullptr, load);
   events.finish(light.end_ns);
-  for (const EventIndex::Entry& e : select_window(events, whole_trace(light)))
+  for (const EventIndex::Entry& e : select_window(events, whole_trace(light)).entries(events))
     REQUIRE(e.end_offset <= damaged.size());
 }
 }  // namespace

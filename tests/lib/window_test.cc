@@ -27,7 +27,7 @@ void index_of(const std::string& json, Indexed* out) {
 }
 std::vector<std::string> chosen_text(const Indexed& x, Range r) {
   std::vector<std::string> out;
-  for (const EventIndex::Entry& e : select_window(x.index, r))
+  for (const EventIndex::Entry& e : select_window(x.index, r).entries(x.index))
     out.push_back(x.text.substr(e.offset, e.end_offset - e.offset));
   return out;
 }
@@ -57,6 +57,28 @@ TEST_CASE("spans overlap the window, instants fall inside it, metadata always") 
   CHECK(got[1].find("early") != std::string::npos);  // ends exactly at the window's start
   CHECK(got[2].find("touch") != std::string::npos);
   CHECK(got[3].find("\"in\"") != std::string::npos);
+}
+
+TEST_CASE("a window's choice: a bit an event, a chain's publish taken once, where the first chosen text starts") {
+  Indexed x;
+  index_of(R"([{"ph":"X","name":"publish","ts":0,"dur":1,"pid":1,"tid":2,"args":{"chain":7,"stage":2}},
+    {"ph":"X","name":"other","ts":5,"dur":1,"pid":1,"tid":1},
+    {"ph":"X","name":"chunk","ts":50,"dur":5,"pid":1,"tid":1,"args":{"chain":7,"stage":0}},
+    {"ph":"X","name":"chunk","ts":52,"dur":5,"pid":1,"tid":1,"args":{"chain":7,"stage":1}}])",
+           &x);
+  REQUIRE(x.index.size() == 4);
+  WindowSelection chosen = select_window(x.index, {50000, 60000});
+  CHECK(chosen.size() == 3);  // both chunks and their chain's publish (chosen twice, counted once)
+  CHECK(chosen.chosen(0));
+  CHECK_FALSE(chosen.chosen(1));
+  CHECK(chosen.first_offset(x.index) == x.text.find("{\"ph\":\"X\",\"name\":\"publish\""));
+  std::vector<EventIndex::Entry> entries = chosen.entries(x.index);
+  REQUIRE(entries.size() == 3);
+  CHECK(entries[1].index == 2);
+  CHECK(entries[2].offset == x.text.find("{\"ph\":\"X\",\"name\":\"chunk\",\"ts\":52"));
+  WindowSelection none = select_window(x.index, {100000, 200000});
+  CHECK(none.empty());
+  CHECK(none.first_offset(x.index) == UINT64_MAX);
 }
 
 TEST_CASE("B/E pairs are kept whole when their span overlaps the window") {

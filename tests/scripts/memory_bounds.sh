@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# A group costs a bounded number of bytes, whatever the shape: `stats --by lane` of 200,000
-# one-span lanes and `stats --by name` of 200,000 distinct names may take at most 320 bytes a
-# group more than `stats` of the same file (peak resident size, read by peak-rss from the
-# kernel). Each group's tallies and its stats were once held at once, with a third copy
-# between them: ~500 bytes a group (a million lanes by lane, 760 MB for a 67 MB file).
+# Memory that once grew with the shape of a trace, not its model (peak resident size, read by
+# peak-rss from the kernel):
+# - a group costs a bounded number of bytes: `stats --by lane` of 200,000 one-span lanes and
+#   `stats --by name` of 200,000 distinct names may take at most 320 bytes a group more than
+#   `stats` of the same file. Each group's tallies and its stats were once held at once, with
+#   a third copy between them: ~500 bytes a group (a million lanes by lane, 760 MB for 67 MB);
+# - a window of a whole trace costs at most 4 MB more than a window of one token (it writes a
+#   megabyte at a time): it kept an entry of 72 bytes for each event it wrote, and CSV kept
+#   all its text (20 MB trace: 19 and 29 MB more).
 source "$(dirname "$0")/lib/prelude.bash"
 peak_rss=$4
 
@@ -15,7 +19,7 @@ if sanitized "$jqtrace"; then
   if [ -x "$plain" ] && ! sanitized "$plain"; then
     jqtrace=$plain
   else
-    echo "group_memory: skipped: $jqtrace is a sanitizer build and there is no plain build/jqtrace"
+    echo "memory_bounds: skipped: $jqtrace is a sanitizer build and there is no plain build/jqtrace"
     exit 77
   fi
 fi
@@ -45,5 +49,15 @@ for case in "lanes.json lane" "names.json name"; do
     [ "$per_group" -le 320 ] || fail "stats --by $by -j $j of $groups groups: $per_group bytes a group (at most 320)"
   done
 done
-echo "group_memory: $failures failed"
+gen=$2
+"$gen" --workers 7 --size-mb 20 --seed 5 -o "$tmp/jobque.json"
+file_kb=$(( $(stat -c %s "$tmp/jobque.json") / 1024 ))
+for format in trace csv; do
+  token=$(peak_kb window --marker token 1 --format $format -q "$tmp/jobque.json")
+  whole=$(peak_kb window --us 0 1e12 --format $format -q "$tmp/jobque.json")
+  echo "window --format $format of a $file_kb KiB trace: $token KiB for a token, $whole KiB for all of it"
+  [ $((whole - token)) -le 4096 ] ||
+    fail "window --format $format of a whole $file_kb KiB trace: $whole KiB, a token's $token KiB (at most 4096 KiB more)"
+done
+echo "memory_bounds: $failures failed"
 [ "$failures" -eq 0 ]
