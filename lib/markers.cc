@@ -10,10 +10,10 @@ std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_
   std::vector<std::string> kinds = marker_kinds(trace);
   std::vector<Markers> markers = markers_of_kinds(trace, kinds);  // one pass for every kind
   Range whole = whole_trace(trace);
+  out.reserve(kinds.size());
   for (std::size_t i = 0; i < kinds.size(); ++i) {
-    const std::string& kind = kinds[i];
     KindSummary k;
-    k.kind = kind;
+    k.kind = std::move(kinds[i]);
     k.rule = unit_rule(markers[i], whole, unit_at);
     k.count = markers[i].ts.size();  // a unit a marker
     DurationSample durations;
@@ -24,6 +24,7 @@ std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_
       k.last_ns = markers[i].ts.back();
     }
     k.unit = durations.summarize(quantiles);
+    markers[i] = Markers{};  // as it goes: a trace can have a kind an instant
     out.push_back(std::move(k));
   }
   return out;

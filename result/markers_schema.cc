@@ -27,12 +27,16 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
   t.add_column(Column("first_us", Kind::us));
   t.add_column(Column("last_us", Kind::us));
   t.add_column(Column("unit_us", Kind::distribution).titled("unit").rank(1));
-  for (const KindSummary& k : kinds) {
+  // Made as they are written: a trace whose every instant has a name of its own has a kind
+  // an instant (a million kinds' rows held as cells took 320 MB).
+  t.made_rows = kinds.size();
+  t.make_row = [&kinds](std::size_t r, Row& row) {
+    const KindSummary& k = kinds[r];
     bool any = k.count > 0;
     std::string at = unit_at_name(k.rule.at);
-    t.rows.push_back({k.kind, count(k.count), at, k.rule.automatic, at + (k.rule.automatic ? " (auto)" : ""),
-                      any ? ns(k.first_ns) : Value{}, any ? ns(k.last_ns) : Value{}, k.unit});
-  }
+    row = {k.kind, count(k.count), at, k.rule.automatic, at + (k.rule.automatic ? " (auto)" : ""),
+           any ? ns(k.first_ns) : Value{}, any ? ns(k.last_ns) : Value{}, k.unit};
+  };
   return t;
 }
 

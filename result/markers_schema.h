@@ -49,6 +49,7 @@ class UnitsTable {
   std::map<std::string, std::size_t> slot_;
 };
 
+/// The kinds' rows are made from `kinds` as the document is written: they must outlive it.
 Document markers_document(const std::vector<KindSummary>& kinds, const std::vector<UnitRow>& units,
                           const MarkersContext& context);
 /// The same document with the units added already.

@@ -5,6 +5,8 @@
 #   `stats --by name` of 200,000 distinct names may take at most 320 bytes a group more than
 #   `stats` of the same file. Each group's tallies and its stats were once held at once, with
 #   a third copy between them: ~500 bytes a group (a million lanes by lane, 760 MB for 67 MB);
+# - a marker kind costs at most 350 bytes more than `stats` of the same file (200,000 instants
+#   of distinct names, each a kind): its rows were once made as cells, ~520 bytes a kind;
 # - a window of a whole trace costs at most 4 MB more than a window of one token (it writes a
 #   megabyte at a time): it kept an entry of 72 bytes for each event it wrote, and CSV kept
 #   all its text (20 MB trace: 19 and 29 MB more).
@@ -49,6 +51,17 @@ for case in "lanes.json lane" "names.json name"; do
     [ "$per_group" -le 320 ] || fail "stats --by $by -j $j of $groups groups: $per_group bytes a group (at most 320)"
   done
 done
+awk -v n=$groups 'BEGIN { printf "{\"traceEvents\":[\n";
+  for (i = 0; i < n; i++) printf "{\"ph\":\"i\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"s\":\"t\",\"name\":\"kind%d\"},\n", i % 4, i, i;
+  printf "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/kinds.json"
+for j in 1 2; do
+  base=$(peak_kb stats -q -j $j "$tmp/kinds.json")
+  kinds=$(peak_kb markers --format csv -q -j $j "$tmp/kinds.json")
+  per_kind=$(( (kinds - base) * 1024 / groups ))
+  echo "markers -j $j: $base KiB for stats, $kinds KiB for markers: $per_kind bytes a kind"
+  [ "$per_kind" -le 350 ] || fail "markers -j $j of $groups kinds: $per_kind bytes a kind (at most 350)"
+done
+
 gen=$2
 "$gen" --workers 7 --size-mb 20 --seed 5 -o "$tmp/jobque.json"
 file_kb=$(( $(stat -c %s "$tmp/jobque.json") / 1024 ))
