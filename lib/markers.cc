@@ -8,25 +8,23 @@ namespace jqtrace {
 std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_at, QuantileMethod quantiles) {
   std::vector<KindSummary> out;
   std::vector<std::string> kinds = marker_kinds(trace);
-  std::vector<Markers> markers = markers_of_kinds(trace, kinds);  // one pass for every kind
   Range whole = whole_trace(trace);
   out.reserve(kinds.size());
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
+  for_each_kind_markers(trace, kinds, [&](std::size_t i, const Markers& markers) {
     KindSummary k;
     k.kind = std::move(kinds[i]);
-    k.rule = unit_rule(markers[i], whole, unit_at);
-    k.count = markers[i].ts.size();  // a unit a marker
+    k.rule = unit_rule(markers, whole, unit_at);
+    k.count = markers.ts.size();  // a unit a marker
     DurationSample durations;
     durations.reserve(k.count);
-    for_each_unit(markers[i], whole, k.rule.at, [&](std::size_t, Range r) { durations.add(r.length()); });
+    for_each_unit(markers, whole, k.rule.at, [&](std::size_t, Range r) { durations.add(r.length()); });
     if (k.count) {
-      k.first_ns = markers[i].ts.front();
-      k.last_ns = markers[i].ts.back();
+      k.first_ns = markers.ts.front();
+      k.last_ns = markers.ts.back();
     }
     k.unit = durations.summarize(quantiles);
-    markers[i] = Markers{};  // as it goes: a trace can have a kind an instant
     out.push_back(std::move(k));
-  }
+  });
   return out;
 }
 

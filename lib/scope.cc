@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <unordered_set>
 
 #include "flat_map.h"
 #include "numbers.h"
@@ -39,34 +38,76 @@ std::vector<std::string> marker_kinds(const Trace& trace) {
     for (const ProfileMarker& m : trace.profile.markers) kinds.push_back(m.name);
     return kinds;
   }
-  std::unordered_set<int64_t> seen;
-  for (std::size_t i = 0; i < trace.instants.size(); ++i)
-    if (seen.insert(trace.instants.name[i]).second)
-      kinds.emplace_back(trace.names.view(static_cast<uint32_t>(trace.instants.name[i])));
+  std::vector<bool> seen(trace.names.size(), false);  // by name id (a hash set of a million names: ~50 MB)
+  for (std::size_t i = 0; i < trace.instants.size(); ++i) {
+    auto name = static_cast<uint32_t>(trace.instants.name[i]);
+    if (name < seen.size() && !seen[name]) {
+      seen[name] = true;
+      kinds.emplace_back(trace.names.view(name));
+    }
+  }
   return kinds;
+}
+
+namespace {
+
+/// By name id: the index + 1 of the kind of that name (0: not a kind; kinds are distinct
+/// names). An array over the names: 4 bytes a name, where a hash map of a million kinds
+/// took ~50 MB.
+std::vector<uint32_t> kind_of_names(const Trace& trace, const std::vector<std::string>& kinds) {
+  std::vector<uint32_t> kind_of(trace.names.size(), 0);
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    uint32_t id = trace.names.find(kinds[k]);
+    if (id != Interner::kNone) kind_of[id] = static_cast<uint32_t>(k + 1);
+  }
+  return kind_of;
+}
+
+/// The kind (index + 1; 0: none) of the instant in row i.
+uint32_t kind_at(const Trace& trace, const std::vector<uint32_t>& kind_of, std::size_t i) {
+  int64_t name = trace.instants.name[i];
+  return name >= 0 && static_cast<uint64_t>(name) < kind_of.size() ? kind_of[static_cast<std::size_t>(name)] : 0;
+}
+
+}  // namespace
+
+std::vector<uint64_t> marker_counts(const Trace& trace, const std::vector<std::string>& kinds) {
+  std::vector<uint32_t> kind_of = kind_of_names(trace, kinds);
+  std::vector<uint64_t> counts(kinds.size(), 0);
+  for (std::size_t i = 0; i < trace.instants.size(); ++i)
+    if (uint32_t k = kind_at(trace, kind_of, i)) ++counts[k - 1];
+  return counts;
+}
+
+void for_each_kind_markers(const Trace& trace, const std::vector<std::string>& kinds,
+                           const std::function<void(std::size_t, const Markers&)>& f) {
+  std::vector<uint32_t> kind_of = kind_of_names(trace, kinds);
+  const InstantTable& in = trace.instants;  // sorted by ts: so is each kind's share of it
+  // The instants' rows kind after kind (a counting sort): begin[k] is where kind k's start.
+  std::vector<std::size_t> begin(kinds.size() + 1, 0);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (uint32_t k = kind_at(trace, kind_of, i)) ++begin[k];
+  for (std::size_t k = 1; k <= kinds.size(); ++k) begin[k] += begin[k - 1];
+  std::vector<std::size_t> rows(begin.back());
+  std::vector<std::size_t> next(begin.begin(), begin.end() - 1);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (uint32_t k = kind_at(trace, kind_of, i)) rows[next[k - 1]++] = i;
+  std::vector<std::size_t>().swap(next);
+  Markers m;  // one kind's at a time: a vector or two a kind cost ~110 bytes each of a million kinds
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    m.ts.clear();
+    m.arg.clear();
+    for (std::size_t r = begin[k]; r < begin[k + 1]; ++r) {
+      m.ts.push_back(in.ts[rows[r]]);
+      m.arg.push_back(in.arg[rows[r]]);
+    }
+    f(k, m);
+  }
 }
 
 std::vector<Markers> markers_of_kinds(const Trace& trace, const std::vector<std::string>& kinds) {
   std::vector<Markers> out(kinds.size());
-  FlatMap<std::size_t> slot;  // name id -> index in kinds (kinds are distinct names)
-  for (std::size_t k = 0; k < kinds.size(); ++k) {
-    uint32_t id = trace.names.find(kinds[k]);
-    if (id != Interner::kNone) slot[id] = k;
-  }
-  const InstantTable& in = trace.instants;  // sorted by ts
-  std::vector<std::size_t> counts(kinds.size());  // sized first: no growth of big vectors
-  for (std::size_t i = 0; i < in.size(); ++i)
-    if (const std::size_t* k = slot.find(in.name[i])) ++counts[*k];
-  for (std::size_t k = 0; k < kinds.size(); ++k) {
-    out[k].ts.reserve(counts[k]);
-    out[k].arg.reserve(counts[k]);
-  }
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const std::size_t* k = slot.find(in.name[i]);
-    if (!k) continue;
-    out[*k].ts.push_back(in.ts[i]);
-    out[*k].arg.push_back(in.arg[i]);
-  }
+  for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& m) { out[k] = m; });
   return out;
 }
 

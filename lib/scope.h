@@ -5,6 +5,7 @@
 // them (unit i spans [ts_{i-1}, ts_i], the first starting at the trace start): see UnitAt.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,12 @@ Markers markers_of(const Trace& trace, std::string_view kind);
 /// trace with many kinds (every instant name is a kind without a profile) costs one pass,
 /// not one per kind.
 std::vector<Markers> markers_of_kinds(const Trace& trace, const std::vector<std::string>& kinds);
+/// f(k, markers of kinds[k]) for every kind in order, from one pass that sorts the instants
+/// by kind: a kind's markers exist while f runs (a trace can have a kind an instant).
+void for_each_kind_markers(const Trace& trace, const std::vector<std::string>& kinds,
+                           const std::function<void(std::size_t, const Markers&)>& f);
+/// How many markers each kind has, in the order of kinds.
+std::vector<uint64_t> marker_counts(const Trace& trace, const std::vector<std::string>& kinds);
 
 /// The rule for one kind: the request's, or detect_unit_at's for auto.
 UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request);

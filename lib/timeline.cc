@@ -336,15 +336,14 @@ class TimelineBuilder {
   void add_markers() {
     std::vector<std::string> kinds = marker_kinds(t_);
     out_.trace_kinds = kinds.size();
-    std::vector<Markers> all = markers_of_kinds(t_, kinds);
-    std::vector<uint64_t> counts;
-    counts.reserve(all.size());
-    for (const Markers& m : all) counts.push_back(m.ts.size());
-    std::vector<std::size_t> drawn = indices_of_largest(counts, o_.max_marker_kinds);
+    std::vector<std::size_t> drawn = indices_of_largest(marker_counts(t_, kinds), o_.max_marker_kinds);
     out_.drawn_kinds = drawn.size();
+    std::vector<std::string> drawn_kinds;  // only theirs are gathered (a trace can have a kind an instant)
+    for (std::size_t k : drawn) drawn_kinds.push_back(std::move(kinds[k]));
+    std::vector<Markers> all = markers_of_kinds(t_, drawn_kinds);
     for (int spacing = 1;; spacing *= 2) {
       out_.markers.clear();
-      for (std::size_t k : drawn) add_markers_of(kinds[k], all[k], spacing);
+      for (std::size_t d = 0; d < drawn.size(); ++d) add_markers_of(drawn_kinds[d], all[d], spacing);
       out_.marker_spacing_px = spacing;
       if (out_.markers.size() * kMarkerBytes <= o_.max_svg_bytes / 2 || spacing >= o_.plot_width_px) break;
     }

@@ -101,6 +101,30 @@ TEST_CASE("marker kinds come from the profile, else from instant names") {
   CHECK(marker_kinds(generic) == std::vector<std::string>{"vsync", "frame"});
 }
 
+TEST_CASE("each kind's markers, in time order, from one pass: asked-for kinds only, absent ones empty") {
+  Trace t;
+  REQUIRE(load_string(R"([{"ph":"i","name":"b","ts":9,"args":{"arg":3}},{"ph":"i","name":"a","ts":1,"args":{"arg":1}},
+    {"ph":"X","name":"a","ts":0,"dur":20},{"ph":"i","name":"c","ts":5},{"ph":"i","name":"a","ts":7,"args":{"arg":2}},
+    {"ph":"i","name":"b","ts":2,"args":{"arg":4}}])",
+                      &t).status == ReadStatus::ok);
+  std::vector<std::string> kinds = {"b", "missing", "a"};
+  std::vector<std::vector<int64_t>> ts, arg;
+  std::vector<std::size_t> order;
+  for_each_kind_markers(t, kinds, [&](std::size_t k, const Markers& m) {
+    order.push_back(k);
+    ts.push_back(m.ts);
+    arg.push_back(m.arg);
+  });
+  CHECK(order == std::vector<std::size_t>{0, 1, 2});
+  CHECK(ts == std::vector<std::vector<int64_t>>{{2000, 9000}, {}, {1000, 7000}});
+  CHECK(arg == std::vector<std::vector<int64_t>>{{4, 3}, {}, {1, 2}});
+  CHECK(marker_counts(t, kinds) == std::vector<uint64_t>{2, 0, 2});
+  std::vector<Markers> all = markers_of_kinds(t, kinds);
+  REQUIRE(all.size() == 3);
+  CHECK(all[2].ts == std::vector<int64_t>{1000, 7000});
+  CHECK(marker_kinds(t) == std::vector<std::string>{"a", "b", "c"});  // by first instant in time
+}
+
 TEST_CASE("scopes resolve to ranges: whole, units, unit spans, times") {
   Scope s;
   std::string err;

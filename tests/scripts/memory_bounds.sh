@@ -5,8 +5,10 @@
 #   `stats --by name` of 200,000 distinct names may take at most 320 bytes a group more than
 #   `stats` of the same file. Each group's tallies and its stats were once held at once, with
 #   a third copy between them: ~500 bytes a group (a million lanes by lane, 760 MB for 67 MB);
-# - a marker kind costs at most 350 bytes more than `stats` of the same file (200,000 instants
-#   of distinct names, each a kind): its rows were once made as cells, ~520 bytes a kind;
+# - a marker kind costs `markers` and `report` at most 250 bytes more than `stats` of the
+#   same file (200,000 instants of distinct names, each a kind), `timeline` 60: the kinds'
+#   rows were once made as cells and their markers kept in two vectors a kind (~520, ~290
+#   and ~170 bytes a kind);
 # - a window of a whole trace costs at most 4 MB more than a window of one token (it writes a
 #   megabyte at a time): it kept an entry of 72 bytes for each event it wrote, and CSV kept
 #   all its text (20 MB trace: 19 and 29 MB more).
@@ -56,10 +58,13 @@ awk -v n=$groups 'BEGIN { printf "{\"traceEvents\":[\n";
   printf "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/kinds.json"
 for j in 1 2; do
   base=$(peak_kb stats -q -j $j "$tmp/kinds.json")
-  kinds=$(peak_kb markers --format csv -q -j $j "$tmp/kinds.json")
-  per_kind=$(( (kinds - base) * 1024 / groups ))
-  echo "markers -j $j: $base KiB for stats, $kinds KiB for markers: $per_kind bytes a kind"
-  [ "$per_kind" -le 350 ] || fail "markers -j $j of $groups kinds: $per_kind bytes a kind (at most 350)"
+  for case in "markers --format csv:250" "report -o /dev/null:250" "timeline -o /dev/null:60"; do
+    command=${case%:*} most=${case##*:}
+    kinds=$(peak_kb $command -q -j $j "$tmp/kinds.json")
+    per_kind=$(( (kinds - base) * 1024 / groups ))
+    echo "${command%% *} -j $j: $base KiB for stats, $kinds KiB: $per_kind bytes a kind"
+    [ "$per_kind" -le "$most" ] || fail "${command%% *} -j $j of $groups kinds: $per_kind bytes a kind (at most $most)"
+  done
 done
 
 gen=$2
