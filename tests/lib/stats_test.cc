@@ -257,6 +257,7 @@ TEST_CASE("stats keyed by thousands of names equal one walk on several threads")
     one.by = by;
     StatsOptions split = one;
     split.threads = 3;
+    split.slice_rows = 500;  // slices of 500 spans or more: a dozen
     RangeStats a = compute_stats(t, index, whole_trace(t), one), b = compute_stats(t, index, whole_trace(t), split);
     CHECK(a.groups.size() == (by == GroupBy::name ? 4500u : 4200u));
     uint64_t events = 0;

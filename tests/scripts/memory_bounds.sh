@@ -5,6 +5,9 @@
 #   `stats --by name` of 200,000 distinct names may take at most 320 bytes a group more than
 #   `stats` of the same file. Each group's tallies and its stats were once held at once, with
 #   a third copy between them: ~500 bytes a group (a million lanes by lane, 760 MB for 67 MB);
+# - spans spread over many lanes cost a group a slice of the walk, not a group a span:
+#   `stats --by name` of the 200,000 lanes (4,000 names) may take at most 60 bytes a lane
+#   more than `stats` (slices of 4,096 spans saw every name each: ~160 bytes a lane);
 # - a marker kind costs `markers` and `report` at most 250 bytes more than `stats` of the
 #   same file (200,000 instants of distinct names, each a kind), `timeline` 60: the kinds'
 #   rows were once made as cells and their markers kept in two vectors a kind (~520, ~290
@@ -53,6 +56,14 @@ for case in "lanes.json lane" "names.json name"; do
     [ "$per_group" -le 320 ] || fail "stats --by $by -j $j of $groups groups: $per_group bytes a group (at most 320)"
   done
 done
+for j in 1 2; do
+  base=$(peak_kb stats -q -j $j "$tmp/lanes.json")
+  by_name=$(peak_kb stats --by name --format csv -q -j $j "$tmp/lanes.json")
+  per_lane=$(( (by_name - base) * 1024 / groups ))
+  echo "stats --by name -j $j of $groups lanes: $base KiB plain, $by_name KiB by name: $per_lane bytes a lane"
+  [ "$per_lane" -le 60 ] || fail "stats --by name -j $j of $groups lanes of 4,000 names: $per_lane bytes a lane (at most 60)"
+done
+
 awk -v n=$groups 'BEGIN { printf "{\"traceEvents\":[\n";
   for (i = 0; i < n; i++) printf "{\"ph\":\"i\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"s\":\"t\",\"name\":\"kind%d\"},\n", i % 4, i, i;
   printf "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/kinds.json"
