@@ -101,12 +101,22 @@ class IntColumn {
   void append_mapped(const IntColumn& other, F&& f) {
     for (std::size_t i = 0; i < other.size(); ++i) push(f(other[i]));
   }
-  /// Reorders so that new[i] = old[order[i]].
+  /// Reorders so that new[i] = old[order[i]], in place, a cycle of the permutation at a
+  /// time (a second column held a whole lane's column twice while its spans were sorted).
   void permute(const std::vector<uint32_t>& order) {
-    IntColumn out;
-    if (width()) out.widen(max_for_width());
-    for (uint32_t i : order) out.push((*this)[i]);
-    *this = std::move(out);
+    if (width() == 0) return;  // every value is zero
+    std::vector<bool> placed(size(), false);
+    for (std::size_t start = 0; start < size(); ++start) {
+      if (placed[start]) continue;
+      int64_t held = (*this)[start];
+      std::size_t at = start;
+      for (std::size_t from = order[at]; from != start; at = from, from = order[at]) {
+        set(at, (*this)[from]);
+        placed[at] = true;
+      }
+      set(at, held);
+      placed[at] = true;
+    }
   }
 
   /// Buffers this large are mapped and grown by mremap, so that a 30 MB column growing to

@@ -429,9 +429,11 @@ class TraceBuilder final : public EventSink {
   }
 
   /// Stable sort of a table's rows by ts (then, with dur, longer first: a parent before the
-  /// children that start with it): a permutation applied column by column, so the extra
-  /// memory is one column and the order, not a second table. Sorted input (the usual
-  /// jobque lane) costs one scan.
+  /// children that start with it): a permutation applied to each column in place, so the
+  /// extra memory is the order and stable_sort's buffer, not a second table (nor a second
+  /// column: a lane of 3 million spans with one out of order peaked 11 MB higher). Sorted
+  /// input (the usual jobque lane) costs one scan. (std::sort needs no buffer, but took 1.4
+  /// times as long on a lane that was sorted but for one span.)
   static void sort_by_time(const IntColumn& ts, const IntColumn* dur, std::initializer_list<IntColumn*> columns) {
     std::size_t n = ts.size();
     auto before = [&](std::size_t a, std::size_t b) {

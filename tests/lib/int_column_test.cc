@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <limits>
+#include <numeric>
+#include <random>
 
 #include "int_column.h"
 
@@ -50,6 +53,27 @@ TEST_CASE("permute and set") {
   CHECK(c[3] == 300);
   CHECK(c[1] == 30);
   CHECK(c[4] == 0);
+}
+
+TEST_CASE("permute in place: any permutation, any width, as a gather into a second column would") {
+  std::mt19937 rng(11);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{1000}, std::size_t{40000}}) {
+    for (int64_t scale : {int64_t{0}, int64_t{1}, int64_t{300}, int64_t{1} << 40, -(int64_t{1} << 50)}) {
+      std::vector<int64_t> values(n);
+      for (std::size_t i = 0; i < n; ++i) values[i] = scale * static_cast<int64_t>(rng() % 1000);
+      IntColumn c;
+      for (int64_t v : values) c.push(v);
+      std::vector<uint32_t> order(n);
+      std::iota(order.begin(), order.end(), 0u);
+      std::shuffle(order.begin(), order.end(), rng);  // cycles of every length
+      c.permute(order);
+      REQUIRE(c.size() == n);
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO("n " << n << " scale " << scale << " i " << i);
+        REQUIRE(c[i] == values[order[i]]);
+      }
+    }
+  }
 }
 
 TEST_CASE("columns move whether their bytes are in the object or on the heap, the column moved from is empty") {
