@@ -268,6 +268,17 @@ TEST_CASE("stats keyed by thousands of names equal one walk on several threads")
   }
 }
 
+namespace {
+/// The whole trace's stats, grouped by `by`, on `threads` threads.
+RangeStats whole_stats(const Trace& t, GroupBy by, unsigned threads) {
+  SpanIndex index(t);
+  StatsOptions o;
+  o.by = by;
+  o.threads = threads;
+  return compute_stats(t, index, whole_trace(t), o);
+}
+}  // namespace
+
 TEST_CASE("more groups than a wave: every group summarised once from every slice that saw it") {
   // The groups are summarised 65,536 at a time and a slice is freed once all its groups
   // are: 70,000 names each seen twice, early and late (the later copies reversed, so late
@@ -285,12 +296,7 @@ TEST_CASE("more groups than a wave: every group summarised once from every slice
   json.back() = ']';
   Trace t;
   REQUIRE(load_string(json, &t).status == ReadStatus::ok);
-  SpanIndex index(t);
-  StatsOptions o;
-  o.by = GroupBy::name;
-  RangeStats one = compute_stats(t, index, whole_trace(t), o);
-  o.threads = 3;
-  RangeStats three = compute_stats(t, index, whole_trace(t), o);
+  RangeStats one = whole_stats(t, GroupBy::name, 1), three = whole_stats(t, GroupBy::name, 3);
   REQUIRE(one.groups.size() == std::size_t{kNames});
   CHECK(dump(three) == dump(one));
   std::vector<bool> seen(kNames, false);
@@ -315,10 +321,7 @@ TEST_CASE("more groups than a wave: every group summarised once from every slice
   json.back() = ']';
   Trace lanes;
   REQUIRE(load_string(json, &lanes).status == ReadStatus::ok);
-  SpanIndex lane_index(lanes);
-  StatsOptions by_lane;
-  by_lane.by = GroupBy::lane;
-  RangeStats s = compute_stats(lanes, lane_index, whole_trace(lanes), by_lane);
+  RangeStats s = whole_stats(lanes, GroupBy::lane, 2);
   REQUIRE(s.groups.size() == std::size_t{kOneSpanLanes});
   std::vector<bool> lane_seen(kOneSpanLanes, false);
   for (const GroupStats& g : s.groups) {

@@ -18,18 +18,7 @@
 source "$(dirname "$0")/lib/prelude.bash"
 peak_rss=$4
 
-# A sanitizer build's memory is its shadow's: measure the plain Release build beside it
-# (build.sh test makes build/ too when CI is set), as work_scaling.sh does.
-sanitized() { ldd "$1" 2> /dev/null | grep -qE 'lib(asan|ubsan)'; }
-if sanitized "$jqtrace"; then
-  plain="$(cd "$(dirname "$0")/../.." && pwd)/build/jqtrace"
-  if [ -x "$plain" ] && ! sanitized "$plain"; then
-    jqtrace=$plain
-  else
-    echo "memory_bounds: skipped: $jqtrace is a sanitizer build and there is no plain build/jqtrace"
-    exit 77
-  fi
-fi
+measure_plain_build memory_bounds
 
 groups=200000
 awk -v n=$groups 'BEGIN { printf "{\"traceEvents\":[\n";

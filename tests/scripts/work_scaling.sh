@@ -14,18 +14,7 @@ if ! command -v valgrind > /dev/null; then
   exit 77
 fi
 
-# valgrind cannot run a sanitizer build (CI's test build is one): count with the plain
-# Release build beside it instead (build.sh test makes build/ too when CI is set).
-sanitized() { ldd "$1" 2> /dev/null | grep -qE 'lib(asan|ubsan)'; }
-if sanitized "$jqtrace"; then
-  plain="$(cd "$(dirname "$0")/../.." && pwd)/build/jqtrace"
-  if [ -x "$plain" ] && ! sanitized "$plain"; then
-    jqtrace=$plain
-  else
-    echo "work_scaling: skipped: $jqtrace is a sanitizer build and there is no plain build/jqtrace"
-    exit 77
-  fi
-fi
+measure_plain_build work_scaling
 
 # instructions ARGS...: what jqtrace ARGS executes, from callgrind's "Collected" line.
 instructions() {
