@@ -105,6 +105,19 @@ struct Chosen {
   void for_each(F&& f) const {
     selection.for_each(index, f);
   }
+  /// f(entry, text) for the chosen events that wanted(entry) accepts, each event's text read
+  /// again; false when a text could not be (the file changed), after which none is read.
+  template <typename Wanted, typename F>
+  bool read_each(TextRanges& text, Wanted&& wanted, F&& f) const {
+    bool read_all = true;
+    for_each([&](const EventIndex::Entry& e) {
+      if (!read_all || !wanted(e)) return;
+      std::string event;
+      read_all = text.read(e.offset, e.end_offset, &event);
+      if (read_all) f(e, event);
+    });
+    return read_all;
+  }
   uint64_t first_offset() const { return selection.first_offset(index); }
 };
 
@@ -141,10 +154,9 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   bool profile_first = has_profile && read.profile_offset < chosen.first_offset();
   if (profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   std::string doc = "{\"traceEvents\":[\n";
-  bool first = true, read_all = true;
-  chosen.for_each([&](const EventIndex::Entry& e) {
-    std::string event;
-    if (!read_all || !(read_all = text.read(e.offset, e.end_offset, &event))) return;
+  bool first = true;
+  auto every = [](const EventIndex::Entry&) { return true; };
+  bool read_all = chosen.read_each(text, every, [&](const EventIndex::Entry& e, std::string& event) {
     if (e.kind != EventIndex::kMetadata) {
       if (o.rebase) {
         // The reader took this event's ts from its last top-level "ts" key (escapes
@@ -203,11 +215,8 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const Chos
     std::string fields;
   };
   std::vector<Row> rows;
-  bool read_all = true;
-  chosen.for_each([&](const EventIndex::Entry& e) {
-    if (e.kind != EventIndex::kSpan || e.pair.second >= e.pair.first) return;  // X only
-    std::string event;
-    if (!read_all || !(read_all = text.read(e.offset, e.end_offset, &event))) return;
+  auto x_span = [](const EventIndex::Entry& e) { return e.kind == EventIndex::kSpan && e.pair.second < e.pair.first; };
+  bool read_all = chosen.read_each(text, x_span, [&](const EventIndex::Entry&, const std::string& event) {
     ReadBack parsed = parse_event(event);
     const RawEvent& r = parsed.event;
     if (!parsed.ok || r.tid.is_string) return;
@@ -247,14 +256,14 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
                 Written* w) {
   std::string doc = delimited_row(
       {"lane", "ts_us", "dur_us", "ph", "name", "category", "stage", "nstages", "chain", "arg", "tag"}, sep);
-  bool read_all = true;
-  chosen.for_each([&](const EventIndex::Entry& e) {
-    if (e.kind == EventIndex::kMetadata) return;
-    // Rows are the events of the range: not the publishes a trace window adds for context.
+  // Rows are the events of the range: not metadata, nor the publishes a trace window adds
+  // for context.
+  auto in_range = [&](const EventIndex::Entry& e) {
+    if (e.kind == EventIndex::kMetadata) return false;
     bool x_span = e.kind == EventIndex::kSpan && e.pair.second < e.pair.first;
-    if (x_span && !range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns)) return;
-    std::string event;
-    if (!read_all || !(read_all = text.read(e.offset, e.end_offset, &event))) return;
+    return !x_span || range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
+  };
+  bool read_all = chosen.read_each(text, in_range, [&](const EventIndex::Entry& e, const std::string& event) {
     ReadBack parsed = parse_event(event);
     const RawEvent& r = parsed.event;
     const Interner& names = parsed.names;

@@ -83,7 +83,7 @@ void for_each_kind_markers(const Trace& trace, const std::vector<std::string>& k
                            const std::function<void(std::size_t, const Markers&)>& f) {
   std::vector<uint32_t> kind_of = kind_of_names(trace, kinds);
   const InstantTable& in = trace.instants;  // sorted by ts: so is each kind's share of it
-  // The instants' rows kind after kind (a counting sort): begin[k] is where kind k's start.
+  // The instants' rows kind after kind (a counting sort): kind k's are rows[begin[k], begin[k + 1]).
   std::vector<std::size_t> begin(kinds.size() + 1, 0);
   for (std::size_t i = 0; i < in.size(); ++i)
     if (uint32_t k = kind_at(trace, kind_of, i)) ++begin[k];

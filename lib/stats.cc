@@ -191,7 +191,8 @@ class StatsBuilder {
         rows[r].busy = t_.jobque ? walk_jobque(rows[r], tallies[k]) : walk_generic(rows[r], tallies[k]);
       tallies[k].settle();
     });
-    if (keyed()) group_of_key_dense_.assign(slot_count(), 0);  // 4 bytes a name: less than a hash table of the names seen
+    // 4 bytes a name, less than a hash table of the names seen.
+    if (keyed()) group_of_key_dense_.assign(slot_count(), 0);
     join(tallies);
     std::vector<int64_t> lane_busy(t_.lanes.size(), 0);
     for (const LaneRows& r : rows) lane_busy[r.lane] += r.busy;

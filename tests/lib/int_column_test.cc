@@ -57,7 +57,7 @@ TEST_CASE("permute and set") {
 
 TEST_CASE("permute in place: any permutation, any width, as a gather into a second column would") {
   std::mt19937 rng(11);
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{1000}, std::size_t{40000}}) {
+  for (std::size_t n : std::vector<std::size_t>{0, 1, 2, 7, 1000, 40000}) {
     for (int64_t scale : {int64_t{0}, int64_t{1}, int64_t{300}, int64_t{1} << 40, -(int64_t{1} << 50)}) {
       std::vector<int64_t> values(n);
       for (std::size_t i = 0; i < n; ++i) values[i] = scale * static_cast<int64_t>(rng() % 1000);
