@@ -88,7 +88,8 @@ bool offers(const std::vector<Format>& offered, Format f) {
 /// The format -o's extension names; ".json" is a trace for a command that writes traces.
 std::optional<Format> format_of_output(const CommonOptions& opts) {
   auto by_name = result::format_of_path(opts.output);
-  if (by_name == Format::json && !offers(opts.offered, Format::json) && offers(opts.offered, Format::trace))
+  if (!by_name) return std::nullopt;  // first: comparing an empty optional read its unset value (valgrind)
+  if (*by_name == Format::json && !offers(opts.offered, Format::json) && offers(opts.offered, Format::trace))
     return Format::trace;
   return by_name;
 }
