@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "permute.h"
+
 namespace jqtrace {
 
 class IntColumn {
@@ -105,18 +107,7 @@ class IntColumn {
   /// time (a second column held a whole lane's column twice while its spans were sorted).
   void permute(const std::vector<uint32_t>& order) {
     if (width() == 0) return;  // every value is zero
-    std::vector<bool> placed(size(), false);
-    for (std::size_t start = 0; start < size(); ++start) {
-      if (placed[start]) continue;
-      int64_t held = (*this)[start];
-      std::size_t at = start;
-      for (std::size_t from = order[at]; from != start; at = from, from = order[at]) {
-        set(at, (*this)[from]);
-        placed[at] = true;
-      }
-      set(at, held);
-      placed[at] = true;
-    }
+    permute_by_cycles(order, [&](std::size_t i) { return (*this)[i]; }, [&](std::size_t i, int64_t v) { set(i, v); });
   }
 
   /// Buffers this large are mapped and grown by mremap, so that a 30 MB column growing to

@@ -8,6 +8,7 @@
 #include "free_memory.h"
 #include "jobque.h"
 #include "parallel.h"
+#include "permute.h"
 
 namespace jqtrace {
 namespace {
@@ -47,25 +48,6 @@ struct GroupTally {
     sample.absorb(std::move(t.sample));
   }
 };
-
-/// new[i] = old[order[i]], in place (a second vector of 200-byte groups doubled the peak
-/// of a million groups); order is used up.
-template <typename T>
-void permute_in_place(std::vector<T>& v, std::vector<uint32_t>& order) {
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (order[i] == i) continue;  // in place already, or placed by an earlier cycle
-    T held = std::move(v[i]);
-    std::size_t at = i;
-    while (order[at] != i) {
-      std::size_t from = order[at];
-      v[at] = std::move(v[from]);
-      order[at] = static_cast<uint32_t>(at);
-      at = from;
-    }
-    v[at] = std::move(held);
-    order[at] = static_cast<uint32_t>(at);
-  }
-}
 
 /// Rows [begin, end) of a lane's spans that can overlap the range: a whole lane, or a
 /// piece of a long jobque lane. `busy` is what the walk found for these rows.
@@ -247,8 +229,7 @@ class StatsBuilder {
   /// tallies, 456 now).
   RangeStats finish(std::span<SliceTally> slices) {
     // A group's later parts, together and in slice order.
-    std::stable_sort(later_parts_.begin(), later_parts_.end(),
-                     [](const LaterPart& a, const LaterPart& b) { return a.first < b.first; });
+    std::stable_sort(later_parts_.begin(), later_parts_.end(), by_group);
     std::vector<uint32_t> by_last_group(slices.size());
     std::iota(by_last_group.begin(), by_last_group.end(), 0u);
     std::sort(by_last_group.begin(), by_last_group.end(),
@@ -479,8 +460,7 @@ class StatsBuilder {
   void summarize_group(std::size_t k) {
     GroupTally none;
     GroupTally& tally = first_part_[k] ? first_part_[k]->second : none;
-    auto later = std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr},
-                                  [](const LaterPart& a, const LaterPart& b) { return a.first < b.first; });
+    auto later = std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr}, by_group);
     for (auto it = later.first; it != later.second; ++it) tally.absorb(std::move(*it->second));
     GroupStats& stats = group_stats_[k];
     stats.events = tally.events;
@@ -516,7 +496,9 @@ class StatsBuilder {
       if (int c = a.name.compare(b.name)) return c < 0;
       return x < y;
     });
-    permute_in_place(group_stats_, order);
+    // In place: a second vector of 200-byte groups doubled the peak of a million groups.
+    permute_by_cycles(order, [&](std::size_t i) { return std::move(group_stats_[i]); },
+                      [&](std::size_t i, GroupStats&& g) { group_stats_[i] = std::move(g); });
     for (GroupStats& g : group_stats_)
       g.share_pct = total > 0 ? 100.0 * static_cast<double>(g.busy_ns) / static_cast<double>(total) : 0.0;
     s_.groups = std::move(group_stats_);
@@ -537,6 +519,7 @@ class StatsBuilder {
   /// (group, tally) of the later slices that saw a group, one entry a slice past the first:
   /// one list, not a list a group (a million groups of one slice need none).
   using LaterPart = std::pair<std::size_t, GroupTally*>;
+  static bool by_group(const LaterPart& a, const LaterPart& b) { return a.first < b.first; }
   std::vector<LaterPart> later_parts_;
   /// Keyed groupings: slot -> group index + 1, an array over every slot for one range's
   /// stats, a hash map for each of many units' (which see few slots each).
