@@ -95,6 +95,12 @@ struct Written {
   uint64_t bytes = 0;
 };
 
+/// The labels of the index's lanes marked in `wrote` (their ids are the model's names).
+void add_lane_labels(const EventIndex& index, const std::vector<bool>& wrote, const Interner& names, Written* w) {
+  for (std::size_t lane = 0; lane < wrote.size(); ++lane)
+    if (wrote[lane]) w->lanes.insert(jqtrace::lane_label(index.lanes()[lane].first, index.lanes()[lane].second, names));
+}
+
 std::string lane_label(const RawEvent& e, const Interner& names) { return jqtrace::lane_label(e.pid, e.tid, names); }
 
 /// The window's events: the index and the choice made from it.
@@ -110,9 +116,10 @@ struct Chosen {
   template <typename Wanted, typename F>
   bool read_each(TextRanges& text, Wanted&& wanted, F&& f) const {
     bool read_all = true;
+    std::string event;  // one buffer for every event's text
     for_each([&](const EventIndex::Entry& e) {
       if (!read_all || !wanted(e)) return;
-      std::string event;
+      event.clear();
       read_all = text.read(e.offset, e.end_offset, &event);
       if (read_all) f(e, event);
     });
@@ -155,6 +162,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   if (profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   std::string doc = "{\"traceEvents\":[\n";
   bool first = true;
+  std::vector<bool> wrote_lane(chosen.index.lanes().size());
   auto every = [](const EventIndex::Entry&) { return true; };
   bool read_all = chosen.read_each(text, every, [&](const EventIndex::Entry& e, std::string& event) {
     if (e.kind != EventIndex::kMetadata) {
@@ -169,8 +177,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
         }
       }
       ++w->events;
-      ReadBack parsed = parse_event(event);
-      if (parsed.ok) w->lanes.insert(lane_label(parsed.event, parsed.names));
+      wrote_lane[e.lane] = true;
     }
     if (!first) doc += ",\n";
     first = false;
@@ -178,6 +185,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
     flush_if_large(doc, out, w);
   });
   if (!read_all) return false;
+  add_lane_labels(chosen.index, wrote_lane, trace.names, w);
   doc += first ? "]" : "\n]";
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   if (has_profile) doc += ",\"jobqueProfile\":" + profile;

@@ -34,7 +34,18 @@ void EventIndex::on_event(const RawEvent& e, const Interner& names) {
   dur_.push(kind == kSpan ? e.dur_ns : 0);
   kind_.push(kind);
   chain_.push(e.has_chain ? e.chain : 0);
+  lane_.push(lane_of(e.pid, e.tid));
   last_end_ = e.end_offset;
+}
+
+uint32_t EventIndex::lane_of(const ProcessId& pid, const ProcessId& tid) {
+  LaneKey key = lane_key(pid, tid);
+  if (last_lane_ != UINT32_MAX && lane_key(lanes_[last_lane_].first, lanes_[last_lane_].second) == key) return last_lane_;
+  auto key_of = [&](uint32_t lane) { return lane_key(lanes_[lane].first, lanes_[lane].second); };
+  auto [lane, added] = lane_index_.find_or_add(key, static_cast<uint32_t>(lanes_.size()), key_of);
+  if (added) lanes_.emplace_back(pid, tid);
+  last_lane_ = lane;
+  return lane;
 }
 
 void EventIndex::absorb(SplittableSink& later_sink, const std::vector<uint32_t>& names) {
@@ -64,6 +75,11 @@ void EventIndex::absorb(SplittableSink& later_sink, const std::vector<uint32_t>&
   move_over(dur_, later.dur_);
   move_over(kind_, later.kind_);
   move_over(chain_, later.chain_);
+  std::vector<uint32_t> lane_here;  // the later part's lane numbers -> these
+  lane_here.reserve(later.lanes_.size());
+  for (const auto& [pid, tid] : later.lanes_) lane_here.push_back(lane_of(reinterned(pid, names), reinterned(tid, names)));
+  lane_.append_mapped(later.lane_, [&](int64_t lane) { return lane_here[static_cast<std::size_t>(lane)]; });
+  later.lane_ = IntColumn{};
   publish_of_.absorb_each(later.publish_of_,
       [&](int64_t chain, uint32_t index) { publish_of_[chain] = static_cast<uint32_t>(base + index); });
   for (BeginEnd be : later.begin_ends_) {
@@ -136,18 +152,41 @@ uint64_t WindowSelection::first_offset(const EventIndex& index) const {
 
 namespace {
 
+/// A plain file, read a block at a time: a window's events are mostly next to each other,
+/// and a read of each (a system call an event) took a fifth of the time of a window of a
+/// whole trace. The block grows while its reads serve several ranges and shrinks to a page
+/// while they serve one (a window's publishes can be far apart).
 class PlainRanges final : public TextRanges {
  public:
-  explicit PlainRanges(int fd) : fd_(fd) {}
+  explicit PlainRanges(int fd) : fd_(fd), block_(kMaxBlock) {}
   ~PlainRanges() override { ::close(fd_); }
   bool read(uint64_t offset, uint64_t end, std::string* out) override {
-    std::size_t at = out->size(), n = static_cast<std::size_t>(end - offset);
-    out->resize(at + n);
-    return read_at(fd_, offset, out->data() + at, n) == n;
+    std::size_t n = static_cast<std::size_t>(end - offset);
+    if (n > kMaxBlock / 2) {  // a long range: straight into out
+      std::size_t at = out->size();
+      out->resize(at + n);
+      return read_at(fd_, offset, out->data() + at, n) == n;
+    }
+    if (offset < block_at_ || end > block_at_ + filled_) {
+      want_ = served_ > 1 ? std::min(want_ * 2, kMaxBlock) : std::max(want_ / 2, kMinBlock);
+      block_at_ = offset;
+      filled_ = read_at(fd_, offset, block_.data(), std::max(want_, n));
+      served_ = 0;
+      if (end > block_at_ + filled_) return false;
+    }
+    out->append(block_.data() + (offset - block_at_), n);
+    ++served_;
+    return true;
   }
 
  private:
+  static constexpr std::size_t kMinBlock = 4u << 10, kMaxBlock = 256u << 10;
   int fd_;
+  std::vector<char> block_;
+  uint64_t block_at_ = 0;        ///< file offset of block_[0]
+  std::size_t filled_ = 0;       ///< bytes of the file in block_
+  std::size_t want_ = kMinBlock;  ///< bytes the next block reads
+  std::size_t served_ = 0;       ///< ranges the block has served
 };
 
 /// Any other text (zstd, gzip without access points): decoded again from the start, a

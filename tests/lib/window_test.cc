@@ -4,6 +4,10 @@
 #include <zstd.h>
 #endif
 
+#include <filesystem>
+
+#include <fmt/core.h>
+
 #include "test_util.h"
 #include "window.h"
 
@@ -197,4 +201,76 @@ TEST_CASE("ranges of a compressed file are decoded again, block by block") {
     check_ranges_read_back(z, text);
   }
 #endif
+}
+
+TEST_CASE("a plain file's ranges are read a block at a time: runs of small ones, far jumps, long ones, the end") {
+  std::string text = long_text();
+  TempFile file(text);
+  std::string err;
+  auto ranges = TextRanges::open(file.path, &err);
+  REQUIRE(ranges);
+  std::string got, expected;  // appended to, as a window's writer does
+  auto read = [&](uint64_t lo, uint64_t hi) {
+    CHECK(ranges->read(lo, hi, &got));
+    expected += text.substr(lo, hi - lo);
+  };
+  for (uint64_t lo = 0; lo < 300000; lo += 37) read(lo, lo + 30);  // events side by side: the block grows
+  for (uint64_t lo = 300001; lo < 700000; lo += 50000) read(lo, lo + 100);  // far apart: it shrinks
+  read(700000, 700000 + 200000);  // longer than half a block: read straight
+  read(900000, 900010);
+  read(900000 + 4090, 900000 + 4200);  // across the end of a page-sized block
+  read(910000, 910000);                // empty
+  read(text.size() - 5, text.size());  // the very end
+  CHECK(got == expected);
+  CHECK_FALSE(ranges->read(text.size(), text.size() + 1, &got));  // past the end: the text changed
+
+  // A file cut short after it was indexed: a range past its new end is not read.
+  auto again = TextRanges::open(file.path, &err);
+  REQUIRE(again);
+  std::string part;
+  CHECK(again->read(10, 20, &part));
+  std::filesystem::resize_file(file.path, 500000);
+  CHECK(again->read(20, 30, &part));  // still in the block read before the cut
+  CHECK_FALSE(again->read(499990, 500010, &part));
+  CHECK(part == text.substr(10, 20));
+}
+
+TEST_CASE("the index numbers each event's lane, the same whether the file is read whole or in parts") {
+  // Lanes by number and by string ids; "1" and 1 are different lanes with the same label.
+  std::string text = "[";
+  XorShift rng{7};
+  for (int i = 0; i < 3000; ++i) {
+    int lane = static_cast<int>(rng(5));
+    std::string pid = lane == 3 ? "\"one\"" : "1", tid = lane == 4 ? "\"1\"" : std::to_string(lane);
+    text += fmt::format(R"({{"ph":"X","name":"s","pid":{},"tid":{},"ts":{},"dur":1}},)", pid, tid, i) + "\n";
+  }
+  text += R"({"ph":"M","name":"thread_name","pid":9,"tid":9,"args":{"name":"t"}}])";
+  auto labels_of = [](const Trace& trace, const EventIndex& index) {
+    std::vector<std::string> labels;
+    index.for_each([&](const EventIndex::Entry& e) {
+      const auto& [pid, tid] = index.lanes()[e.lane];
+      labels.push_back(lane_label(pid, tid, trace.names));
+    });
+    return labels;
+  };
+  Indexed whole;
+  index_of(text, &whole);
+  std::vector<std::string> labels = labels_of(whole.trace, whole.index);
+  REQUIRE(labels.size() == 3001);
+  CHECK(whole.index.lanes().size() == 6);  // five span lanes and the metadata's
+  CHECK(labels.back() == "9:9");
+  CHECK(std::count(labels.begin(), labels.end(), "one:3") > 0);
+  CHECK(std::count(labels.begin(), labels.end(), "1:1") > std::count(labels.begin(), labels.end(), "1:2"));  // two lanes
+
+  TempFile file(text);
+  Trace parts;
+  EventIndex index;
+  LoadOptions load;
+  load.spans = false;
+  load.tee = &index;
+  ReadResult r;
+  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, load, {}, &r, 4096));
+  index.finish(parts.end_ns);
+  CHECK(labels_of(parts, index) == labels);
+  CHECK(index.lanes().size() == 6);
 }
