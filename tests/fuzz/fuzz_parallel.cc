@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -27,6 +28,7 @@
 #include "raw_input.h"
 #include "trace.h"
 #include "validate.h"
+#include "window.h"
 
 using namespace jqtrace;
 
@@ -198,7 +200,38 @@ void check_validation_along(const std::string& path, const ValidateResult& expec
   }
 }
 
-/// The joins in memory: model, validation, validation riding the load.
+/// What a window's index holds of each event, its lane as a label (ids differ by interner).
+using IndexedEvent = std::tuple<uint64_t, uint64_t, int64_t, int64_t, int, int64_t, std::pair<int64_t, int64_t>, std::string>;
+std::vector<IndexedEvent> indexed_events(const EventIndex& index, const Trace& trace) {
+  std::vector<IndexedEvent> out;
+  index.for_each([&](const EventIndex::Entry& e) {
+    const auto& [pid, tid] = index.lanes()[e.lane];
+    out.emplace_back(e.offset, e.end_offset, e.ts_ns, e.dur_ns, e.kind, e.chain, e.pair, lane_label(pid, tid, trace.names));
+  });
+  return out;
+}
+
+/// A window's index (the model loaded without spans, as window does), one pass and in
+/// parts: the same events in the same lanes.
+void check_index_in_parts(const std::shared_ptr<const std::string>& text) {
+  Trace one, parts;
+  EventIndex whole, joined;
+  LoadOptions options;
+  options.spans = false;
+  options.tee = &whole;
+  auto source = Source::from_string(*text);
+  ReadResult r1 = load_trace(*source, &one, nullptr, options);
+  options.tee = &joined;
+  ReadResult r2;
+  if (!load_text_parallel(text, kParts, 1, &parts, nullptr, options, &r2, 64)) return;
+  check(r1.status == r2.status);
+  if (r1.status == ReadStatus::input_error) return;
+  whole.finish(one.end_ns);
+  joined.finish(parts.end_ns);
+  check(indexed_events(whole, one) == indexed_events(joined, parts));
+}
+
+/// The joins in memory: model, validation, validation riding the load, a window's index.
 void check_in_memory(const uint8_t* data, std::size_t size) {
   auto text = std::make_shared<const std::string>(reinterpret_cast<const char*>(data), size);
   Trace one, parts;
@@ -215,6 +248,7 @@ void check_in_memory(const uint8_t* data, std::size_t size) {
     check(a.count == b.count);
   }
   check_validation_along_in_memory(text, v1, a.count);
+  check_index_in_parts(text);
 }
 
 /// The same through files and threads, the gzip stream's parts, and gzip access points.
