@@ -60,35 +60,6 @@ class SpooledStdin {
   std::string path_;
 };
 
-/// The fields of one chosen event, read back from its text.
-struct Parsed final : EventSink {
-  RawEvent event;
-  bool ok = false;
-  void on_event(const RawEvent& e, const Interner&) override {
-    event = e;
-    ok = true;
-  }
-};
-
-/// One event read back from its text, with the names it holds. Each event has names of its
-/// own: the reader checks every name of its interner when it starts, so one interner
-/// shared by a window's events made the window O(events x names) (100,000 names: 20 s).
-struct ReadBack {
-  Interner names;
-  RawEvent event;
-  bool ok = false;
-};
-
-ReadBack parse_event(const std::string& text) {
-  auto src = Source::from_string("[" + text + "]");
-  Parsed got;
-  ReadBack back;
-  read_trace(*src, got, back.names, nullptr);
-  back.ok = got.ok;
-  back.event = got.event;
-  return back;
-}
-
 struct Written {
   uint64_t events = 0;
   std::set<std::string> lanes;
@@ -123,6 +94,25 @@ struct Chosen {
       read_all = text.read(e.offset, e.end_offset, &event);
       if (read_all) f(e, event);
     });
+    return read_all;
+  }
+  /// f(entry, event, names) for the chosen events that wanted(entry) accepts, each event's
+  /// fields read back from its text; false as read_each.
+  template <typename Wanted, typename F>
+  bool parse_each(TextRanges& text, Wanted&& wanted, F&& f) const {
+    EventTexts batch;
+    std::vector<EventIndex::Entry> entries;  // the batch's
+    auto flush = [&] {
+      batch.read_back([&](std::size_t i, const RawEvent& event, const Interner& names) { f(entries[i], event, names); });
+      batch.clear();
+      entries.clear();
+    };
+    bool read_all = read_each(text, wanted, [&](const EventIndex::Entry& e, const std::string& event) {
+      batch.add(event);
+      entries.push_back(e);
+      if (batch.size() == EventTexts::kBatch) flush();
+    });
+    flush();  // what was read before a failed read is written, as it always was
     return read_all;
   }
   uint64_t first_offset() const { return selection.first_offset(index); }
@@ -224,11 +214,9 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const Chos
   };
   std::vector<Row> rows;
   auto x_span = [](const EventIndex::Entry& e) { return e.kind == EventIndex::kSpan && e.pair.second < e.pair.first; };
-  bool read_all = chosen.read_each(text, x_span, [&](const EventIndex::Entry&, const std::string& event) {
-    ReadBack parsed = parse_event(event);
-    const RawEvent& r = parsed.event;
-    if (!parsed.ok || r.tid.is_string) return;
-    auto kind = kKinds.find(parsed.names.view(r.name));
+  bool read_all = chosen.parse_each(text, x_span, [&](const EventIndex::Entry&, const RawEvent& r, const Interner& names) {
+    if (r.tid.is_string) return;
+    auto kind = kKinds.find(names.view(r.name));
     if (kind == kKinds.end()) return;  // the old script knew only the five jobque spans
     double ts = static_cast<double>(r.ts_ns) / 1000.0, dur = static_cast<double>(r.dur_ns) / 1000.0;
     if (ts + dur < lo || ts > hi) return;
@@ -271,11 +259,7 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
     bool x_span = e.kind == EventIndex::kSpan && e.pair.second < e.pair.first;
     return !x_span || range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
   };
-  bool read_all = chosen.read_each(text, in_range, [&](const EventIndex::Entry& e, const std::string& event) {
-    ReadBack parsed = parse_event(event);
-    const RawEvent& r = parsed.event;
-    const Interner& names = parsed.names;
-    if (!parsed.ok) return;
+  bool read_all = chosen.parse_each(text, in_range, [&](const EventIndex::Entry& e, const RawEvent& r, const Interner& names) {
     std::string name = r.name == Interner::kNone ? "" : std::string(names.view(r.name));
     std::string category, nstages, tag;
     bool jobque_span = trace.jobque && (name == kPublish || name == kChunk || name == kStageWait);

@@ -152,6 +152,52 @@ uint64_t WindowSelection::first_offset(const EventIndex& index) const {
 
 namespace {
 
+/// The events of a text, in order.
+struct ParsedEvents final : EventSink {
+  std::vector<RawEvent> events;
+  void on_event(const RawEvent& e, const Interner&) override { events.push_back(e); }
+};
+
+/// The events of json (an array), with names.
+std::vector<RawEvent> parse_events(std::string json, Interner& names) {
+  ParsedEvents parsed;
+  read_trace(*Source::from_string(std::move(json)), parsed, names, nullptr);
+  return std::move(parsed.events);
+}
+
+}  // namespace
+
+void EventTexts::add(std::string_view event_text) {
+  json_ += starts_.empty() ? "[" : ",";
+  starts_.push_back(json_.size());
+  json_ += event_text;
+}
+
+void EventTexts::read_back(const std::function<void(std::size_t, const RawEvent&, const Interner&)>& f) const {
+  if (starts_.empty()) return;
+  Interner names;
+  std::string all = json_;
+  all += ']';
+  std::vector<RawEvent> events = parse_events(std::move(all), names);
+  bool each_in_place = events.size() == starts_.size();
+  for (std::size_t i = 0; i < events.size() && each_in_place; ++i) each_in_place = events[i].offset == starts_[i];
+  if (each_in_place) {
+    for (std::size_t i = 0; i < events.size(); ++i) f(i, events[i], names);
+    return;
+  }
+  for (std::size_t i = 0; i < starts_.size(); ++i) {
+    std::size_t end = i + 1 < starts_.size() ? starts_[i + 1] - 1 : json_.size();  // before the comma
+    Interner own;  // an event's own names: the reader reads its interner's names when it starts
+    std::string one = "[";
+    one.append(json_, starts_[i], end - starts_[i]);
+    one += ']';
+    std::vector<RawEvent> alone = parse_events(std::move(one), own);
+    if (alone.size() == 1) f(i, alone[0], own);
+  }
+}
+
+namespace {
+
 /// A plain file, read a block at a time: a window's events are mostly next to each other,
 /// and a read of each (a system call an event) took a fifth of the time of a window of a
 /// whole trace. The block grows while its reads serve several ranges and shrinks to a page

@@ -5,6 +5,7 @@
 // markers that define it come last in jobque files); then only the chosen events' text is
 // read again (TextRanges), by offset.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -164,6 +165,29 @@ class TextRanges {
   virtual ~TextRanges() = default;
   /// Appends [offset, end) to *out; offsets must not decrease between calls.
   virtual bool read(uint64_t offset, uint64_t end, std::string* out) = 0;
+};
+
+/// The text of events, read back for their fields (a window's CSV and compact rows) a batch
+/// at a time: one parse of "[text,text,...]" with names of its own. One parse an event, each
+/// with its own source and names, cost twice the parse of the whole trace (a CSV window of a
+/// whole 200 MB trace took 3-4 s).
+class EventTexts {
+ public:
+  static constexpr std::size_t kBatch = 4096;  ///< events a caller gathers before reading them back
+  void add(std::string_view event_text);
+  std::size_t size() const { return starts_.size(); }
+  /// f(i, event, names) for the i-th text added, in order, with the names its ids are in.
+  /// A text that does not read back as one event where it was put (its file changed since
+  /// it was indexed) makes each be read alone, and one that does not read is left out.
+  void read_back(const std::function<void(std::size_t, const RawEvent&, const Interner&)>& f) const;
+  void clear() {
+    json_.clear();
+    starts_.clear();
+  }
+
+ private:
+  std::string json_;                 ///< "[" and the texts, comma-separated (no "]" yet)
+  std::vector<std::size_t> starts_;  ///< where each text starts in json_
 };
 
 /// Replaces the number of the top-level member `key` of a JSON object's text (the

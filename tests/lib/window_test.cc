@@ -274,3 +274,25 @@ TEST_CASE("the index numbers each event's lane, the same whether the file is rea
   CHECK(labels_of(parts, index) == labels);
   CHECK(index.lanes().size() == 6);
 }
+
+TEST_CASE("events read back from their text a batch at a time, each alone when one does not read as it did") {
+  auto read_back = [](const std::vector<std::string>& texts) {
+    EventTexts batch;
+    for (const std::string& t : texts) batch.add(t);
+    CHECK(batch.size() == texts.size());
+    std::vector<std::pair<std::size_t, std::string>> got;  // (i, name:pid)
+    batch.read_back([&](std::size_t i, const RawEvent& e, const Interner& names) {
+      got.push_back({i, std::string(names.view(e.name)) + ":" + lane_label(e.pid, e.tid, names)});
+    });
+    return got;
+  };
+  using Got = std::vector<std::pair<std::size_t, std::string>>;
+  std::vector<std::string> texts = {R"({"ph":"X","name":"a","pid":1,"tid":"t","ts":1,"dur":2})",
+                                    R"({"ph":"i","name":"b","pid":"p","tid":2,"ts":5,"args":{"x":[1,{"y":2}]}})",
+                                    R"({"name":"a\u0062","pid":1,"tid":1})"};
+  CHECK(read_back(texts) == Got{{0, "a:1:t"}, {1, "b:p:2"}, {2, "ab:1:1"}});
+  // The file changed under the index: a text that is no longer one event, or no event.
+  std::vector<std::string> changed = {texts[0], R"({"ph":"X"},{"ph":"i","name":"two"})", R"(nul)", texts[1]};
+  CHECK(read_back(changed) == Got{{0, "a:1:t"}, {3, "b:p:2"}});
+  CHECK(read_back({}).empty());
+}
