@@ -164,6 +164,35 @@ void analyse(const Trace& trace) {
   }
 }
 
+/// What a window's CSV row takes from an event, its names as text.
+std::string row_fields(const RawEvent& e, const Interner& names) {
+  auto name = [&](uint32_t id) { return id == Interner::kNone ? std::string("-") : std::string(names.view(id)); };
+  return name(e.name) + '|' + name(e.cat) + '|' + lane_label(e.pid, e.tid, names) + '|' + std::string(1, e.ph) + '|' +
+         std::to_string(e.ts_ns) + '|' + std::to_string(e.dur_ns) + '|' + std::to_string(e.stage) + '|' +
+         std::to_string(e.chain) + '|' + std::to_string(e.arg) + '|' + std::to_string(e.problems) + '|' +
+         std::to_string(e.has_stage) + std::to_string(e.has_chain) + std::to_string(e.has_arg);
+}
+
+/// The chosen events' texts read back a batch at a time must give what each read alone
+/// gives (the text is the file's: each reads back in place).
+void check_read_back(const std::vector<std::string>& texts) {
+  EventTexts batch;
+  for (const std::string& t : texts) batch.add(t);
+  std::size_t seen = 0;
+  batch.read_back([&](std::size_t i, const RawEvent& e, const Interner& names) {
+    if (i != seen++) std::abort();
+    EventTexts alone;
+    alone.add(texts[i]);
+    std::size_t one = 0;
+    alone.read_back([&](std::size_t, const RawEvent& a, const Interner& own) {
+      ++one;
+      if (row_fields(a, own) != row_fields(e, names)) std::abort();
+    });
+    if (one != 1) std::abort();
+  });
+  if (seen != texts.size()) std::abort();
+}
+
 /// The window of the middle third, each chosen event's ts rewritten as --rebase does.
 void window(const uint8_t* data, std::size_t size) {
   Trace trace;
@@ -176,11 +205,14 @@ void window(const uint8_t* data, std::size_t size) {
   index.finish(trace.end_ns);
   Range whole = whole_trace(trace);
   bool plain = size < 2 || data[0] != 0x1f || data[1] != 0x8b;  // offsets are into the text
+  std::vector<std::string> texts;
   for (const EventIndex::Entry& e : select_window(index, {whole.lo + whole.length() / 3, whole.hi}).entries(index)) {
     if (!plain || e.end_offset > size || e.offset > e.end_offset) continue;
     std::string text(reinterpret_cast<const char*>(data) + e.offset, e.end_offset - e.offset);
+    texts.push_back(text);
     replace_top_level_number(text, "ts", "0");
   }
+  check_read_back(texts);
 }
 
 }  // namespace
