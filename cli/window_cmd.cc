@@ -103,7 +103,8 @@ struct Chosen {
     EventTexts batch;
     std::vector<EventIndex::Entry> entries;  // the batch's
     auto flush = [&] {
-      batch.read_back([&](std::size_t i, const RawEvent& event, const Interner& names) { f(entries[i], event, names); });
+      batch.read_back(
+          [&](std::size_t i, const RawEvent& event, const Interner& names) { f(entries[i], event, names); });
       batch.clear();
       entries.clear();
     };
@@ -214,7 +215,7 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const Chos
   };
   std::vector<Row> rows;
   auto x_span = [](const EventIndex::Entry& e) { return e.kind == EventIndex::kSpan && e.pair.second < e.pair.first; };
-  bool read_all = chosen.parse_each(text, x_span, [&](const EventIndex::Entry&, const RawEvent& r, const Interner& names) {
+  auto row = [&](const EventIndex::Entry&, const RawEvent& r, const Interner& names) {
     if (r.tid.is_string) return;
     auto kind = kKinds.find(names.view(r.name));
     if (kind == kKinds.end()) return;  // the old script knew only the five jobque spans
@@ -226,8 +227,8 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const Chos
     rows.push_back({r.tid.number, rounded, std::strtod(rounded.c_str(), nullptr),
                     fmt::format("{},{},{},{},{},{},{}", py_round1(dur), kind->second, stage,
                                 chain ? chain->nstages : 0, r.chain, r.arg, chain ? chain->tag : 0)});
-  });
-  if (!read_all) return false;
+  };
+  if (!chosen.parse_each(text, x_span, row)) return false;
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.tid != b.tid ? a.tid < b.tid : a.ts_rounded < b.ts_rounded;
   });
@@ -259,7 +260,7 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
     bool x_span = e.kind == EventIndex::kSpan && e.pair.second < e.pair.first;
     return !x_span || range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
   };
-  bool read_all = chosen.parse_each(text, in_range, [&](const EventIndex::Entry& e, const RawEvent& r, const Interner& names) {
+  auto row = [&](const EventIndex::Entry& e, const RawEvent& r, const Interner& names) {
     std::string name = r.name == Interner::kNone ? "" : std::string(names.view(r.name));
     std::string category, nstages, tag;
     bool jobque_span = trace.jobque && (name == kPublish || name == kChunk || name == kStageWait);
@@ -281,8 +282,8 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
     ++w->events;
     w->lanes.insert(lane_label(r, names));
     flush_if_large(doc, out, w);
-  });
-  if (!read_all) return false;
+  };
+  if (!chosen.parse_each(text, in_range, row)) return false;
   w->bytes += doc.size();
   std::fwrite(doc.data(), 1, doc.size(), out.file());
   return true;

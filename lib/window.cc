@@ -40,8 +40,8 @@ void EventIndex::on_event(const RawEvent& e, const Interner& names) {
 
 uint32_t EventIndex::lane_of(const ProcessId& pid, const ProcessId& tid) {
   LaneKey key = lane_key(pid, tid);
-  if (last_lane_ != UINT32_MAX && lane_key(lanes_[last_lane_].first, lanes_[last_lane_].second) == key) return last_lane_;
   auto key_of = [&](uint32_t lane) { return lane_key(lanes_[lane].first, lanes_[lane].second); };
+  if (last_lane_ != UINT32_MAX && key_of(last_lane_) == key) return last_lane_;
   auto [lane, added] = lane_index_.find_or_add(key, static_cast<uint32_t>(lanes_.size()), key_of);
   if (added) lanes_.emplace_back(pid, tid);
   last_lane_ = lane;
@@ -77,7 +77,8 @@ void EventIndex::absorb(SplittableSink& later_sink, const std::vector<uint32_t>&
   move_over(chain_, later.chain_);
   std::vector<uint32_t> lane_here;  // the later part's lane numbers -> these
   lane_here.reserve(later.lanes_.size());
-  for (const auto& [pid, tid] : later.lanes_) lane_here.push_back(lane_of(reinterned(pid, names), reinterned(tid, names)));
+  for (const auto& [pid, tid] : later.lanes_)
+    lane_here.push_back(lane_of(reinterned(pid, names), reinterned(tid, names)));
   lane_.append_mapped(later.lane_, [&](int64_t lane) { return lane_here[static_cast<std::size_t>(lane)]; });
   later.lane_ = IntColumn{};
   publish_of_.absorb_each(later.publish_of_,

@@ -201,12 +201,14 @@ void check_validation_along(const std::string& path, const ValidateResult& expec
 }
 
 /// What a window's index holds of each event, its lane as a label (ids differ by interner).
-using IndexedEvent = std::tuple<uint64_t, uint64_t, int64_t, int64_t, int, int64_t, std::pair<int64_t, int64_t>, std::string>;
+using IndexedEvent =
+    std::tuple<uint64_t, uint64_t, int64_t, int64_t, int, int64_t, std::pair<int64_t, int64_t>, std::string>;
 std::vector<IndexedEvent> indexed_events(const EventIndex& index, const Trace& trace) {
   std::vector<IndexedEvent> out;
   index.for_each([&](const EventIndex::Entry& e) {
     const auto& [pid, tid] = index.lanes()[e.lane];
-    out.emplace_back(e.offset, e.end_offset, e.ts_ns, e.dur_ns, e.kind, e.chain, e.pair, lane_label(pid, tid, trace.names));
+    out.emplace_back(e.offset, e.end_offset, e.ts_ns, e.dur_ns, e.kind, e.chain, e.pair,
+                     lane_label(pid, tid, trace.names));
   });
   return out;
 }
