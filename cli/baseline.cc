@@ -85,6 +85,7 @@ int load_baseline(const BaselineOptions& opts, const CommonOptions& common, cons
     print_error(fmt::format("{}: the scope above is not in the baseline", opts.file));
     return kUsage;
   }
+  if (!scope_checkable(baseline_scope, opts.file)) return kUsage;
   SpanIndex index(trace);
   StatsOptions options = stats_options;
   options.distributions = false;

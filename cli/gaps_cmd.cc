@@ -48,7 +48,7 @@ int run_gaps(const GapsCommandOptions& o) {
     print_error(fmt::format("{}: {}", display_name(o.file), error));
     return kInput;
   }
-  return write_document(result::gaps_document(report, display_name(o.file), scope, options.quantiles), o.common,
+  return write_document(result::gaps_document(report, display_name(o.file), scope, options.quantiles, result::trace_facts(trace)), o.common,
                         "gaps");
 }
 
@@ -63,7 +63,7 @@ void setup_gaps(CLI::App& app) {
   cmd->add_option("--by", opts->by, "Classes of chains: nstages or category (default: category if chains are tagged)")
       ->check(CLI::IsMember({"nstages", "category"}))
       ->option_text("CLASSES");
-  add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::exclusive);
+  add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   cmd->add_option("--fat-us", opts->fat_us, "Publishes longer than this are fat (default 5)")->option_text("US");
   add_trace_argument(*cmd, opts->file);
   cmd->footer("Examples:\n  jqtrace gaps trace.json.gz\n  jqtrace gaps --by nstages --marker token 5..9 trace.json\n  jqtrace gaps --format json trace.json | jq '.classes[].name'");

@@ -58,6 +58,13 @@ bool complete_enough_to_check(const Trace& trace, const std::string& path, const
   return false;
 }
 
+bool scope_checkable(const Scope& scope, const std::string& path) {
+  if (scope.kind != ScopeRequest::Kind::marker || !scope.rule.ambiguous) return true;
+  print_error(fmt::format("{}: {}; gates and baselines are not checked in units cut by a guess", display_name(path),
+                          ambiguous_units_text(scope.marker_kind, scope.rule)));
+  return false;
+}
+
 bool parse_gate_options(const GateOptions& opts, std::vector<GateSource>* gates) {
   for (const std::string& text : opts.fail_if) {
     GateSource g;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "gate.h"
+#include "scope.h"
 #include "trace.h"
 
 namespace jqtrace::cli {
@@ -37,6 +38,10 @@ bool any_tripped(const std::vector<GateResult>& results);
 /// cut and what is missing (the caller then exits 1). With --allow-truncated, true after
 /// the truncation warning, which then shows even with -q since it qualifies the answer.
 bool complete_enough_to_check(const Trace& trace, const std::string& path, const GateOptions& opts);
+
+/// Gates and baselines are not checked in units whose rule auto could not decide (SPEC §2
+/// "Units"): a pass or a failure would depend on a guess. False after saying so (exit 2).
+bool scope_checkable(const Scope& scope, const std::string& path);
 
 
 

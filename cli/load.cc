@@ -51,6 +51,25 @@ namespace {
 
 /// What a read lost, on stderr (the same from a full read and from an index's skeleton,
 /// which keeps the read's outcome and counts). kOk or kInput.
+/// One line for the lanes whose ring filled: their numbers end where they stopped.
+void warn_stopped_lanes(const std::string& name, const Trace& trace, const CommonOptions& opts) {
+  std::vector<StoppedLane> stopped = lanes_stopped_early(trace);
+  if (stopped.empty()) return;
+  std::string lanes;
+  for (const StoppedLane& s : stopped) {
+    std::string thread(trace.thread_name(s.lane));
+    lanes += fmt::format("{}{}{} at {} us", lanes.empty() ? "" : ", ", trace.lane_label(s.lane),
+                         thread.empty() ? "" : " '" + thread + "'", us_text(s.stop_ns));
+    if (lanes.size() > 200) {
+      lanes += ", ...";
+      break;
+    }
+  }
+  print_warning(opts, fmt::format("{}: {} lane{} stopped recording before the trace ended (ring full?): {}; "
+                                  "what they did after is missing from every number",
+                                  name, stopped.size(), stopped.size() == 1 ? "" : "s", lanes));
+}
+
 int report_read(const std::string& name, const ReadResult& r, const Trace& trace, const CommonOptions& opts) {
   if (r.status == ReadStatus::input_error) {
     if (r.position.line)
@@ -75,6 +94,7 @@ int report_read(const std::string& name, const ReadResult& r, const Trace& trace
                                     trace.unclosed_begins));
   if (trace.unmatched_ends)
     print_warning(opts, fmt::format("{}: {} E events close nothing; dropped", name, trace.unmatched_ends));
+  warn_stopped_lanes(name, trace, opts);
   return kOk;
 }
 

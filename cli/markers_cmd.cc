@@ -51,10 +51,12 @@ int run_markers(const MarkersCommandOptions& o) {
     return status;
   QuantileMethod quantiles = quantile_method(o.quantiles);
   std::vector<KindSummary> kinds = summarize_kinds(trace, unit_at_request(o.unit_at), quantiles);
+  warn_ambiguous_kinds(kinds, o.common);
   result::MarkersContext context;
   context.file = display_name(o.file);
   context.quantiles = quantiles;
   context.kind = o.kind;
+  context.facts = result::trace_facts(trace);
   if (trace.jobque)
     for (const Category& c : trace.categories) context.categories.push_back(c.name);
   result::UnitsTable units(context.categories);

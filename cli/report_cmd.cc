@@ -165,6 +165,39 @@ ReportSection summary_section(Analysis& a, const std::vector<GateResult>* gates)
           doc.heading + ". The bar is each category's share of busy time; the tables give " + listed + ".", body};
 }
 
+/// What makes the report's numbers less than the whole truth, first on the page: a cut-off
+/// file, lanes that stopped recording, units cut by a guess, names guessed from stage
+/// counts. Empty when there is none of these.
+std::vector<std::string> report_warnings(const Analysis& a) {
+  std::vector<std::string> warnings;
+  result::TraceFacts facts = result::trace_facts(*a.trace);
+  if (facts.truncated)
+    warnings.push_back(fmt::format("The file is cut off at byte {}: every number covers only the {} events before "
+                                   "the cut (the caller lane, written last, may be missing).",
+                                   facts.truncated_at_byte, a.trace->read.events));
+  for (const result::TraceFacts::Stopped& s : facts.stopped)
+    warnings.push_back(fmt::format("Lane {}{} stopped recording at {} us (its ring filled up): what it did after is in "
+                                   "no number here.",
+                                   s.lane, s.name.empty() ? "" : " '" + s.name + "'", us_text(s.stop_ns)));
+  std::size_t ambiguous = 0;
+  for (const KindSummary& k : a.kinds)
+    if (k.rule.ambiguous && ++ambiguous <= 5)  // a trace can have a kind an instant: a few, then a count
+      warnings.push_back(ambiguous_units_text(k.kind, k.rule) + ": its units are cut as starting at their markers.");
+  if (ambiguous > 5)
+    warnings.push_back(fmt::format("And {} more marker kinds whose units are ambiguous (jqtrace markers lists them).",
+                                   ambiguous - 5));
+  if (facts.attribution == Attribution::stage_count)
+    warnings.push_back("The trace names no categories: chains are named by their stage count, as the old viewer "
+                       "did (names marked * are guesses).");
+  return warnings;
+}
+
+ReportSection warnings_section(const std::vector<std::string>& warnings) {
+  std::string body = "<ul class=\"warnings\">";
+  for (const std::string& w : warnings) body += "<li>" + result::xml_escape(w) + "</li>";
+  return {"warnings", "Read this first", "", body + "</ul>\n"};
+}
+
 /// A chart has at most this many bars; a kind with more units shows the slowest of each
 /// run of consecutive units (so a slow one is never hidden), and its table the slowest.
 constexpr std::size_t kMaxBars = 600;
@@ -251,6 +284,7 @@ ReportSection markers_section(const Analysis& a) {
   ChartGroups charts(a.groups);
   result::MarkersContext c;
   c.file = a.file;
+  c.facts = result::trace_facts(*a.trace);
   std::vector<KindSummary> listed = most_marked_kinds(a.kinds, kMaxTableKinds);
   std::vector<KindSummary> charted_kinds = most_marked_kinds(listed, kMaxChartedKinds);
   body += result::render_html_fragment(result::markers_document(listed, {}, c));
@@ -308,7 +342,7 @@ ReportSection gaps_section(const Trace& trace, const Scope& scope, const std::st
   return {"gaps", "Chains, stages and publishes",
           "Per chain class its wall time and publish, per stage its span and effective parallelism, the stage "
           "tails, fat publishes and each lane's idle gaps (as jqtrace gaps).",
-          result::render_html_fragment(result::gaps_document(report, file, scope, options.quantiles))};
+          result::render_html_fragment(result::gaps_document(report, file, scope, options.quantiles, result::trace_facts(trace)))};
 }
 
 /// At most this many problems are listed (every one is counted).
@@ -377,6 +411,7 @@ ReportSection timelines_section(const Analysis& a) {
     const Unit& u = units[pick];
     Timeline t = compute_timeline(*a.trace, index, u.range, options);
     std::string title = fmt::format("{} {} {} ({} us)", label, kind->kind, u.index, us_fixed(u.range.length()));
+    layout.id = fmt::format("timeline-{}", label);  // each picture keeps its own colours in the page
     body += "<h3>" + result::xml_escape(title) + "</h3>\n" + result::render_timeline_svg(t, title, layout);
   }
   return {"timelines", "Timelines of the slowest and the median unit",
@@ -429,11 +464,15 @@ int run_report(const ReportCommandOptions& o) {
   for (const GroupStats& g : a.stats.groups)
     a.groups.push_back({g.name, chart_color(g), g.share_pct});
   a.kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), stats.quantiles);
+  warn_ambiguous_kinds(a.kinds, o.common);
   std::vector<GateResult> results;
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
+  if (!gates.empty() && !cut_off && !scope_checkable(a.scope, o.file)) return kUsage;
   if (!gates.empty() && !cut_off && !evaluate_gates(gates, stats_metrics(a.stats, a.kinds), &results)) return kUsage;
 
   std::vector<ReportSection> sections;
+  if (std::vector<std::string> warnings = report_warnings(a); !warnings.empty())
+    sections.push_back(warnings_section(warnings));
   sections.push_back(summary_section(a, nullptr));
   if (!results.empty()) sections.push_back(gates_section(results));
   sections.push_back(markers_section(a));

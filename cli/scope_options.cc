@@ -8,18 +8,51 @@
 
 namespace jqtrace::cli {
 
+namespace {
+
+/// Each value of --ms and --us must read as a time when the command line is parsed: a
+/// missing HI would otherwise take the file's name (`--ms 10 trace.json`), and the command
+/// would read stdin instead (exit 3, "<stdin>: empty input") rather than say what is wrong.
+CLI::Validator time_value(const char* option) {
+  return CLI::Validator(
+      [option](std::string& value) {
+        int64_t ns = 0;
+        if (parse_us_to_ns(value, &ns) == NumberStatus::ok) return std::string();
+        return fmt::format("'{}' is not a time ({} takes two: LO HI)", value, option);
+      },
+      "TIME");
+}
+
+/// The same for --marker's N[..M] (`--marker token trace.json`).
+CLI::Validator unit_span_value() {
+  CLI::Validator v(
+      [](std::string& value) {
+        int64_t first = 0, last = 0;
+        if (parse_unit_span(value, &first, &last)) return std::string();
+        return fmt::format("'{}' is not a unit number N or a span N..M (--marker takes two: KIND N[..M])", value);
+      },
+      "N[..M]");
+  v.application_index(1);
+  return v;
+}
+
+}  // namespace
+
 void add_scope_options(CLI::App& cmd, ScopeOptions& opts) {
   auto* marker = cmd.add_option("--marker", opts.marker, "Units N (or N..M) of marker KIND, 0-based")
                      ->expected(2)
                      ->allow_extra_args(false)
+                     ->check(unit_span_value())
                      ->option_text("KIND N[..M]");
   auto* ms = cmd.add_option("--ms", opts.ms, "The range [LO, HI] in milliseconds of the file's clock")
                  ->expected(2)
                  ->allow_extra_args(false)
+                 ->check(time_value("--ms"))
                  ->option_text("LO HI");
   auto* us = cmd.add_option("--us", opts.us, "The range [LO, HI] in microseconds of the file's clock")
                  ->expected(2)
                  ->allow_extra_args(false)
+                 ->check(time_value("--us"))
                  ->option_text("LO HI");
   marker->excludes(ms)->excludes(us);
   ms->excludes(us);
@@ -56,12 +89,39 @@ QuantileMethod quantile_method(const std::string& text) {
   return m;
 }
 
-void note_unit_rule(const std::string& kind, UnitRule rule, const CommonOptions& common) {
+void note_unit_rule(const std::string& kind, const UnitRule& rule, const CommonOptions& common) {
   static std::set<std::string> said;
   if (!rule.automatic || common.quiet || !said.insert(kind + unit_at_name(rule.at)).second) return;
+  if (rule.ambiguous) {
+    fmt::print(stderr,
+               "jqtrace: warning: where '{}' markers stand in their units is ambiguous ({}: neither clearly longer); "
+               "taken as start, the viewer's rule; give --unit-at start or end (gates and baselines on these units "
+               "need it)\n",
+               kind, unit_rule_evidence(rule));
+    return;
+  }
   const char* other = rule.at == UnitAt::start ? "end" : "start";
-  fmt::print(stderr, "jqtrace: units of '{}' {} at their markers (--unit-at auto; --unit-at {} overrides)\n", kind,
-             unit_at_name(rule.at), other);
+  fmt::print(stderr, "jqtrace: units of '{}' {} at their markers (--unit-at auto: {}; --unit-at {} overrides)\n", kind,
+             unit_at_name(rule.at), unit_rule_evidence(rule), other);
+}
+
+void warn_ambiguous_kinds(const std::vector<KindSummary>& kinds, const CommonOptions& common) {
+  if (common.quiet) return;
+  std::vector<const KindSummary*> ambiguous;
+  for (const KindSummary& k : kinds)
+    if (k.rule.ambiguous) ambiguous.push_back(&k);
+  if (ambiguous.size() == 1) note_unit_rule(ambiguous[0]->kind, ambiguous[0]->rule, common);
+  if (ambiguous.size() <= 1) return;
+  // One line, however many kinds (a trace can have a kind an instant).
+  std::string named;
+  constexpr std::size_t kNamed = 5;
+  for (std::size_t i = 0; i < std::min(kNamed, ambiguous.size()); ++i)
+    named += fmt::format("{}'{}' ({})", i ? ", " : "", ambiguous[i]->kind, unit_rule_evidence(ambiguous[i]->rule));
+  if (ambiguous.size() > kNamed) named += fmt::format(" and {} more", ambiguous.size() - kNamed);
+  fmt::print(stderr,
+             "jqtrace: warning: where the markers of {} kinds stand in their units is ambiguous: {}; taken as start, "
+             "the viewer's rule; give --unit-at start or end (gates and baselines on these units need it)\n",
+             ambiguous.size(), named);
 }
 
 namespace {

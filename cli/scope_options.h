@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common.h"
+#include "markers.h"
 #include "quantile.h"
 #include "scope.h"
 #include "trace.h"
@@ -35,8 +36,11 @@ QuantileMethod quantile_method(const std::string& text);
 /// chose how a marker kind's units are cut, says so on stderr (once per kind, unless -q).
 bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, const CommonOptions& common, Scope* scope);
 
-/// "jqtrace: units of 'token' end at their markers (--unit-at auto; ...)" once per kind
-/// and rule, when auto chose it and -q is not given.
-void note_unit_rule(const std::string& kind, UnitRule rule, const CommonOptions& common);
+/// "jqtrace: units of 'token' end at their markers (--unit-at auto: head 1.21 gaps, tail
+/// 0.05; ...)" once per kind and rule, when auto chose it and -q is not given; a warning
+/// with the evidence when auto found it ambiguous.
+void note_unit_rule(const std::string& kind, const UnitRule& rule, const CommonOptions& common);
+/// The same warning for each kind auto found ambiguous (commands that cut every kind).
+void warn_ambiguous_kinds(const std::vector<KindSummary>& kinds, const CommonOptions& common);
 
 }  // namespace jqtrace::cli

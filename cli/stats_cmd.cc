@@ -68,6 +68,7 @@ int run_checks(const StatsCommandOptions& o, const std::vector<GateSource>& gate
     checks->cut_off = true;
     return kOk;
   }
+  if (!scope_checkable(scope, o.file)) return kUsage;
   if (!gates.empty()) {
     checks->gated = true;
     auto kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), options.quantiles);

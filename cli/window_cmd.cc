@@ -266,11 +266,13 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
     bool jobque_span = trace.jobque && (name == kPublish || name == kChunk || name == kStageWait);
     if (jobque_span) {
       const ChainInfo* chain = trace.chains.find(r.chain);
-      category = chain_category(chain ? chain->nstages : 0, chain ? chain->tag : 0, trace.profile);
+      category = chain_category(chain ? chain->nstages : 0, chain ? chain->tag : 0, trace.profile, trace.attribution).name;
       nstages = std::to_string(chain ? chain->nstages : 0);
       tag = std::to_string(chain ? chain->tag : 0);
-    } else if (trace.jobque && (name == kWake || name == kFifoJob)) {
-      category = std::string(kStdKernel);
+    } else if (trace.jobque && name == kWake) {
+      category = std::string(kWakeGroup);
+    } else if (trace.jobque && name == kFifoJob) {
+      category = std::string(kFifoJobGroup);
     } else if (r.cat != Interner::kNone) {
       category = std::string(names.view(r.cat));
     }

@@ -184,6 +184,7 @@ class GapsBuilder {
     }
     find_caller();
     collect_chains();
+    report_.attribution = t_.jobque ? chain_attribution(t_.profile, any_tag_) : Attribution::none;
     report_.by = o_.by == ClassBy::automatic ? (tagged_ ? ClassBy::category : ClassBy::nstages) : o_.by;
     classify_chains();
     order_chunks();
@@ -257,6 +258,7 @@ class GapsBuilder {
     for (std::size_t i = 0; i < s.size(); ++i) {
       int64_t name = s.name[i];  // first: most spans are none of these, and need no more reads
       if (name == span_names_.publish) {
+        any_tag_ = any_tag_ || publish_tag(s.stage[i]) != 0;  // the whole trace's: how chains are named
         if (!in_range(s, i)) continue;
         row_of(s.chain[i]).pub = ref(l, i).packed;
         pubs_.push_back(ref(l, i));
@@ -381,8 +383,8 @@ class GapsBuilder {
   std::pair<std::string, std::string> class_key(int64_t pub_stage) const {
     int64_t nstages = publish_nstages(pub_stage);
     if (report_.by == ClassBy::nstages) return {std::to_string(nstages), stage_count_class_name(nstages)};
-    std::string category = chain_category(nstages, publish_tag(pub_stage), t_.profile);
-    return {category, category};
+    ChainName category = chain_category(nstages, publish_tag(pub_stage), t_.profile, report_.attribution);
+    return {category.name, category.name};
   }
 
   /// Every class's summaries, measured class by class so that only one class's samples
@@ -693,6 +695,7 @@ class GapsBuilder {
   unsigned row_bits_ = 32;
   uint64_t row_mask_ = UINT32_MAX;
   bool tagged_ = false;      ///< a publish in range carries a category tag
+  bool any_tag_ = false;  ///< a publish anywhere carries one (SPEC §1.4 attribution)
   std::optional<IdMap<uint32_t>> dense_;  ///< chain id → dense index + 1 (while chains are collected)
   PagedArray<ChainRow, 12> rows_;  ///< by dense index (pages: grows without copying; kept until every class is measured)
   std::vector<std::size_t> class_begin_;  ///< class k's chains are chain_order_[class_begin_[k], class_begin_[k + 1])

@@ -65,6 +65,7 @@ struct LaneGapMetrics {
 
 struct GapsReport {
   ClassBy by = ClassBy::nstages;  ///< never automatic: what was used
+  Attribution attribution = Attribution::none;  ///< how category classes were named
   uint64_t chains = 0;  ///< chains with any publish, chunk or caller stage_wait in range
   uint64_t wakes = 0;
   Distribution wake_dur_us;
@@ -82,8 +83,9 @@ struct GapsOptions {
   /// at least one run a thread), up to four runs a thread (tests make it small to cut small
   /// traces into many runs).
   std::size_t min_chunks_per_run = 1 << 14;
-  /// Exclusive, as the scripts gaps replaces computed them (SPEC §2 "Quantiles").
-  QuantileMethod quantiles = QuantileMethod::exclusive;
+  /// Inclusive, as everywhere (never beyond the data); exclusive reproduces the scripts gaps
+  /// replaces (SPEC §2 "Quantiles").
+  QuantileMethod quantiles = QuantileMethod::inclusive;
 };
 
 /// False with a reason when the trace is beyond what gaps can index (more than 4G spans).

@@ -175,6 +175,12 @@ void MetricSet::set(const std::string& metric, const std::string& arg, double va
   else m.values[arg] = value;
 }
 
+void MetricSet::withhold(const std::string& metric, const std::string& arg, const std::string& why) {
+  OfArgument& m = of_argument_[metric];
+  m.values.erase(arg);
+  m.withheld[arg] = why;
+}
+
 std::vector<std::string> MetricSet::metric_names() const {
   std::vector<std::string> names;
   for (const auto& [name, value] : plain_) names.push_back(name);
@@ -216,6 +222,10 @@ bool MetricSet::lookup(const Gate& gate, double* value, GateError* error) const 
     return true;
   }
   error->column = gate.arg_column;
+  if (auto withheld = m.withheld.find(gate.arg); withheld != m.withheld.end()) {
+    error->message = gate.metric_label() + ": " + withheld->second;
+    return false;
+  }
   error->message = "unknown " + m.noun + " '" + gate.arg + "'";
   std::string near = closest_match(gate.arg, m.names);
   if (!near.empty()) error->message += " (did you mean '" + near + "'?)";

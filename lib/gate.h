@@ -57,6 +57,8 @@ class MetricSet {
   void set(const std::string& metric, double value);
   void declare(const std::string& metric, const std::string& arg_noun);
   void set(const std::string& metric, const std::string& arg, double value);
+  /// metric(arg) exists but has no trustworthy value: a gate naming it fails with why.
+  void withhold(const std::string& metric, const std::string& arg, const std::string& why);
   /// The gate's value, or false with an error at the unknown metric or argument (with
   /// the closest valid name when one is close).
   bool lookup(const Gate& gate, double* value, GateError* error) const;
@@ -66,6 +68,7 @@ class MetricSet {
     std::string noun;
     std::map<std::string, double> values;
     std::vector<std::string> names;  ///< in the order they were set (for suggestions)
+    std::map<std::string, std::string> withheld;  ///< arg → why its value is not given
   };
   std::vector<std::string> metric_names() const;
   std::map<std::string, double> plain_;

@@ -35,6 +35,9 @@ MetricSet stats_metrics(const RangeStats& s, const std::vector<KindSummary>& kin
     m.set("unit_p95", k.kind, k.unit.p95 / 1000.0);
     m.set("unit_max", k.kind, k.unit.max / 1000.0);
     m.set("units", k.kind, static_cast<double>(k.count));
+    if (k.rule.ambiguous)  // the units' count stands whatever the rule; their lengths do not
+      for (const char* metric : {"unit_p50", "unit_p90", "unit_p95", "unit_max"})
+        m.withhold(metric, k.kind, ambiguous_units_text(k.kind, k.rule));
   }
   return m;
 }

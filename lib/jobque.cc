@@ -19,20 +19,57 @@ std::string legacy_tag_name(int64_t tag) {
   return "tag " + std::to_string(tag);
 }
 
-std::string chain_category(int64_t nstages, int64_t tag, const JobqueProfile& profile) {
-  if (tag != 0) {
-    if (const ProfileCategory* c = profile.category(tag)) return c->name;
-    return legacy_tag_name(tag);
+const char* attribution_name(Attribution a) {
+  switch (a) {
+    case Attribution::none: return "event names";
+    case Attribution::profile: return "profile";
+    case Attribution::legacy_tags: return "legacy tags";
+    case Attribution::stage_count: return "stage count";
   }
-  if (nstages >= 3) return "attn chain";
-  if (nstages == 2) return "ffn chain";
-  if (nstages == 1) return "classifier";
-  return std::string(kStdKernel);
+  return "";
+}
+
+Attribution chain_attribution(const JobqueProfile& profile, bool any_tag) {
+  if (!profile.categories.empty()) return Attribution::profile;
+  return any_tag ? Attribution::legacy_tags : Attribution::stage_count;
+}
+
+namespace {
+
+/// The old viewer's guess for a chain nothing names.
+ChainName by_stage_count(int64_t nstages) {
+  if (nstages >= 3) return {"attn chain", true};
+  if (nstages == 2) return {"ffn chain", true};
+  return {"classifier", true};
+}
+
+}  // namespace
+
+ChainName chain_category(int64_t nstages, int64_t tag, const JobqueProfile& profile, Attribution attribution) {
+  if (nstages == 0) return {std::string(kUnpublishedChain)};
+  switch (attribution) {
+    case Attribution::profile:
+      if (tag == 0) return {std::string(kUntagged)};
+      if (const ProfileCategory* c = profile.category(tag)) return {c->name};
+      return {"tag " + std::to_string(tag)};
+    case Attribution::legacy_tags:
+      if (tag == 0) return by_stage_count(nstages);
+      return {legacy_tag_name(tag)};
+    case Attribution::none:
+    case Attribution::stage_count: break;
+  }
+  return by_stage_count(nstages);
 }
 
 std::string category_color(std::string_view name, const JobqueProfile& profile) {
   for (const ProfileCategory& c : profile.categories)
     if (c.name == name && !c.color.empty()) return c.color;
+  // Groups no profile names: shades of grey, so that no one reads them as a category.
+  if (name == kUntagged) return "#9E9E9E";
+  if (name == kUnpublishedChain) return "#BDBDBD";
+  if (name == kWakeGroup) return "#757575";
+  if (name == kFifoJobGroup) return "#8A8A8A";
+  if (name == kOtherSpans) return "#B0B0B0";
   auto starts = [&](std::string_view prefix) { return name.substr(0, prefix.size()) == prefix; };
   if (starts("attn")) return "#5E96DE";
   if (starts("ffn")) return "#43B08A";
@@ -41,7 +78,7 @@ std::string category_color(std::string_view name, const JobqueProfile& profile) 
   if (name == "router") return "#4FC3D0";
   if (name == "park/reduce") return "#D678B4";
   if (name == "deltanet") return "#8385E8";
-  return "#C39536";  // std kernel and everything else
+  return "#C39536";  // every other name
 }
 
 }  // namespace jqtrace

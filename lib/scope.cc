@@ -19,17 +19,58 @@ bool parse_unit_at(std::string_view text, UnitAtRequest* request) {
   return true;
 }
 
-UnitAt detect_unit_at(const std::vector<int64_t>& marker_ts, Range whole) {
-  if (marker_ts.size() < 2) return UnitAt::start;
+namespace {
+
+/// The median of the gaps between consecutive markers (sorted), in ns; the mean of the
+/// two middle gaps when their count is even.
+double median_gap(const std::vector<int64_t>& marker_ts) {
   std::vector<int64_t> gaps;
   gaps.reserve(marker_ts.size() - 1);
   for (std::size_t i = 1; i < marker_ts.size(); ++i) gaps.push_back(marker_ts[i] - marker_ts[i - 1]);
-  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
-  // The upper median is enough here: the rule only needs the size of a typical unit.
-  int64_t near = gaps[gaps.size() / 2] / 20;  // 5% of a median unit
-  int64_t after_last = whole.hi - marker_ts.back();
-  int64_t before_first = marker_ts.front() - whole.lo;
-  return after_last < near && before_first > near ? UnitAt::end : UnitAt::start;
+  std::sort(gaps.begin(), gaps.end());
+  std::size_t mid = gaps.size() / 2;
+  if (gaps.size() % 2) return static_cast<double>(gaps[mid]);
+  return (static_cast<double>(gaps[mid - 1]) + static_cast<double>(gaps[mid])) / 2.0;
+}
+
+/// True when a is clearly longer than b (see kClearRatio).
+bool clearly_longer(double a, double b) { return a >= kClearMinGaps && a >= kClearRatio * b; }
+
+}  // namespace
+
+UnitRule detect_unit_rule(const std::vector<int64_t>& marker_ts, Range whole) {
+  UnitRule rule;
+  rule.automatic = true;
+  if (marker_ts.empty()) return rule;
+  double gap = marker_ts.size() >= 2 ? median_gap(marker_ts) : 0.0;
+  if (gap <= 0) gap = static_cast<double>(whole.length());
+  double head = static_cast<double>(std::max<int64_t>(0, marker_ts.front() - whole.lo));
+  double tail = static_cast<double>(std::max<int64_t>(0, whole.hi - marker_ts.back()));
+  rule.measured = true;
+  rule.head_gaps = gap > 0 ? head / gap : 0.0;
+  rule.tail_gaps = gap > 0 ? tail / gap : 0.0;
+  if (clearly_longer(rule.head_gaps, rule.tail_gaps)) rule.at = UnitAt::end;
+  else if (!clearly_longer(rule.tail_gaps, rule.head_gaps)) rule.ambiguous = true;
+  return rule;
+}
+
+std::string unit_rule_evidence(const UnitRule& rule) {
+  if (!rule.measured) return "";
+  char text[96];
+  std::snprintf(text, sizeof text, "head %.2f gaps, tail %.2f", rule.head_gaps, rule.tail_gaps);
+  return text;
+}
+
+std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule) {
+  return "where '" + std::string(kind) + "' markers stand in their units is ambiguous (" + unit_rule_evidence(rule) +
+         "); give --unit-at start or end";
+}
+
+std::string unit_rule_label(const UnitRule& rule) {
+  std::string label = unit_at_name(rule.at);
+  if (!rule.automatic) return label;
+  if (!rule.measured) return label + " (auto)";
+  return label + (rule.ambiguous ? " (auto, ambiguous: " : " (auto: ") + unit_rule_evidence(rule) + ")";
 }
 
 std::vector<std::string> marker_kinds(const Trace& trace) {
@@ -121,7 +162,7 @@ UnitRule unit_rule(const Markers& markers, Range whole, UnitAtRequest request) {
     case UnitAtRequest::end: return {UnitAt::end, false};
     case UnitAtRequest::automatic: break;
   }
-  return {detect_unit_at(markers.ts, whole), true};
+  return detect_unit_rule(markers.ts, whole);
 }
 
 UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request) {
@@ -199,6 +240,7 @@ bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope
   Markers markers = markers_of(trace, request.marker_kind);  // one pass: the rule and the units
   Range whole = whole_trace(trace);
   scope->rule = unit_rule(markers, whole, request.unit_at);
+  scope->marker_kind = request.marker_kind;
   std::vector<Unit> units = cut_units(markers, whole, scope->rule.at);
   int64_t n = static_cast<int64_t>(units.size());
   if (request.first_unit < 0 || request.last_unit >= n) {

@@ -26,29 +26,53 @@ struct Range {
   }
 };
 
-/// Where a kind's markers stand in their units: at the start (the viewer's rule; `layer`
-/// and `step` markers of real traces) or at the end (`token` markers of real decode traces
-/// are stamped after the token's work).
+/// Where a kind's markers stand in their units: at the start (the viewer's rule; dasLLAMA
+/// stamps `token`, `layer` and `step` before the unit's work) or at the end (programs that
+/// stamp a unit when it is done).
 enum class UnitAt { start, end };
 
-/// --unit-at: a fixed rule, or `automatic` (detect_unit_at decides per kind).
+/// --unit-at: a fixed rule, or `automatic` (detect_unit_rule decides per kind).
 enum class UnitAtRequest { automatic, start, end };
 
-/// The rule applied to one kind, and whether auto chose it.
+/// The rule applied to one kind, whether auto chose it, and the evidence auto read.
 struct UnitRule {
   UnitAt at = UnitAt::start;
   bool automatic = false;
+  /// Auto found neither stretch clearly larger and fell back to start: gates and
+  /// baselines on these units then need an explicit --unit-at.
+  bool ambiguous = false;
+  /// Auto's evidence (measured: there were markers): the trace before the first marker
+  /// (head) and after the last (tail), in median marker gaps (the trace's length when
+  /// there is one marker, or when the markers share one time).
+  bool measured = false;
+  double head_gaps = 0, tail_gaps = 0;
 };
 
 const char* unit_at_name(UnitAt at);
 /// "start", "end", "auto"; false for anything else.
 bool parse_unit_at(std::string_view text, UnitAtRequest* request);
 
-/// The auto rule, in one sentence: a kind's markers close their units when the trace ends
-/// less than 5% of the median marker-to-marker gap after the last marker and begins more
-/// than that before the first; otherwise (and with fewer than two markers) they start them.
-/// marker_ts must be sorted; whole is the trace's range.
-UnitAt detect_unit_at(const std::vector<int64_t>& marker_ts, Range whole);
+/// The auto rule, decided by comparison, not by one threshold: the side of the trace that
+/// no unit would hold tells the convention. A long head (work before the first marker)
+/// means the markers close their units (end); a long tail (work after the last marker)
+/// means they start them. One stretch is clearly the longer when it is at least
+/// kClearRatio times the other and at least kClearMinGaps median gaps; otherwise the
+/// rule is start, marked ambiguous. (Stretches of 2x and 0.2 gaps are called with room
+/// to spare: tests sweep both conventions around these edges.)
+inline constexpr double kClearRatio = 1.75;
+inline constexpr double kClearMinGaps = 0.1;
+/// marker_ts must be sorted; whole is the trace's range. No markers: start, not ambiguous
+/// (there are no units to cut).
+UnitRule detect_unit_rule(const std::vector<int64_t>& marker_ts, Range whole);
+
+/// How a rule reads: "end", "end (auto: head 1.21 gaps, tail 0.05)", "start (auto,
+/// ambiguous: head 0.31 gaps, tail 0.28)".
+std::string unit_rule_label(const UnitRule& rule);
+/// Why a unit metric of an ambiguous kind is not given: "where 'token' markers stand in
+/// their units is ambiguous (head 0.31 gaps, tail 0.28); give --unit-at start or end".
+std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule);
+/// Auto's evidence alone: "head 1.21 gaps, tail 0.05" ("" when nothing was measured).
+std::string unit_rule_evidence(const UnitRule& rule);
 
 /// What the user asked for on the command line.
 struct ScopeRequest {
@@ -126,6 +150,7 @@ struct Scope {
   bool window = false;      ///< kind == whole, on a window jqtrace wrote: the window's range
   Range range;
   UnitRule rule;           ///< marker scopes: the rule their units were cut by
+  std::string marker_kind;  ///< marker scopes: the kind
   /// How the scope reads on a command line, comparable between runs: "whole trace",
   /// "--marker token 2..6 --unit-at end", "--us 1000 2000" (a window's: its recorded one).
   std::string label;

@@ -257,7 +257,7 @@ class StatsBuilder {
   /// every lane, every kind.
   void make_fixed_groups() {
     if (o_.by == GroupBy::category && t_.jobque)
-      for (const Category& c : t_.categories) add_group(c.name, c.color);
+      for (const Category& c : t_.categories) group_stats_[add_group(c.name, c.color)].guessed = c.guessed;
     if (o_.by == GroupBy::lane)  // made as they are summarised (make_group); room now, used as they come
       group_stats_.reserve(t_.lanes.size());
     if (o_.by == GroupBy::kind && t_.jobque)
@@ -482,6 +482,7 @@ class StatsBuilder {
   }
 
   void finish_groups() {
+    drop_empty_reserved_groups();
     int64_t total = 0;
     for (const GroupStats& g : group_stats_) total += g.busy_ns;
     // Sorted by busy (descending), then name, then first seen; the groups move once, in
@@ -502,6 +503,19 @@ class StatsBuilder {
     for (GroupStats& g : group_stats_)
       g.share_pct = total > 0 ? 100.0 * static_cast<double>(g.busy_ns) / static_cast<double>(total) : 0.0;
     s_.groups = std::move(group_stats_);
+  }
+
+  /// The reserved groups (other spans, wake, fifo job, unpublished chain: categories
+  /// 0..3) are listed only where they hold spans: every jobque trace has them, few use them.
+  void drop_empty_reserved_groups() {
+    if (o_.by != GroupBy::category || !t_.jobque) return;
+    std::size_t kept = 0;
+    for (std::size_t g = 0; g < group_stats_.size(); ++g)
+      if (g >= kReservedCategories || group_stats_[g].events > 0) {
+        if (kept != g) group_stats_[kept] = std::move(group_stats_[g]);
+        ++kept;
+      }
+    group_stats_.resize(kept);
   }
 
   const Trace& t_;

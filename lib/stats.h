@@ -25,6 +25,7 @@ struct HistBucket {
 struct GroupStats {
   std::string name;
   std::string color;         ///< "#RRGGBB"; empty for generic groups
+  bool guessed = false;      ///< a category named by stage count (SPEC §1.4): say so where it is shown
   int64_t busy_ns = 0;       ///< jobque: clipped chunk+fifo_job+publish; generic: self time
   double share_pct = 0;      ///< of the groups' total busy
   uint64_t events = 0;       ///< spans of the group overlapping the range

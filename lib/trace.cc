@@ -83,7 +83,7 @@ class ChainCategories {
   explicit ChainCategories(const DenseFirstMap<ChainInfo>& chains) : categories_(make(chains)) {}
   uint16_t of(int64_t id) const {
     const uint16_t* category = categories_.find(id);
-    return category ? *category : 0;
+    return category ? *category : uint16_t{kUnpublishedCategory};
   }
 
  private:
@@ -99,6 +99,15 @@ class ChainCategories {
   }
   IdMap<uint16_t> categories_;
 };
+
+/// A span's category (SPEC §1.4): its chain's for publish, chunk and stage_wait (a chain
+/// no publish named: unpublished chain), else the group of its kind.
+uint16_t span_category(const JobqueNames& names, const ChainCategories& chains, int64_t name, int64_t chain) {
+  if (names.chained(name)) return chains.of(chain);
+  if (name == names.wake) return kWakeCategory;
+  if (name == names.fifo_job) return kFifoJobCategory;
+  return kOtherSpansCategory;
+}
 
 /// Builds the Trace from the reader's events; finish() resolves what needs the whole file.
 class TraceBuilder final : public EventSink {
@@ -469,24 +478,29 @@ class TraceBuilder final : public EventSink {
   /// file was read); each chain's category is named here, in (stage count, tag) order so
   /// that no table's slot order decides the categories' order.
   void name_categories() {
-    category_index(std::string(kStdKernel));
+    for (std::string_view reserved : {kOtherSpans, kWakeGroup, kFifoJobGroup, kUnpublishedChain})
+      category_index(std::string(reserved));
     for (const ProfileCategory& c : t_.profile.categories) category_index(c.name);
     // A handful of (stage count, tag) pairs name every chain's category: look each up once,
     // not once a chain (a string and a map lookup each, for hundreds of thousands of chains).
     std::map<std::pair<uint8_t, int32_t>, uint16_t> known;
-    t_.chains.for_each([&](int64_t, ChainInfo& c) { known.try_emplace({c.nstages, c.tag}, uint16_t{0}); });
-    for (auto& [pair, category] : known)
-      category = static_cast<uint16_t>(category_index(chain_category(pair.first, pair.second, t_.profile)));
+    bool any_tag = false;
+    t_.chains.for_each([&](int64_t, ChainInfo& c) {
+      known.try_emplace({c.nstages, c.tag}, uint16_t{0});
+      any_tag = any_tag || c.tag != 0;
+    });
+    t_.attribution = chain_attribution(t_.profile, any_tag);
+    for (auto& [pair, category] : known) {
+      ChainName named = chain_category(pair.first, pair.second, t_.profile, t_.attribution);
+      category = static_cast<uint16_t>(category_index(named.name));
+      if (named.guessed) t_.categories[category].guessed = true;
+    }
     t_.chains.for_each([&](int64_t, ChainInfo& c) { c.category = known.at({c.nstages, c.tag}); });
   }
 
-  /// Every publish, chunk and stage_wait of a lane takes its chain's category.
+  /// Every span of a lane takes its category: publish, chunk and stage_wait their chain's.
   void join_categories(SpanTable& s, const ChainCategories& categories) const {
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      int64_t name = s.name[i];
-      bool chained = span_names_.chained(name);
-      s.category.push(chained ? categories.of(s.chain[i]) : 0);
-    }
+    for (std::size_t i = 0; i < s.size(); ++i) s.category.push(span_category(span_names_, categories, s.name[i], s.chain[i]));
   }
 
   Trace& t_;
@@ -504,6 +518,17 @@ class TraceBuilder final : public EventSink {
 };
 
 }  // namespace
+
+std::vector<StoppedLane> lanes_stopped_early(const Trace& trace) {
+  std::vector<StoppedLane> stopped;
+  if (!trace.jobque || trace.read.status == ReadStatus::truncated || trace.window.present) return stopped;
+  for (std::size_t l = 0; l < trace.lanes.size(); ++l) {
+    const Lane& lane = trace.lanes[l];
+    if (lane.has_time && lane_stopped_early(lane.last_end, trace.start_ns, trace.end_ns))
+      stopped.push_back({l, lane.last_end});
+  }
+  return stopped;
+}
 
 std::size_t SpanTable::bytes() const {
   return ts.bytes() + dur.bytes() + name.bytes() + cat.bytes() + stage.bytes() + arg.bytes() + chain.bytes() +
@@ -734,10 +759,10 @@ void adopt_chains(Trace& t, const Trace& partial) {
     to = c;
     to.category = 0;
     if (!t.jobque) return;  // a full read names no category then either
-    auto [it, added] = known.try_emplace({c.nstages, c.tag}, uint16_t{0});
+    auto [it, added] = known.try_emplace({c.nstages, c.tag}, uint16_t{kUnpublishedCategory});
     if (added) {
-      auto named = by_name.find(chain_category(c.nstages, c.tag, t.profile));
-      it->second = named == by_name.end() ? 0 : named->second;
+      auto named = by_name.find(chain_category(c.nstages, c.tag, t.profile, t.attribution).name);
+      if (named != by_name.end()) it->second = named->second;
     }
     to.category = it->second;
   });
@@ -775,7 +800,7 @@ void graft_blocks(Trace* skeleton, Trace& partial, unsigned threads) {
     to.chain = std::move(from.chain);
     if (categories)
       for (std::size_t i = 0; i < to.size(); ++i)
-        to.category.push(span_names.chained(to.name[i]) ? chain_categories->of(to.chain[i]) : 0);
+        to.category.push(span_category(span_names, *chain_categories, to.name[i], to.chain[i]));
     from = SpanTable{};
   });
 }

@@ -17,6 +17,7 @@
 #include "flat_map.h"
 #include "int_column.h"
 #include "interner.h"
+#include "jobque.h"
 #include "numbers.h"
 #include "profile.h"
 #include "reader.h"
@@ -80,6 +81,7 @@ struct ChainInfo {
 struct Category {
   std::string name;
   std::string color;
+  bool guessed = false;  ///< named by a chain's stage count, not by the trace (SPEC §1.4)
 };
 
 struct ProcessName {
@@ -96,7 +98,10 @@ struct Trace {
   Lanes lanes;                  ///< in order of first appearance
   InstantTable instants;
   CounterTable counters;
-  std::vector<Category> categories;  ///< jobque: [0] is "std kernel"
+  /// jobque: the reserved groups first (ReservedCategory in jobque.h), then the profile's
+  /// categories, then the other names chains were given.
+  std::vector<Category> categories;
+  Attribution attribution = Attribution::none;  ///< how the chains were named (jobque traces)
   DenseFirstMap<ChainInfo> chains;
   std::vector<ProcessName> process_names;
   int64_t start_ns = 0;         ///< smallest ts
@@ -123,6 +128,15 @@ struct Trace {
     return id == Interner::kNone ? std::string_view{} : thread_names.view(id);
   }
 };
+
+/// A lane of a jobque trace that stopped recording before the trace ended (its ring
+/// filled: SPEC §1.3), and when (its last event's end).
+struct StoppedLane {
+  std::size_t lane = 0;
+  int64_t stop_ns = 0;
+};
+/// Every such lane, in lane order (none for a generic, truncated or window trace).
+std::vector<StoppedLane> lanes_stopped_early(const Trace& trace);
 
 struct LoadOptions {
   /// False: lanes, instants, counters, the profile, chains and the time range only, no

@@ -288,10 +288,12 @@ void put_skeleton(Writer& w, const Trace& t) {
   for (const IntColumn* c : {&t.instants.lane, &t.instants.name, &t.instants.arg, &t.instants.scope}) w.column(*c);
   w.column(t.counters.ts, true);  // in file order: mostly increasing
   for (const IntColumn* c : {&t.counters.lane, &t.counters.name}) w.column(*c);
+  w.u(static_cast<uint64_t>(t.attribution));
   w.u(t.categories.size());
   for (const Category& c : t.categories) {
     w.text(c.name);
     w.text(c.color);
+    w.b(c.guessed);
   }
   w.u(t.process_names.size());
   for (const ProcessName& p : t.process_names) {
@@ -338,10 +340,14 @@ bool get_skeleton(Reader& r, Trace* t) {
   for (IntColumn* c : {&t->instants.lane, &t->instants.name, &t->instants.arg, &t->instants.scope}) r.column(c);
   r.column(&t->counters.ts, true);
   for (IntColumn* c : {&t->counters.lane, &t->counters.name}) r.column(c);
+  uint64_t attribution = r.u();
+  if (attribution > static_cast<uint64_t>(Attribution::stage_count)) return false;
+  t->attribution = static_cast<Attribution>(attribution);
   t->categories.resize(r.count());
   for (Category& c : t->categories) {
     c.name = r.text();
     c.color = r.text();
+    c.guessed = r.b();
   }
   std::size_t processes = r.count();
   for (std::size_t i = 0; i < processes && r.ok(); ++i) {

@@ -449,18 +449,13 @@ class Validator final : public EventSink, public DiagnosticSink {
   }
 
   void check_lanes() {
-    int64_t span = trace_end_ - trace_start_;
     for (const LaneCheck& lane : lanes_) {
       if (profile_.lanes > 0 && !lane.tid.is_string && lane.tid.number >= profile_.lanes)
         defer(make_diagnostic("tid-range",
                                "lane " + label(lane) + " has tid " + std::to_string(lane.tid.number) +
                                    " but jobqueProfile.lanes is " + std::to_string(profile_.lanes),
                                lane.first));
-      // A ring that filled up stops its lane while the others go on; a lane that merely
-      // idles at the end still records its wakes and waits. The margin: 10% of the span
-      // and at least 1 ms (a parked worker can sleep through a short final token).
-      int64_t margin = std::max<int64_t>(span / 10, 1'000'000);
-      if (!truncated_ && !window_ && lane.spans > 0 && span > 0 && trace_end_ - lane.last_end > margin)
+      if (!truncated_ && !window_ && lane.spans > 0 && lane_stopped_early(lane.last_end, trace_start_, trace_end_))
         defer(make_diagnostic("lane-stopped-early",
                                "lane " + label(lane) + " stops recording at " + us(lane.last_end) + " us, " +
                                    us(trace_end_ - lane.last_end) + " us before the trace ends (ring full?)",

@@ -4,15 +4,65 @@
 
 namespace jqtrace::result {
 
+TraceFacts trace_facts(const Trace& trace) {
+  TraceFacts f;
+  f.jobque = trace.jobque;
+  f.attribution = trace.jobque ? trace.attribution : Attribution::none;
+  f.truncated = trace.read.status == ReadStatus::truncated;
+  f.truncated_at_byte = trace.read.offset;
+  for (const StoppedLane& s : lanes_stopped_early(trace))
+    f.stopped.push_back({trace.lane_label(s.lane), std::string(trace.thread_name(s.lane)), s.stop_ns});
+  return f;
+}
+
+void add_trace_fact_fields(Document& doc, const TraceFacts& facts, const std::string& group) {
+  doc.add(Field("attribution", Kind::text, std::string(attribution_name(facts.attribution))).in(group));
+  doc.add(Field("truncated", Kind::flag, facts.truncated).in(group));
+}
+
+void add_stopped_lanes(Document& doc, const TraceFacts& facts, const std::string& group) {
+  if (facts.stopped.empty()) return;
+  Table t("lanes_stopped_early", "lanes that stopped recording early (ring full): their numbers end there");
+  t.group = group;
+  t.add_column(Column("lane", Kind::text));
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("stop_us", Kind::us));
+  for (const TraceFacts::Stopped& s : facts.stopped) t.rows.push_back({s.lane, s.name, ns(s.stop_ns)});
+  doc.add(std::move(t));
+}
+
+std::string trace_facts_text(const TraceFacts& facts) {
+  std::string text = fmt::format("attribution: {}", attribution_name(facts.attribution));
+  if (facts.attribution == Attribution::stage_count) text += ", names guessed";
+  if (facts.truncated) text += fmt::format("; TRUNCATED at byte {}", facts.truncated_at_byte);
+  if (!facts.stopped.empty())
+    text += fmt::format("; {} lane{} stopped recording early", facts.stopped.size(), facts.stopped.size() == 1 ? "" : "s");
+  return text;
+}
+
+std::string marked_name(const std::string& name, bool guessed) { return guessed ? name + "*" : name; }
+
+void add_unit_rule_fields(Document& doc, const UnitRule& rule, const std::string& group) {
+  doc.add(Field("unit_at", Kind::text, std::string(unit_at_name(rule.at))).in(group));
+  doc.add(Field("unit_at_auto", Kind::flag, rule.automatic).in(group));
+  doc.add(Field("unit_at_rule", Kind::text, unit_rule_label(rule)).in(group));
+  if (!rule.automatic) return;
+  doc.add(Field("unit_at_ambiguous", Kind::flag, rule.ambiguous).in(group));
+  if (!rule.measured) return;
+  doc.add(Field("unit_at_head_gaps", Kind::ratio, rule.head_gaps).in(group));
+  doc.add(Field("unit_at_tail_gaps", Kind::ratio, rule.tail_gaps).in(group));
+}
+
 void add_scope_fields(Document& doc, const Scope& scope, const std::string& group) {
   doc.add(Field("scope", Kind::text, scope.label).in(group));
-  if (scope.kind != ScopeRequest::Kind::marker) return;
-  doc.add(Field("unit_at", Kind::text, std::string(unit_at_name(scope.rule.at))).in(group));
-  doc.add(Field("unit_at_auto", Kind::flag, scope.rule.automatic).in(group));
+  if (scope.kind == ScopeRequest::Kind::marker) add_unit_rule_fields(doc, scope.rule, group);
 }
 
 std::string unit_rule_text(UnitRule rule) {
-  return fmt::format("units {} at their markers{}", unit_at_name(rule.at), rule.automatic ? ", auto" : "");
+  std::string text = fmt::format("units {} at their markers", unit_at_name(rule.at));
+  if (!rule.automatic) return text;
+  if (!rule.measured) return text + ", auto";
+  return text + (rule.ambiguous ? ", auto, ambiguous: " : ", auto: ") + unit_rule_evidence(rule);
 }
 
 std::string scope_prefix(const Scope& scope) {

@@ -12,10 +12,44 @@
 
 namespace jqtrace::result {
 
-/// "scope": its label, and for marker scopes "unit_at": "start"|"end" and "unit_at_auto".
+/// What every document says of the trace it read (SPEC §1.4 rule 5): how its categories
+/// were named, whether the file was cut off, and the lanes that stopped recording early.
+struct TraceFacts {
+  bool jobque = false;
+  Attribution attribution = Attribution::none;
+  bool truncated = false;
+  uint64_t truncated_at_byte = 0;
+  struct Stopped {
+    std::string lane, name;  ///< "pid:tid" and the thread name
+    int64_t stop_ns = 0;
+  };
+  std::vector<Stopped> stopped;
+};
+TraceFacts trace_facts(const Trace& trace);
+
+/// "attribution", "truncated" (fields, in group) and, when any, the "lanes_stopped_early"
+/// table (lane, name, stop_us). Add the table after the document's others: CSV and TSV
+/// write the first.
+void add_trace_fact_fields(Document& doc, const TraceFacts& facts, const std::string& group = "");
+void add_stopped_lanes(Document& doc, const TraceFacts& facts, const std::string& group = "");
+/// What a heading says of them: "attribution: profile", "attribution: stage count, names
+/// guessed", "; TRUNCATED at byte N", "; 1 lane stopped recording early".
+std::string trace_facts_text(const TraceFacts& facts);
+/// The footnote of a table with guessed names.
+inline constexpr const char* kGuessedNote =
+    "* guessed: the trace names no category for these chains; named by stage count as the old viewer did";
+/// "name*" for a guessed category (the tables' footnote explains the mark).
+std::string marked_name(const std::string& name, bool guessed);
+
+/// How a kind's units were cut: "unit_at" ("start"|"end"), "unit_at_auto", "unit_at_rule"
+/// ("end (auto: head 1.21 gaps, tail 0.05)"), and for auto "unit_at_ambiguous" with the
+/// evidence "unit_at_head_gaps", "unit_at_tail_gaps".
+void add_unit_rule_fields(Document& doc, const UnitRule& rule, const std::string& group = "");
+
+/// "scope": its label, and for marker scopes the unit rule's fields.
 void add_scope_fields(Document& doc, const Scope& scope, const std::string& group = "");
 
-/// How a rule reads in a heading: "units end at their markers, auto".
+/// How a rule reads in a heading: "units end at their markers, auto: head 1.21 gaps, tail 0.05".
 std::string unit_rule_text(UnitRule rule);
 
 /// What a heading says of the scope before its range: "" for the whole trace or a time

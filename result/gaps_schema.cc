@@ -106,11 +106,16 @@ Table lanes_table(const GapsReport& g) {
 
 }  // namespace
 
-Document gaps_document(const GapsReport& g, const std::string& file, const Scope& scope, QuantileMethod quantiles) {
+Document gaps_document(const GapsReport& g, const std::string& file, const Scope& scope, QuantileMethod quantiles,
+                       const TraceFacts& trace) {
+  TraceFacts facts = trace;
+  facts.attribution = g.attribution;
   Document doc;
   doc.schema = "jqtrace/gaps/1";
-  doc.heading = fmt::format("{}: {}chains by {}", file, scope_prefix(scope), g.by == ClassBy::nstages ? "nstages" : "category");
+  doc.heading = fmt::format("{}: {}chains by {} ({})", file, scope_prefix(scope),
+                            g.by == ClassBy::nstages ? "nstages" : "category", trace_facts_text(facts));
   doc.add(Field("file", Kind::text, file));
+  add_trace_fact_fields(doc, facts);
   add_scope_fields(doc, scope);
   doc.add(Field("quantiles", Kind::text, std::string(quantile_method_name(quantiles))));
   doc.add(Field("by", Kind::text, std::string(g.by == ClassBy::nstages ? "nstages" : "category")));
@@ -123,6 +128,7 @@ Document gaps_document(const GapsReport& g, const std::string& file, const Scope
   add_publish(doc, g.publish);
   doc.add(lanes_table(g));
   doc.add(distributions_table(g));
+  add_stopped_lanes(doc, facts);
   doc.delimited_table = 1;  // CSV/TSV: one row a class and stage
   return doc;
 }

@@ -5,11 +5,14 @@
 #include <string>
 
 #include "gaps.h"
+#include "common_fields.h"
 #include "model.h"
 #include "scope.h"
 
 namespace jqtrace::result {
 
-Document gaps_document(const GapsReport& g, const std::string& file, const Scope& scope, QuantileMethod quantiles);
+/// facts: the trace's (trace_facts), its attribution gaps' own (gaps names chains itself).
+Document gaps_document(const GapsReport& g, const std::string& file, const Scope& scope, QuantileMethod quantiles,
+                       const TraceFacts& facts);
 
 }  // namespace jqtrace::result

@@ -20,6 +20,7 @@ th.num,td.num{text-align:right}div.wide{overflow-x:auto}tbody tr:nth-child(even)
 th{cursor:pointer;user-select:none}svg{max-width:100%;height:auto;display:block;margin:6px 0}
 svg.units .pline{stroke:var(--fg);stroke-dasharray:4 3}svg.units .axis{fill:var(--muted)}
 ul.gates{list-style:none;padding:0}ul.gates li::before{content:"\2713  ";color:#2da44e}ul.gates li.tripped::before{content:"\2717  ";color:#cf222e}
+ul.warnings{border-left:4px solid #d29922;padding:6px 10px 6px 26px;background:var(--stripe)}
 .verdict-ok{color:#2da44e;font-weight:600}.verdict-bad{color:#cf222e;font-weight:600}
 )";
 

@@ -23,10 +23,14 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
   t.add_column(Column("count", Kind::integer));
   t.add_column(Column("unit_at", Kind::text).data_only());
   t.add_column(Column("unit_at_auto", Kind::flag).data_only());
-  t.add_column(Column("rule", Kind::text).titled("unit_at").people_only());  // "end (auto)"
+  t.add_column(Column("rule", Kind::text).titled("unit_at").people_only());  // "end (auto: head 1.21 gaps, tail 0.05)"
   t.add_column(Column("first_us", Kind::us));
   t.add_column(Column("last_us", Kind::us));
   t.add_column(Column("unit_us", Kind::distribution).titled("unit").rank(1));
+  // After the older columns, so that a pipeline reading them by position still reads them.
+  t.add_column(Column("unit_at_ambiguous", Kind::flag).data_only());
+  t.add_column(Column("unit_at_head_gaps", Kind::ratio).data_only());
+  t.add_column(Column("unit_at_tail_gaps", Kind::ratio).data_only());
   // Made as they are written: a trace whose every instant has a name of its own has a kind
   // an instant (a million kinds' rows held as cells took 320 MB).
   t.made_rows = kinds.size();
@@ -34,8 +38,10 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
     const KindSummary& k = kinds[r];
     bool any = k.count > 0;
     std::string at = unit_at_name(k.rule.at);
-    row = {k.kind, count(k.count), at, k.rule.automatic, at + (k.rule.automatic ? " (auto)" : ""),
-           any ? ns(k.first_ns) : Value{}, any ? ns(k.last_ns) : Value{}, k.unit};
+    bool measured = k.rule.automatic && k.rule.measured;
+    row = {k.kind, count(k.count), at, k.rule.automatic, unit_rule_label(k.rule),
+           any ? ns(k.first_ns) : Value{}, any ? ns(k.last_ns) : Value{}, k.unit, k.rule.ambiguous,
+           measured ? Value{k.rule.head_gaps} : Value{}, measured ? Value{k.rule.tail_gaps} : Value{}};
   };
   return t;
 }
@@ -143,23 +149,26 @@ Document markers_document(const std::vector<KindSummary>& kinds, UnitsTable&& un
   Document doc;
   doc.schema = "jqtrace/markers/1";
   doc.add(Field("file", Kind::text, c.file));
+  add_trace_fact_fields(doc, c.facts);
   doc.add(Field("quantiles", Kind::text, std::string(quantile_method_name(c.quantiles))));
   Table& kind_rows = doc.add(kinds_table(kinds));
   const KindSummary* k = c.kind.empty() ? nullptr : find_kind(kinds, c.kind);
   if (!k) {
-    doc.heading = fmt::format("{}: {} marker kind{}", c.file, kinds.size(), kinds.size() == 1 ? "" : "s");
+    doc.heading = fmt::format("{}: {} marker kind{} ({})", c.file, kinds.size(), kinds.size() == 1 ? "" : "s",
+                              trace_facts_text(c.facts));
   } else {
     kind_rows.in_text = false;
     std::size_t n = units.rows.size();
-    doc.heading = fmt::format("{}: {} unit{} of '{}' ({})", c.file, n, n == 1 ? "" : "s", c.kind, unit_rule_text(k->rule));
+    doc.heading = fmt::format("{}: {} unit{} of '{}' ({}; {})", c.file, n, n == 1 ? "" : "s", c.kind,
+                              unit_rule_text(k->rule), trace_facts_text(c.facts));
     doc.add(Field("kind", Kind::text, c.kind));
-    doc.add(Field("unit_at", Kind::text, std::string(unit_at_name(k->rule.at))));
-    doc.add(Field("unit_at_auto", Kind::flag, k->rule.automatic));
+    add_unit_rule_fields(doc, k->rule);
     doc.add(std::move(units));
     doc.add(unit_duration_table(*k));
     doc.delimited_table = 1;
   }
   if (c.gates) doc.add(gates_table(*c.gates));
+  add_stopped_lanes(doc, c.facts);
   return doc;
 }
 

@@ -7,6 +7,7 @@
 
 #include "gate.h"
 #include "markers.h"
+#include "common_fields.h"
 #include "model.h"
 
 namespace jqtrace::result {
@@ -20,6 +21,7 @@ struct MarkersContext {
   /// spreadsheet's columns do not move from trace to trace.
   std::vector<std::string> categories;
   const std::vector<GateResult>* gates = nullptr;
+  TraceFacts facts;  ///< attribution, truncation, lanes that stopped early
 };
 
 /// Tables and Markdown show the share columns of at most this many groups, the busiest (a

@@ -101,6 +101,7 @@ struct Table {
   std::string key;                 ///< JSON key of the array of rows
   std::string group;               ///< JSON object the array sits in ("baseline"), empty: top level
   std::string title;               ///< a heading line above it in tables and Markdown ("" none)
+  std::string note;                ///< a line below it for people (a footnote), "" none
   std::vector<Column> columns;
   std::vector<Row> rows;
   std::vector<std::string> colors; ///< per row, "#RRGGBB" or "" (share bars on a TTY)

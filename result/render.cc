@@ -518,6 +518,7 @@ void md_table(const Document& doc, const Table& t, const RenderOptions& options,
     out += line + "\n";
     hand_over_past(out, kPieceBytes, sink);
   }
+  if (!t.note.empty()) out += "\n" + md_escape(valid_utf8(t.note)) + "\n";
 }
 
 /// A checklist table's items (gates): held or not (its flag column), and its text, "what —
@@ -632,6 +633,7 @@ void render_table_to(const Document& doc, const RenderOptions& options, const Te
     if (written) out += "\n";
     if (!t->title.empty()) out += printable(valid_utf8(t->title)) + "\n";
     write_aligned(g, options, out, sink);
+    if (!t->note.empty()) out += printable(valid_utf8(t->note)) + "\n";
     written = true;
   }
   if (hidden)
@@ -756,7 +758,9 @@ std::string html_table(const Document& doc, const Table& t) {
     }
     out += "</tr>\n";
   }
-  return out + "</tbody></table></div>\n";
+  out += "</tbody></table></div>\n";
+  if (!t.note.empty()) out += "<p class=\"note\">" + xml_escape(t.note) + "</p>\n";
+  return out;
 }
 
 }  // namespace

@@ -14,10 +14,10 @@
 namespace jqtrace::result {
 namespace {
 
-std::string heading(const RangeStats& s, const StatsContext& c) {
-  return fmt::format("{}: {}, {} lane{}, {}{} .. {} us ({} us)", c.file, s.jobque ? "jobque trace" : "trace", s.lanes,
-                     s.lanes == 1 ? "" : "s", scope_prefix(c.scope), us_fixed(s.range.lo), us_fixed(s.range.hi),
-                     us_fixed(s.range.length()));
+std::string heading(const RangeStats& s, const StatsContext& c, const TraceFacts& facts) {
+  return fmt::format("{}: {} ({}), {} lane{}, {}{} .. {} us ({} us)", c.file, s.jobque ? "jobque trace" : "trace",
+                     trace_facts_text(facts), s.lanes, s.lanes == 1 ? "" : "s", scope_prefix(c.scope),
+                     us_fixed(s.range.lo), us_fixed(s.range.hi), us_fixed(s.range.length()));
 }
 
 void add_totals(Document& doc, const RangeStats& s) {
@@ -46,7 +46,9 @@ Value lane_id(const ProcessId& id, const Trace& trace) {
 Table groups_table(const RangeStats& s, const Trace* trace) {
   bool by_lane = s.by == GroupBy::lane;
   Table t("groups");
-  t.add_column(Column("name", Kind::text).titled(group_by_name(s.by)));
+  // People see a guessed category marked ("attn chain*", with a footnote); data keeps the name.
+  t.add_column(Column("label", Kind::text).titled(group_by_name(s.by)).people_only());
+  t.add_column(Column("name", Kind::text).titled(group_by_name(s.by)).data_only());
   if (by_lane) {
     t.add_column(Column("pid", Kind::integer).rank(5));  // a string id is written as text
     t.add_column(Column("tid", Kind::integer).rank(5));
@@ -65,7 +67,7 @@ Table groups_table(const RangeStats& s, const Trace* trace) {
   t.made_rows = s.groups.size();
   t.make_row = [&s, by_lane, trace](std::size_t r, Row& row) {
     const GroupStats& g = s.groups[r];
-    row = {g.name};
+    row = {marked_name(g.name, g.guessed), g.name};
     if (by_lane) {
       const Lane& lane = trace->lanes[g.lane];
       row.insert(row.end(), {lane_id(lane.pid, *trace), lane_id(lane.tid, *trace), std::string(trace->thread_name(g.lane))});
@@ -73,10 +75,13 @@ Table groups_table(const RangeStats& s, const Trace* trace) {
     row.push_back(g.color.empty() ? Value{} : Value{g.color});
     row.push_back(ns(g.busy_ns));
     if (!s.jobque) row.insert(row.end(), {ns(g.total_ns), ns(g.self_ns)});
-    row.insert(row.end(), {g.share_pct, count(g.events), g.dur});
+    row.insert(row.end(), {g.share_pct, count(g.events), g.dur, g.guessed});
   };
   if (std::any_of(s.groups.begin(), s.groups.end(), [](const GroupStats& g) { return !g.color.empty(); }))
     for (const GroupStats& g : s.groups) t.colors.push_back(g.color);
+  if (std::any_of(s.groups.begin(), s.groups.end(), [](const GroupStats& g) { return g.guessed; }))
+    t.note = kGuessedNote;
+  t.add_column(Column("guessed", Kind::flag).data_only());  // last: a pipeline reading columns by place still reads them
   return t;
 }
 
@@ -117,8 +122,10 @@ Document stats_document(const RangeStats& s, const StatsContext& c) {
   if (rows_read_lanes && !c.trace) throw std::logic_error("stats_document: lanes without the trace they index");
   Document doc;
   doc.schema = std::string(kStatsSchema);
-  doc.heading = heading(s, c);
+  TraceFacts facts = c.trace ? trace_facts(*c.trace) : TraceFacts{};
+  doc.heading = heading(s, c, facts);
   doc.add(Field("file", Kind::text, c.file));
+  add_trace_fact_fields(doc, facts);
   add_scope_fields(doc, c.scope);
   doc.add(Field("quantiles", Kind::text, std::string(quantile_method_name(c.quantiles))));
   doc.add(Field("jobque", Kind::flag, s.jobque));
@@ -135,6 +142,7 @@ Document stats_document(const RangeStats& s, const StatsContext& c) {
   if (c.hist) doc.delimited_table = 1;  // CSV/TSV with --hist: the buckets
   if (c.gates) doc.add(gates_table(*c.gates));
   if (c.baseline) add_baseline(doc, *c.baseline, c.baseline_file, c.max_share_delta_pp);
+  add_stopped_lanes(doc, facts);
   return doc;
 }
 

@@ -65,9 +65,9 @@ class SvgWriter {
     for (const TimelineLane& lane : t_.lanes) y += static_cast<int>(lane.depths) * kRowHeight + kLanePadding;
     f_.height = y + 8 + (has_note() ? 16 : 0);
     out_ += fmt::format(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"{2} width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
         "font-family=\"sans-serif\" font-size=\"11\">\n",
-        layout_.width_px, f_.height);
+        layout_.width_px, f_.height, layout_.id.empty() ? "" : " id=\"" + layout_.id + "\"");
     style();
     out_ += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", layout_.width_px, f_.height);
     out_ += fmt::format("<text x=\"8\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{}</text>\n", xml_escape(title_));
@@ -87,13 +87,18 @@ class SvgWriter {
 
   /// One class per group: a span is a rect with a class, not a repeated colour.
   void style() {
+    // Scoped to this picture when it has an id: a page's style rules apply to every SVG in it.
+    std::string scope = layout_.id.empty() ? "" : "#" + layout_.id + " ";
     out_ += "<style>";
-    for (std::size_t g = 0; g < t_.groups.size(); ++g) out_ += fmt::format(".g{}{{fill:{}}}", g, t_.groups[g].color);
-    out_ += ".w{fill-opacity:.45}.lane{fill:#f4f5f7}.tick{stroke:#e3e5e8}.mk{stroke:#6b7280;stroke-dasharray:3 2}"
-            ".lbl{fill:#374151}</style>\n";
-    out_ += "<defs><pattern id=\"wait\" width=\"4\" height=\"4\" patternUnits=\"userSpaceOnUse\">"
+    for (std::size_t g = 0; g < t_.groups.size(); ++g)
+      out_ += fmt::format("{}.g{}{{fill:{}}}", scope, g, t_.groups[g].color);
+    out_ += fmt::format("{0}.w{{fill-opacity:.45}}{0}.lane{{fill:#f4f5f7}}{0}.tick{{stroke:#e3e5e8}}"
+                        "{0}.mk{{stroke:#6b7280;stroke-dasharray:3 2}}{0}.lbl{{fill:#374151}}</style>\n",
+                        scope);
+    out_ += "<defs><pattern id=\"" + wait_pattern() + "\" width=\"4\" height=\"4\" patternUnits=\"userSpaceOnUse\">"
             "<path d=\"M0 4L4 0\" stroke=\"#6b7280\" stroke-width=\"1\"/></pattern></defs>\n";
   }
+  std::string wait_pattern() const { return layout_.id.empty() ? "wait" : layout_.id + "-wait"; }
 
   /// The groups' shares of busy time as one bar across the plot, in legend order.
   void share_bar() {
@@ -185,8 +190,8 @@ class SvgWriter {
     if (s.jobque) tip += fmt::format("\nstage {} chain {}", s.stage, s.chain);
     if (s.waiting) {  // waiting, not working: a thin striped bar
       out_ += fmt::format("<rect class=\"g{0} w\" x=\"{1:.1f}\" y=\"{2}\" width=\"{3:.1f}\" height=\"6\"><title>{4}</title></rect>"
-                          "<rect x=\"{1:.1f}\" y=\"{2}\" width=\"{3:.1f}\" height=\"6\" fill=\"url(#wait)\"/>\n",
-                          s.group, x0, y + 4, std::max(1.0, x1 - x0), xml_escape(tip));
+                          "<rect x=\"{1:.1f}\" y=\"{2}\" width=\"{3:.1f}\" height=\"6\" fill=\"url(#{5})\"/>\n",
+                          s.group, x0, y + 4, std::max(1.0, x1 - x0), xml_escape(tip), wait_pattern());
       return;
     }
     out_ += fmt::format("<rect class=\"g{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>{}</title></rect>\n",

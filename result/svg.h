@@ -12,6 +12,9 @@ namespace jqtrace::result {
 
 struct SvgLayout {
   int width_px = 1600;       ///< the whole picture
+  /// The picture's id; when set, its style rules and pattern are scoped to it, so that
+  /// several pictures in one page (the report) each keep their own colours.
+  std::string id;
   static constexpr int kLabelWidth = 190;  ///< lane names, left of the plot
   static constexpr int kRightMargin = 10;
   /// The plot's width for a picture width_px wide.

@@ -11,24 +11,46 @@ TEST_CASE("publish stage packs the stage count and the tag") {
   CHECK(publish_tag(770) == 3);
 }
 
-TEST_CASE("untagged chains are named by their stage count") {
+TEST_CASE("a trace without tags has its chains named by stage count, each name a guess") {
   JobqueProfile none;
-  CHECK(chain_category(4, 0, none) == "attn chain");
-  CHECK(chain_category(3, 0, none) == "attn chain");
-  CHECK(chain_category(2, 0, none) == "ffn chain");
-  CHECK(chain_category(1, 0, none) == "classifier");
-  CHECK(chain_category(0, 0, none) == "std kernel");  // no publish recorded
+  Attribution a = chain_attribution(none, false);
+  CHECK(a == Attribution::stage_count);
+  CHECK(chain_category(4, 0, none, a).name == "attn chain");
+  CHECK(chain_category(3, 0, none, a).name == "attn chain");
+  CHECK(chain_category(2, 0, none, a).name == "ffn chain");
+  CHECK(chain_category(1, 0, none, a).name == "classifier");
+  CHECK(chain_category(1, 0, none, a).guessed);
+  CHECK(chain_category(0, 0, none, a).name == "unpublished chain");  // no publish recorded
+  CHECK_FALSE(chain_category(0, 0, none, a).guessed);
 }
 
-TEST_CASE("tags use the profile's name / else the legacy table / else 'tag N'") {
+TEST_CASE("tag 0 in a trace whose profile has categories is untagged, never a registered name") {
   JobqueProfile p;
   p.present = true;
-  p.categories.push_back({5, "lm head", "#123456"});
-  CHECK(chain_category(1, 5, p) == "lm head");
-  CHECK(chain_category(2, 6, p) == "moe experts");
-  CHECK(chain_category(1, 10, p) == "park/reduce");
-  CHECK(chain_category(1, 12, p) == "tag 12");
+  p.categories.push_back({5, "classifier", "#123456"});
+  Attribution a = chain_attribution(p, true);
+  CHECK(a == Attribution::profile);
+  CHECK(chain_category(1, 0, p, a).name == "untagged");
+  CHECK_FALSE(chain_category(1, 0, p, a).guessed);
+  CHECK(chain_category(1, 5, p, a).name == "classifier");
+  CHECK(chain_category(1, 12, p, a).name == "tag 12");  // an id the profile lacks
+  CHECK(chain_category(2, 6, p, a).name == "tag 6");    // not the legacy table's name
+  CHECK(chain_attribution(p, false) == Attribution::profile);
+}
+
+TEST_CASE("tags without profile categories use the legacy table, tag 0 the stage count guess") {
+  JobqueProfile p;
+  p.present = true;  // a profile with markers but no categories
+  Attribution a = chain_attribution(p, true);
+  CHECK(a == Attribution::legacy_tags);
+  CHECK(chain_category(2, 6, p, a).name == "moe experts");
+  CHECK_FALSE(chain_category(2, 6, p, a).guessed);
+  CHECK(chain_category(1, 10, p, a).name == "park/reduce");
+  CHECK(chain_category(1, 12, p, a).name == "tag 12");
+  CHECK(chain_category(1, 0, p, a).name == "classifier");
+  CHECK(chain_category(1, 0, p, a).guessed);
   CHECK(legacy_tag_name(11) == "deltanet");
+  CHECK(std::string(attribution_name(Attribution::legacy_tags)) == "legacy tags");
 }
 
 TEST_CASE("colors come from the profile / else the viewer's palette") {
@@ -43,6 +65,7 @@ TEST_CASE("colors come from the profile / else the viewer's palette") {
   CHECK(category_color("router", none) == "#4FC3D0");
   CHECK(category_color("park/reduce", none) == "#D678B4");
   CHECK(category_color("deltanet", none) == "#8385E8");
-  CHECK(category_color("std kernel", none) == "#C39536");
+  CHECK(category_color("untagged", none) == "#9E9E9E");
+  CHECK(category_color("wake", none) != category_color("fifo job", none));
   CHECK(category_color("tag 40", none) == "#C39536");
 }

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -50,31 +51,102 @@ std::string marker_trace(int start, int end, const std::vector<int>& at) {
   for (int t : at) json += R"(,{"ph":"i","s":"g","pid":0,"tid":0,"name":"m","ts":)" + std::to_string(t) + "}";
   return json + "]}";
 }
-UnitAt detected(int start, int end, const std::vector<int>& at) {
+UnitRule detected_rule(int start, int end, const std::vector<int>& at) {
   Trace t;
   load_string(marker_trace(start, end, at), &t);
   UnitRule rule = unit_rule(t, "m", UnitAtRequest::automatic);
   CHECK(rule.automatic);
-  return rule.at;
+  return rule;
 }
+UnitAt detected(int start, int end, const std::vector<int>& at) { return detected_rule(start, end, at).at; }
 }  // namespace
 
-TEST_CASE("auto: markers close their units when the trace ends just after the last and begins well before the first") {
-  // Closers: the tracer stamps the marker after the unit's work (decode tokens).
+TEST_CASE("auto: the longer unattributed stretch tells where the markers stand") {
+  // Closers: the tracer stamps the marker after the unit's work, so the first unit's work
+  // lies before the first marker (a long head) and the trace ends just after the last.
   CHECK(detected(0, 1003, {100, 200, 300, 1000}) == UnitAt::end);
-  // Starters: the first marker opens the trace (step), or the trace runs on after the last (layer).
-  CHECK(detected(0, 1003, {0, 100, 200, 1000}) == UnitAt::start);
+  // Starters: the first marker opens the trace (step), the last unit's work follows the last marker.
+  CHECK(detected(0, 1100, {0, 100, 200, 1000}) == UnitAt::start);
   CHECK(detected(0, 1100, {100, 200, 300, 1000}) == UnitAt::start);
-  // The boundary: within 5% of a median gap (100 us: 5 us) of the end.
-  CHECK(detected(0, 1004, {100, 200, 300, 1000}) == UnitAt::end);
-  CHECK(detected(0, 1005, {100, 200, 300, 1000}) == UnitAt::start);
-  // One marker says nothing about where it stands: start.
-  CHECK(detected(0, 1000, {1000}) == UnitAt::start);
+  // Issue 41: a closers trace whose tail is 5.02% of a median gap is still closers (the
+  // old rule's 5% threshold flipped it to start).
+  UnitRule rule = detected_rule(0, 1005, {100, 200, 300, 1000});
+  CHECK(rule.at == UnitAt::end);
+  CHECK_FALSE(rule.ambiguous);
+  CHECK(rule.head_gaps == doctest::Approx(1.0));
+  CHECK(rule.tail_gaps == doctest::Approx(0.05));
+  CHECK(unit_rule_label(rule) == "end (auto: head 1.00 gaps, tail 0.05)");
   // A fixed request is taken as it is.
   Trace t;
   load_string(marker_trace(0, 1003, {100, 200, 300, 1000}), &t);
   UnitRule fixed = unit_rule(t, "m", UnitAtRequest::start);
-  CHECK((fixed.at == UnitAt::start && !fixed.automatic));
+  CHECK((fixed.at == UnitAt::start && !fixed.automatic && !fixed.ambiguous));
+  CHECK(unit_rule_label(fixed) == "start");
+}
+
+TEST_CASE("auto: stretches of about the same length are ambiguous, taken as start") {
+  UnitRule both_long = detected_rule(0, 1090, {100, 200, 300, 1000});  // head 1.0, tail 0.9 gaps
+  CHECK(both_long.at == UnitAt::start);
+  CHECK(both_long.ambiguous);
+  CHECK(unit_rule_label(both_long) == "start (auto, ambiguous: head 1.00 gaps, tail 0.90)");
+  UnitRule both_short = detected_rule(0, 1005, {5, 100, 200, 1000});  // 0.05 gaps each: nothing to read
+  CHECK(both_short.ambiguous);
+  CHECK(ambiguous_units_text("m", both_short) ==
+        "where 'm' markers stand in their units is ambiguous (head 0.05 gaps, tail 0.05); give --unit-at start or end");
+}
+
+TEST_CASE("auto: one marker is measured against the trace's length") {
+  CHECK(detected(0, 1000, {1000}) == UnitAt::end);   // all the work before it
+  CHECK(detected(0, 1000, {0}) == UnitAt::start);    // all the work after it
+  CHECK(detected_rule(0, 1000, {500}).ambiguous);   // half and half
+  CHECK(detected_rule(0, 1000, {500}).at == UnitAt::start);
+}
+
+TEST_CASE("auto: a sweep of head and tail from 0 to 1.5 gaps, jittered gaps, both conventions, is called right wherever one stretch is clearly longer") {
+  // Every case where one stretch is at least twice the other and at least 0.2 median gaps
+  // must be called for that side (issue 41); the rule's own edges (1.75x, 0.1 gaps) leave
+  // room for the median's rounding and the jitter.
+  uint64_t seed = 12345;
+  auto jitter = [&seed]() {  // -0.3 .. +0.3, deterministic
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (static_cast<double>(seed >> 33) / static_cast<double>(1ull << 31)) * 0.6 - 0.3;
+  };
+  int called = 0, checked = 0;
+  for (int markers : {2, 3, 8, 33}) {
+    for (int h = 0; h <= 30; ++h) {
+      for (int tl = 0; tl <= 30; ++tl) {
+        std::vector<int> at;
+        int ts = 100000;
+        std::vector<int> gaps;
+        for (int i = 0; i < markers; ++i) {
+          at.push_back(ts);
+          int gap = static_cast<int>(1000 * (1.0 + jitter()));
+          gaps.push_back(gap);
+          ts += gap;
+        }
+        gaps.pop_back();  // the gaps between markers
+        std::sort(gaps.begin(), gaps.end());
+        double median = gaps.size() % 2 ? gaps[gaps.size() / 2]
+                                        : (gaps[gaps.size() / 2 - 1] + gaps[gaps.size() / 2]) / 2.0;
+        double head = 0.05 * h, tail = 0.05 * tl;  // in median gaps
+        int start = at.front() - static_cast<int>(head * median);
+        int end = at.back() + static_cast<int>(tail * median);
+        UnitRule rule = detected_rule(start, end, at);
+        double head_true = (at.front() - start) / median, tail_true = (end - at.back()) / median;
+        bool closers = head_true >= 0.2 && head_true >= 2 * tail_true;
+        bool starters = tail_true >= 0.2 && tail_true >= 2 * head_true;
+        if (closers || starters) {
+          ++checked;
+          INFO("markers " << markers << " head " << head_true << " tail " << tail_true);
+          CHECK(rule.at == (closers ? UnitAt::end : UnitAt::start));
+          CHECK_FALSE(rule.ambiguous);
+          called += rule.at == (closers ? UnitAt::end : UnitAt::start);
+        }
+      }
+    }
+  }
+  CHECK(checked > 1500);  // the sweep reached the cases it is about
+  CHECK(called == checked);
 }
 
 TEST_CASE("a marker scope says which rule cut its units, in its label") {

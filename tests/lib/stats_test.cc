@@ -60,8 +60,11 @@ TEST_CASE("per category: busy, events, shares and chunk durations") {
   CHECK(attn.dur.max == 22000);
   CHECK(attn.color == "#5E96DE");
   CHECK(group(s, "ffn chain").busy_ns == 21000);   // chunk 15, publish 6
-  CHECK(group(s, "std kernel").busy_ns == 18000);  // fifo_job 8, chain 15's chunk 10 (no publish)
-  CHECK(group(s, "std kernel").events == 3);       // with the wake
+  CHECK(group(s, "fifo job").busy_ns == 8000);
+  CHECK(group(s, "unpublished chain").busy_ns == 10000);  // chain 15's chunk (no publish)
+  CHECK(group(s, "wake").events == 1);
+  CHECK(group(s, "wake").busy_ns == 0);
+  for (const GroupStats& g : s.groups) CHECK(g.name != "other spans");  // listed only where it holds spans
   double shares = 0;
   int64_t busy = 0;
   for (const GroupStats& g : s.groups) {

@@ -47,10 +47,41 @@ TEST_CASE("chunks read before their publish take the publish's category") {
   };
   CHECK(category(0, 0) == "ffn chain");   // chunk of chain 17
   CHECK(category(0, 1) == "ffn chain");   // its stage_wait
-  CHECK(category(0, 2) == "std kernel");  // chain 19 has no publish
-  CHECK(category(0, 3) == "std kernel");  // wake
+  CHECK(category(0, 2) == "unpublished chain");  // chain 19 has no publish
+  CHECK(category(0, 3) == "wake");
   CHECK(category(1, 0) == "ffn chain");   // the publish itself
-  CHECK(t.categories[0].name == "std kernel");
+  CHECK(t.categories[kOtherSpansCategory].name == "other spans");
+  CHECK(t.attribution == Attribution::profile);
+}
+
+TEST_CASE("each group no profile names holds only its own: wake, fifo job, unpublished chain, untagged, other spans") {
+  Trace t;
+  load_string(trace_of({span(0, "10", "2", "chunk", 0, 0, 17), span(0, "20", "2", "chunk", 0, 0, 19),
+                        span(0, "30", "1", "wake", 0, 1, 0), span(0, "40", "3", "fifo_job", 0, 0, 0),
+                        span(0, "50", "1", "decode", 0, 0, 0), span(1, "8", "1", "publish", 1, 1, 17)},
+                       kProfile),
+              &t);
+  auto category = [&](std::size_t lane, std::size_t i) {
+    return t.categories[static_cast<std::size_t>(t.lanes[lane].spans.category[i])].name;
+  };
+  CHECK(category(0, 0) == "untagged");           // tag 0 in a trace whose profile has categories
+  CHECK(category(0, 1) == "unpublished chain");
+  CHECK(category(0, 2) == "wake");
+  CHECK(category(0, 3) == "fifo job");
+  CHECK(category(0, 4) == "other spans");
+  for (const Category& c : t.categories) {
+    CHECK(c.name != "std kernel");
+    CHECK_FALSE(c.guessed);
+  }
+}
+
+TEST_CASE("a trace without tags: chains named by stage count, each category marked guessed") {
+  Trace t;
+  load_string(trace_of({span(0, "1", "1", "chunk", 0, 0, 5), span(1, "0", "1", "publish", 1, 8, 5)}), &t);
+  CHECK(t.attribution == Attribution::stage_count);
+  const Category& c = t.categories[static_cast<std::size_t>(t.lanes[0].spans.category[0])];
+  CHECK(c.name == "classifier");
+  CHECK(c.guessed);
 }
 
 TEST_CASE("legacy traces: no profile / categories from the stage-count heuristic") {

@@ -286,7 +286,7 @@ TEST_CASE("gaps, diff, phases, validate: CSV header = JSON keys") {
   GapsReport report;
   std::string error;
   REQUIRE(compute_gaps(trace, whole_trace(trace), GapsOptions{}, &report, &error));
-  check_header_is_json_keys(gaps_document(report, "t.json", whole(trace), QuantileMethod::exclusive));
+  check_header_is_json_keys(gaps_document(report, "t.json", whole(trace), QuantileMethod::exclusive, trace_facts(trace)));
 
   RangeStats a = stats_of(trace, GroupBy::category);
   RangeStats b = stats_of(test::load_sample("legacy-small.trace.json"), GroupBy::category);
