@@ -26,6 +26,7 @@ struct Side {
   Scope scope;
   RangeStats stats;
   std::vector<KindSummary> kinds;
+  result::TraceFacts facts;
 };
 
 int analyse(const DiffCommandOptions& o, const std::string& path, const GroupBy* by, Side* side) {
@@ -44,6 +45,7 @@ int analyse(const DiffCommandOptions& o, const std::string& path, const GroupBy*
   side->name = display_name(path);
   side->stats = compute_stats(trace, index, side->scope.range, options);
   side->kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), options.quantiles);
+  side->facts = result::trace_facts(trace);
   return kOk;
 }
 
@@ -56,7 +58,7 @@ int run_diff(const DiffCommandOptions& o) {
   if (int status = analyse(o, o.a, nullptr, &a)) return status;
   if (int status = analyse(o, o.b, &a.stats.by, &b)) return status;  // B is grouped as A is
   TraceDiff d = diff_stats(a.stats, b.stats, a.kinds, b.kinds);
-  return write_document(result::diff_document({a.name, a.scope, &a.stats}, {b.name, b.scope, &b.stats}, d,
+  return write_document(result::diff_document({a.name, a.scope, &a.stats, a.facts}, {b.name, b.scope, &b.stats, b.facts}, d,
                                              quantile_method(o.quantiles)),
                         o.common, "diff");
 }

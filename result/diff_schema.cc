@@ -1,5 +1,7 @@
 #include "diff_schema.h"
 
+#include <fmt/core.h>
+
 #include "common_fields.h"
 
 namespace jqtrace::result {
@@ -7,13 +9,15 @@ namespace {
 
 std::string side_heading(const char* letter, const DiffSide& s) {
   std::string prefix = scope_prefix(s.scope);
-  std::string text = std::string(letter) + " " + s.file;
-  return prefix.empty() ? text : text + " (" + prefix.substr(0, prefix.size() - 2) + ")";
+  std::string text = std::string(letter) + " " + s.file + " (";
+  if (!prefix.empty()) text += prefix.substr(0, prefix.size() - 2) + "; ";
+  return text + trace_facts_text(s.facts) + ")";
 }
 
 void add_side_fields(Document& doc, const char* group, const DiffSide& side) {
   const RangeStats& s = *side.stats;
   doc.add(Field("file", Kind::text, side.file).in(group));
+  add_trace_fact_fields(doc, side.facts, group);
   add_scope_fields(doc, side.scope, group);
   doc.add(Field("span_us", Kind::us, ns(s.range.length())).in(group));
   doc.add(Field("busy_us", Kind::us, ns(s.busy_ns)).in(group));
@@ -85,6 +89,13 @@ Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d,
   Document doc;
   doc.schema = "jqtrace/diff/1";
   doc.heading = side_heading("A", a) + "\n" + side_heading("B", b);
+  // Names from a profile against names guessed or taken from the legacy table: a share
+  // "moving" between them may only be a name that differs (SPEC §1.4).
+  if (a.facts.attribution != b.facts.attribution)
+    doc.heading += fmt::format("\nthe two traces name their categories differently (A: {}, B: {}): a group's change may "
+                               "be a change of name",
+                               attribution_name(a.facts.attribution), attribution_name(b.facts.attribution));
+  doc.add(Field("same_attribution", Kind::flag, a.facts.attribution == b.facts.attribution));
   doc.add(Field("by", Kind::text, std::string(group_by_name(a.stats->by))));
   doc.add(Field("quantiles", Kind::text, std::string(quantile_method_name(quantiles))));
   add_side_fields(doc, "a", a);

@@ -26,6 +26,8 @@ struct Options {
   double size_mb = 1.0;
   uint64_t seed = 1;
   bool legacy = false;         // no jobqueProfile, no markers (the tracer before profiles)
+  bool no_tags = false;        // publishes carry no tag (profiling off): with --legacy, names are guessed
+  double tail_us = 0;          // a plain job this long after the last token marker (closers with a tail)
   std::vector<std::string> rings;  // "LANE=N": that lane records at most N events
   std::string output = "-";
 };
@@ -140,6 +142,8 @@ class Simulation {
       w_.marker(caller_, "token", t_, token);
       if (token % 4 == 3) w_.marker(caller_, "step", t_ + 50, token);
     }
+    if (last && o_.tail_us > 0)  // the trace runs on a little after the last token (closers with a tail)
+      w_.span(0, "fifo_job", t_ + kUs, static_cast<int64_t>(o_.tail_us * kUs) - kUs, 0, 0, 0);
     if (chance(0.25) && !last) host_pause();  // the tracer writes a wake only when work resumes
   }
 
@@ -152,6 +156,7 @@ class Simulation {
     int total = 0;
     for (int n : chunks) total += n;
     int64_t publish_dur = uniform(1 * kUs, 16 * kUs);
+    if (o_.no_tags) tag = 0;
     w_.span(caller_, "publish", t_, publish_dur, nstages | (tag << 8), total, id);
     int64_t stage_start = t_ + publish_dur;
     for (int s = 0; s < nstages; ++s) stage_start = stage(id, s, nstages, chunks[s], cost, heavy, stage_start);
@@ -256,6 +261,9 @@ int main(int argc, char** argv) {
   app.add_option("--size-mb", o.size_mb, "Approximate output size in MB");
   app.add_option("--seed", o.seed, "Random seed");
   app.add_flag("--legacy", o.legacy, "Write the pre-profile format: no jobqueProfile, no markers");
+  app.add_flag("--no-tags", o.no_tags, "Publishes carry no tag (with --legacy: nothing names the chains)");
+  app.add_option("--tail-us", o.tail_us, "A plain job ending this many us after the last token marker")
+      ->check(CLI::Range(1.0, 1e9));
   app.add_option("--ring", o.rings, "LANE=N: that lane's ring holds N events, then it stops recording");
   app.add_option("-o,--output", o.output, "Output file (- for stdout)");
   CLI11_PARSE(app, argc, argv);
