@@ -93,6 +93,17 @@ for section in summary markers gaps validate timelines; do
   grep -q "<section id=\"$section\">" "$tmp/decode.html" || fail "the report has no $section section"
 done
 
+# Each embedded timeline keeps its own colours: its style rules and pattern are scoped to
+# its own id (issue 41: the second picture's ".g0" coloured the first; id="wait" twice).
+[ "$(grep -c '<pattern id="wait"' "$tmp/decode.html")" -eq 0 ] || fail "an unscoped pattern id in the page"
+[ "$(grep -o '<pattern id="[^"]*"' "$tmp/decode.html" | sort | uniq -d | wc -l)" -eq 0 ] || fail "a pattern id twice"
+grep -q '<svg [^>]*id="timeline-slowest"' "$tmp/decode.html" || fail "the slowest unit's timeline has no id"
+grep -q '#timeline-median \.g0{fill:' "$tmp/decode.html" || fail "the median unit's colours are not scoped to it"
+grep -qE '<style>\.g0\{' "$tmp/decode.html" && fail "a picture's colours apply to the whole page"
+grep -q '<section id="warnings">' "$tmp/decode.html" && fail "warnings on a trace with nothing to warn of"
+"$jqtrace" report -q -o "$tmp/ring.html" samples/ring-full.trace.json
+grep -q '<section id="warnings">' "$tmp/ring.html" || fail "no warnings banner for a lane whose ring filled"
+
 cat > "$tmp/hostile.json" <<'JSON'
 {"traceEvents":[
 {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"<lane & \"q\">"}},
