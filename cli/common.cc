@@ -71,6 +71,11 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Fo
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->option_text("auto|always|never");
   cmd.add_flag("-q,--quiet", opts.quiet, "No progress bar and no warnings");
+  bool delimited = std::any_of(formats.begin(), formats.end(), [](Format f) { return f == Format::csv || f == Format::tsv; });
+  if (delimited)
+    cmd.add_flag("--csv-raw", opts.csv_raw,
+                 "CSV and TSV: write names as they are, even those a spreadsheet would run as a formula "
+                 "(=, +, -, @ first; by default such a cell gets a leading ')");
 }
 
 void add_index_options(CLI::App& cmd, CommonOptions& opts, bool reads) {
@@ -145,6 +150,7 @@ int write_document(const result::Document& doc, const CommonOptions& opts, std::
   Format format = opts.format();
   result::RenderOptions render;
   render.columns = split_keys(opts.columns);
+  render.csv_raw = opts.csv_raw;
   if (!render.columns.empty()) {
     if (format == Format::json) {
       print_error("--columns: JSON always has every key (select with jq); use it with table, csv, tsv or md");

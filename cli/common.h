@@ -29,6 +29,7 @@ struct CommonOptions {
   unsigned threads = 0;      ///< -j N; 0: all cores
   std::string color = "auto";
   bool quiet = false;
+  bool csv_raw = false;      ///< --csv-raw: CSV/TSV text cells as they are (no formula guard)
   bool write_index = false;  ///< --index: write the sidecar index from this command's pass
   bool no_index = false;     ///< --no-index: never read a sidecar index
 

@@ -249,8 +249,10 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const Chos
 }
 
 /// --format csv|tsv: one row per chosen event.
-bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRanges& text, char sep, Output& out,
-                Written* w) {
+bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRanges& text, char sep, bool raw,
+                Output& out, Written* w) {
+  // Names from the trace are guarded against spreadsheets' formulas (--csv-raw: as they are).
+  auto text_cell = [raw](std::string cell) { return raw ? cell : result::spreadsheet_text(cell); };
   std::string doc = delimited_row(
       {"lane", "ts_us", "dur_us", "ph", "name", "category", "stage", "nstages", "chain", "arg", "tag"}, sep);
   // Rows are the events of the range: not metadata, nor the publishes a trace window adds
@@ -277,8 +279,9 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
       category = std::string(names.view(r.cat));
     }
     bool args = r.has_stage || r.has_chain;
-    doc += delimited_row({lane_label(r, names), us_fixed(e.ts_ns), e.kind == EventIndex::kSpan ? us_fixed(e.dur_ns) : "",
-                          std::string(1, r.ph), name, category, args ? std::to_string(r.stage) : "", nstages,
+    doc += delimited_row({text_cell(lane_label(r, names)), us_fixed(e.ts_ns),
+                          e.kind == EventIndex::kSpan ? us_fixed(e.dur_ns) : "", text_cell(std::string(1, r.ph)),
+                          text_cell(name), text_cell(category), args ? std::to_string(r.stage) : "", nstages,
                           args ? std::to_string(r.chain) : "", r.has_arg ? std::to_string(r.arg) : "", tag},
                          sep);
     ++w->events;
@@ -327,8 +330,8 @@ int run_window(WindowCommandOptions o) {
   bool ok = false;
   switch (o.common.format()) {
     case Format::compact: ok = write_compact(o, trace, chosen, range, *text, *out, &w); break;
-    case Format::csv: ok = write_rows(trace, chosen, range, *text, ',', *out, &w); break;
-    case Format::tsv: ok = write_rows(trace, chosen, range, *text, '\t', *out, &w); break;
+    case Format::csv: ok = write_rows(trace, chosen, range, *text, ',', o.common.csv_raw, *out, &w); break;
+    case Format::tsv: ok = write_rows(trace, chosen, range, *text, '\t', o.common.csv_raw, *out, &w); break;
     default: ok = write_trace(o, trace, chosen, scope, *text, *out, &w); break;
   }
   if (!ok) {

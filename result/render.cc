@@ -652,15 +652,20 @@ void render_delimited_to(const Document& doc, char separator, const RenderOption
   const Table* t = doc.delimited();
   if (!t) return;
   std::vector<Leaf> leaves = shown_leaves(doc, *t, options, false);
+  // Text (names from the trace) is guarded against spreadsheets' formulas; numbers never are.
+  auto guarded = [&](std::string text) { return options.csv_raw ? text : spreadsheet_text(text); };
   std::vector<std::string> header;
-  for (const Leaf& l : leaves) header.push_back(leaf_path(*t, l));
+  for (const Leaf& l : leaves) header.push_back(guarded(leaf_path(*t, l)));
   std::string out = delimited_row(header, separator);
   Row scratch;
   std::vector<std::string> cells;
   for (std::size_t r = 0; r < t->row_count(); ++r) {
     const Row& row = t->row(r, scratch);
     cells.clear();
-    for (const Leaf& l : leaves) cells.push_back(cell_text(row[l.column], t->columns[l.column], l.part, Style::delimited));
+    for (const Leaf& l : leaves) {
+      std::string cell = cell_text(row[l.column], t->columns[l.column], l.part, Style::delimited);
+      cells.push_back(std::holds_alternative<std::string>(row[l.column]) ? guarded(std::move(cell)) : std::move(cell));
+    }
     out += delimited_row(cells, separator);
     hand_over_past(out, kPieceBytes, sink);
   }

@@ -25,6 +25,9 @@ struct RenderOptions {
   /// --columns: only these leaves of the main table (Document::delimited), in this order;
   /// table and Markdown then show the heading, the stats line and that table alone.
   std::vector<std::string> columns;
+  /// CSV and TSV: text cells as they are, formula characters and all (--csv-raw); else
+  /// spreadsheet_text() guards them.
+  bool csv_raw = false;
 };
 
 /// The leaves a table prints in every format, in declared order.

@@ -19,6 +19,13 @@ std::string delimited_field(std::string_view text, char separator) {
   return quoted + "\"";
 }
 
+std::string spreadsheet_text(std::string_view text) {
+  if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos) return std::string(text);
+  std::string guarded(1, '\'');
+  guarded.append(text);
+  return guarded;
+}
+
 std::string us_fixed(int64_t ns) {
   // By hand: fmt's runtime format string cost ~1,000 instructions a cell (a table of a
   // million lanes).

@@ -40,6 +40,13 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
+/// A text cell that a spreadsheet would run as a formula, with a leading ' (OWASP "CSV
+/// Injection": a name from an unreviewed trace such as "=1+1" or "@SUM(...)" is imported
+/// by Calc and Excel as a formula, and HYPERLINK or DDE payloads run the same way). Cells
+/// that begin with '=', '+', '-', '@', a tab or a carriage return get it, and a spreadsheet
+/// imports them as text (LibreOffice Calc 7.4 keeps the quote in the cell). Numbers never come here: a negative number stays a number.
+std::string spreadsheet_text(std::string_view text);
+
 /// Rows of cells as CSV or TSV (separator ',' or '\t'), quoted per RFC 4180.
 std::string delimited_row(const std::vector<std::string>& cells, char separator);
 

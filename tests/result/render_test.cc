@@ -63,6 +63,35 @@ TEST_CASE("csv: the header is each column's JSON path, fields are quoted per RFC
   CHECK(lines(render_delimited(sample(), '\t', {}))[1].find("\"a,b \"\"c\"\"\"\t56.000") == 0);
 }
 
+TEST_CASE("csv and tsv: a name a spreadsheet would run as a formula gets a leading quote, numbers never") {
+  CHECK(spreadsheet_text("=1+1") == "'=1+1");
+  CHECK(spreadsheet_text("+cmd") == "'+cmd");
+  CHECK(spreadsheet_text("-") == "'-");
+  CHECK(spreadsheet_text("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(spreadsheet_text("\tx") == "'\tx");
+  CHECK(spreadsheet_text("\rx") == "'\rx");
+  CHECK(spreadsheet_text("attn chain") == "attn chain");
+  CHECK(spreadsheet_text("a=b") == "a=b");
+  CHECK(spreadsheet_text("") == "");
+  Document doc;
+  Table t("groups");
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("busy_us", Kind::us));
+  t.add_column(Column("delta", Kind::ratio));
+  t.rows.push_back({std::string("=HYPERLINK(\"http://x\",\"a,b\")"), int64_t{-5000}, -1.5});
+  t.rows.push_back({std::string("-"), int64_t{0}, 0.0});
+  t.rows.push_back({std::string("@x\ty"), int64_t{1}, 2.0});
+  doc.add(std::move(t));
+  std::vector<std::string> csv = lines(render_delimited(doc, ',', {}));
+  CHECK(csv[1] == "\"'=HYPERLINK(\"\"http://x\"\",\"\"a,b\"\")\",-5.000,-1.500");  // quoted, then guarded
+  CHECK(csv[2] == "'-,0.000,0.000");  // a name that is only '-'; the numbers stay numbers
+  std::vector<std::string> tsv = lines(render_delimited(doc, '\t', {}));
+  CHECK(tsv[3] == "\"'@x\ty\"\t0.001\t2.000");
+  RenderOptions raw;
+  raw.csv_raw = true;
+  CHECK(lines(render_delimited(doc, ',', raw))[2] == "-,0.000,0.000");
+}
+
 TEST_CASE("markdown: heading, stats line as a list, escaped cells, aligned columns") {
   std::string md = render_markdown(sample(), {});
   auto rows = lines(md);
