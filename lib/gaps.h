@@ -8,6 +8,7 @@
 // in the scripts' order of operations: they round halves the way the scripts did, so every
 // number they printed comes out the same at their precision. Distributions are in µs.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct ChainClass {
   uint64_t n = 0;                ///< chains with a publish
   int64_t chunks_per_chain = 0;  ///< publish arg of the class's first chain (file order)
   Distribution wall_us, publish_us, first_claim_us;
+  /// The smallest first claim (it can be negative); +infinity when no worker took a chunk.
+  double first_claim_min_us = std::numeric_limits<double>::infinity();
   std::vector<StageMetrics> stages;
 };
 

@@ -145,6 +145,25 @@ TEST_CASE("tail metrics need 4 lanes: a hand-made stage on 4 lanes") {
   CHECK(g.tail[0].tail_pct.p50 == doctest::Approx(30.0));
 }
 
+TEST_CASE("gaps: a worker that claims before the publish's recorded end gives a negative first claim, and its min") {
+  // Chain 3's publish ends at 10; a worker starts at 7 (-3) and chain 5's at 14 (+2): the
+  // mean (-0.5) hides the negative one, the min shows it.
+  GapsReport g = gaps_of_events(
+      {R"({"ph":"X","pid":0,"tid":0,"ts":7,"dur":5,"name":"chunk","args":{"stage":0,"arg":0,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":0,"ts":24,"dur":5,"name":"chunk","args":{"stage":0,"arg":0,"chain":5}})",
+       R"({"ph":"X","pid":0,"tid":1,"ts":0,"dur":10,"name":"publish","args":{"stage":1,"arg":1,"chain":3}})",
+       R"({"ph":"X","pid":0,"tid":1,"ts":20,"dur":2,"name":"publish","args":{"stage":1,"arg":1,"chain":5}})"});
+  const ChainClass& final_ = cls(g, "1");
+  CHECK(final_.first_claim_us.count == 2);
+  CHECK(final_.first_claim_us.mean == doctest::Approx(-0.5));
+  CHECK(final_.first_claim_min_us == doctest::Approx(-3.0));
+  CHECK(final_.first_claim_us.max == doctest::Approx(2.0));
+}
+
+TEST_CASE("gaps: quantiles are inclusive by default, never above the max") {
+  CHECK(GapsOptions{}.quantiles == QuantileMethod::inclusive);
+}
+
 TEST_CASE("gaps groups a chain's chunks by stage whatever their file order") {
   // Chain 3, two stages, chunks written stage 1 first: stage 0 = [0,10] lane 0 and [2,6]
   // lane 1 (busy 14, span 10, last chunk 10); stage 1 = [12,15] lane 0 and [11,16] lane 1
