@@ -1,13 +1,18 @@
 // jqtrace diff A B: load both → same scope and grouping → stats side by side → render.
+#include <algorithm>
+#include <map>
+
 #include <fmt/core.h>
 
 #include "commands.h"
 #include "common.h"
 #include "diff.h"
 #include "diff_schema.h"
+#include "gates.h"
 #include "grouping.h"
 #include "load.h"
 #include "scope_options.h"
+#include "unit_changes.h"
 
 namespace jqtrace::cli {
 namespace {
@@ -17,64 +22,150 @@ struct DiffCommandOptions {
   ScopeOptions scope;
   std::string by;
   std::string quantiles;
-  std::string a, b;
+  std::vector<std::string> files;  ///< A B, or with --vs: side A's runs
+  std::vector<std::string> vs;     ///< --vs: side B's runs
+  double alpha = 0.05;
+  GateOptions gates;
 };
 
-/// One side: the trace's stats over the scope and its marker kinds.
+/// One side: its first run's stats over the scope and its marker kinds (the side-by-side
+/// tables), and every run's units pooled (the changes table).
 struct Side {
-  std::string name;
+  std::vector<std::string> names;  ///< its runs, as shown
   Scope scope;
   RangeStats stats;
   std::vector<KindSummary> kinds;
   result::TraceFacts facts;
+  std::vector<KindSamples> units;
 };
 
-int analyse(const DiffCommandOptions& o, const std::string& path, const GroupBy* by, Side* side) {
-  Trace trace;  // freed before the second trace is read
+/// Reads one run of a side: the first gives the side's stats (grouped as `by`, else as
+/// --by says), every run its units.
+int analyse_run(const DiffCommandOptions& o, const std::string& path, const GroupBy* by, Side* side) {
+  Trace trace;  // freed before the next run is read
   if (int status = load_for_analysis(path, o.common, &trace)) return status;
-  if (!resolve_scope_options(o.scope, trace, o.common, &side->scope)) {
+  Scope scope;
+  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) {
     print_error(fmt::format("{}: the scope above is not in this trace", display_name(path)));
     return kUsage;
   }
-  StatsOptions options;
-  if (by) options.by = *by;
-  else if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
-  options.distributions = false;
-  options.quantiles = quantile_method(o.quantiles);
   SpanIndex index(trace);
-  side->name = display_name(path);
-  side->stats = compute_stats(trace, index, side->scope.range, options);
-  side->kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), options.quantiles);
-  side->facts = result::trace_facts(trace);
+  if (side->names.empty()) {
+    StatsOptions options;
+    if (by) options.by = *by;
+    else if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
+    options.distributions = false;
+    options.quantiles = quantile_method(o.quantiles);
+    side->scope = scope;
+    side->stats = compute_stats(trace, index, scope.range, options);
+    side->kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), options.quantiles);
+    side->facts = result::trace_facts(trace);
+  }
+  side->names.push_back(display_name(path));
+  add_unit_samples(trace, index, unit_at_request(o.scope.unit_at), worker_threads(o.common), &side->units);
   return kOk;
 }
 
+int analyse_side(const DiffCommandOptions& o, const std::vector<std::string>& paths, const GroupBy* by, Side* side) {
+  for (const std::string& path : paths)
+    if (int status = analyse_run(o, path, by, side)) return status;
+  return kOk;
+}
+
+/// slower(X) and faster(X) of the changes table: X a marker kind (its unit durations), a
+/// group (its row in the kind with the most units), or "GROUP, KIND". A row's value is its
+/// interval's bound nearest 0, in % of A's median, when the change is significant, else 0
+/// (each gate prints the row's shift, interval and p beside it):
+/// `slower(ffn chain) > 3` holds when ffn chain is significantly slower by more than 3%
+/// at the least. A row of units cut by an ambiguous rule has no value (exit 2).
+MetricSet change_metrics(const std::vector<ChangeRow>& rows) {
+  MetricSet m;
+  m.declare("slower", "marker kind or group");
+  m.declare("faster", "marker kind or group");
+  auto describe_row = [](const ChangeRow& r) {
+    double base = r.test.median_a;
+    if (!r.test.tested) return fmt::format("{}/{}: too few units ({} and {})", r.kind, r.group, r.test.n_a, r.test.n_b);
+    return fmt::format("{}/{}: shift {:+.1f}% [{:+.1f}%, {:+.1f}%], p_adj {:.2g}{}", r.kind, r.group,
+                       base ? 100 * r.test.shift / base : 0.0, base ? 100 * r.test.ci_lo / base : 0.0,
+                       base ? 100 * r.test.ci_hi / base : 0.0, r.p_adj, r.significant ? "" : " (not significant)");
+  };
+  // Each name's row: "GROUP, KIND" and a kind name their own; a bare group, its row in the
+  // kind with the most units (the most telling sample).
+  std::map<std::string, const ChangeRow*> row_of;
+  for (const ChangeRow& r : rows) {
+    row_of[r.group + ", " + r.kind] = &r;
+    if (r.group == kUnitRow) row_of[r.kind] = &r;
+    const ChangeRow*& best = row_of[r.group];
+    if (r.group != kUnitRow && (!best || r.test.n_a + r.test.n_b > best->test.n_a + best->test.n_b)) best = &r;
+  }
+  for (const auto& [name, row] : row_of) {
+    if (!row) continue;
+    const ChangeRow& r = *row;
+    if (r.ambiguous) {
+      for (const char* metric : {"slower", "faster"})
+        m.withhold(metric, name, "where '" + r.kind + "' markers stand in their units is ambiguous on a side; give --unit-at start or end");
+      continue;
+    }
+    double base = r.test.median_a;
+    bool usable = r.significant && base > 0;
+    m.set("slower", name, usable ? std::max(0.0, 100 * r.test.ci_lo / base) : 0.0);
+    m.set("faster", name, usable ? std::max(0.0, -100 * r.test.ci_hi / base) : 0.0);
+    for (const char* metric : {"slower", "faster"}) m.explain(metric, name, describe_row(r));
+  }
+  return m;
+}
+
 int run_diff(const DiffCommandOptions& o) {
-  if (o.a == "-" && o.b == "-") {
-    print_error("diff: A and B cannot both be standard input");
+  std::vector<GateSource> gates;
+  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  std::vector<std::string> side_a = o.files, side_b = o.vs;
+  if (o.vs.empty()) {
+    if (o.files.size() != 2) {
+      print_error(fmt::format("diff: give two traces A B, or runs A... --vs B... ({} given)", o.files.size()));
+      return kUsage;
+    }
+    side_a = {o.files[0]};
+    side_b = {o.files[1]};
+  }
+  if (std::count(side_a.begin(), side_a.end(), "-") + std::count(side_b.begin(), side_b.end(), "-") > 1) {
+    print_error("diff: standard input can be only one of the traces");
     return kUsage;
   }
   Side a, b;
-  if (int status = analyse(o, o.a, nullptr, &a)) return status;
-  if (int status = analyse(o, o.b, &a.stats.by, &b)) return status;  // B is grouped as A is
+  if (int status = analyse_side(o, side_a, nullptr, &a)) return status;
+  if (int status = analyse_side(o, side_b, &a.stats.by, &b)) return status;  // B is grouped as A is
   TraceDiff d = diff_stats(a.stats, b.stats, a.kinds, b.kinds);
-  return write_document(result::diff_document({a.name, a.scope, &a.stats, a.facts}, {b.name, b.scope, &b.stats, b.facts}, d,
-                                             quantile_method(o.quantiles)),
-                        o.common, "diff");
+  std::vector<ChangeRow> changes = unit_changes(a.units, b.units, o.alpha);
+  std::vector<GateResult> results;
+  if (!gates.empty()) {
+    if (!evaluate_gates(gates, change_metrics(changes), &results)) return kUsage;
+  }
+  result::DiffContext context{o.alpha, quantile_method(o.quantiles), gates.empty() ? nullptr : &results};
+  int status = write_document(result::diff_document({a.names, a.scope, &a.stats, a.facts},
+                                                     {b.names, b.scope, &b.stats, b.facts}, d, changes, context),
+                              o.common, "diff");
+  if (status) return status;
+  return any_tripped(results) ? kCheckFailed : kOk;
 }
 
 }  // namespace
 
 void setup_diff(CLI::App& app) {
   auto opts = std::make_shared<DiffCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("diff", "Two traces side by side: busy and share per group, idle, units");
+  CLI::App* cmd = app.add_subcommand("diff", "Two traces (or pooled runs) side by side, and which per-unit changes are real");
   add_common_options(*cmd, opts->common, result::kDocumentFormats);
   add_scope_options(*cmd, opts->scope);
   add_grouping_option(*cmd, opts->by);
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
-  cmd->add_option("A", opts->a, "The first (reference) trace")->required();
-  cmd->add_option("B", opts->b, "The second trace")->required();
-  cmd->footer("Examples:\n  jqtrace diff main.trace.json branch.trace.json\n  jqtrace diff --marker token 3 --by name a.json b.json");
+  cmd->add_option("--vs", opts->vs, "Side B's runs: the traces before --vs are side A's (each side's units are pooled)")
+      ->option_text("B...");
+  cmd->add_option("--alpha", opts->alpha, "A change is significant when its Holm-adjusted p is below this (default 0.05)")
+      ->check(CLI::Range(1e-12, 0.5))
+      ->option_text("P");
+  add_gate_options(*cmd, opts->gates);
+  cmd->add_option("A B", opts->files, "The reference trace A and the trace B (or side A's runs, with --vs)")->required();
+  cmd->footer("Examples:\n  jqtrace diff main.trace.json branch.trace.json\n  jqtrace diff a1.json a2.json a3.json --vs b1.json b2.json b3.json\n"
+              "  jqtrace diff -q --fail-if 'slower(ffn chain) > 3' main.json branch.json\n  jqtrace diff --marker token 3 --by name a.json b.json");
   cmd->callback([opts]() { throw CommandDone{run_diff(*opts)}; });
 }
 

@@ -104,6 +104,7 @@ bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metri
       return false;
     }
     r.tripped = holds(r.value, g.gate.op, g.gate.threshold);
+    r.detail = metrics.explanation(g.gate);
     results->push_back(std::move(r));
   }
   for (const GateResult& r : *results)

@@ -181,6 +181,17 @@ void MetricSet::withhold(const std::string& metric, const std::string& arg, cons
   m.withheld[arg] = why;
 }
 
+void MetricSet::explain(const std::string& metric, const std::string& arg, const std::string& detail) {
+  of_argument_[metric].details[arg] = detail;
+}
+
+std::string MetricSet::explanation(const Gate& gate) const {
+  auto m = of_argument_.find(gate.metric);
+  if (!gate.has_arg || m == of_argument_.end()) return "";
+  auto d = m->second.details.find(gate.arg);
+  return d == m->second.details.end() ? "" : d->second;
+}
+
 std::vector<std::string> MetricSet::metric_names() const {
   std::vector<std::string> names;
   for (const auto& [name, value] : plain_) names.push_back(name);
@@ -257,7 +268,7 @@ std::string format_gate_value(double value, const Gate& gate) {
 
 std::string describe(const GateResult& r) {
   return r.gate.metric_label() + " = " + format_gate_value(r.value, r.gate) + " " + op_text(r.gate.op) + " " +
-         r.gate.threshold_text;
+         r.gate.threshold_text + (r.detail.empty() ? "" : " (" + r.detail + ")");
 }
 
 bool parse_gate_file(const std::string& name, std::string_view text, std::vector<GateSource>* out,

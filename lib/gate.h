@@ -59,6 +59,9 @@ class MetricSet {
   void set(const std::string& metric, const std::string& arg, double value);
   /// metric(arg) exists but has no trustworthy value: a gate naming it fails with why.
   void withhold(const std::string& metric, const std::string& arg, const std::string& why);
+  /// What a gate on metric(arg) prints beside its value (diff: the interval and p).
+  void explain(const std::string& metric, const std::string& arg, const std::string& detail);
+  std::string explanation(const Gate& gate) const;
   /// The gate's value, or false with an error at the unknown metric or argument (with
   /// the closest valid name when one is close).
   bool lookup(const Gate& gate, double* value, GateError* error) const;
@@ -69,6 +72,7 @@ class MetricSet {
     std::map<std::string, double> values;
     std::vector<std::string> names;  ///< in the order they were set (for suggestions)
     std::map<std::string, std::string> withheld;  ///< arg → why its value is not given
+    std::map<std::string, std::string> details;   ///< arg → what its gates print beside the value
   };
   std::vector<std::string> metric_names() const;
   std::map<std::string, double> plain_;
@@ -79,6 +83,7 @@ struct GateResult {
   Gate gate;
   double value = 0;
   bool tripped = false;
+  std::string detail;  ///< what the value stands on (diff: "shift +5.2% [+3.1%, +7.4%], p_adj 0.0012"), or ""
 };
 
 /// value with the fewest decimals (1 to 6; none for integers) that still reads on the

@@ -1,5 +1,7 @@
 #include "common_fields.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 namespace jqtrace::result {
@@ -94,9 +96,13 @@ Table gates_table(const std::vector<GateResult>& results) {
   t.add_column(Column("shown", Kind::text).titled("value").people_only().right_aligned());
   t.add_column(Column("value", Kind::ratio).data_only());
   t.add_column(Column("ok", Kind::flag).data_only());
-  for (const GateResult& r : results)
+  bool detailed = std::any_of(results.begin(), results.end(), [](const GateResult& r) { return !r.detail.empty(); });
+  if (detailed) t.add_column(Column("detail", Kind::text));  // diff: the interval and p the value stands on
+  for (const GateResult& r : results) {
     t.rows.push_back({r.gate.text, std::string(r.tripped ? "FAILED" : "ok"), format_gate_value(r.value, r.gate),
                       r.value, !r.tripped});
+    if (detailed) t.rows.back().push_back(r.detail);
+  }
   return t;
 }
 

@@ -9,14 +9,19 @@ namespace {
 
 std::string side_heading(const char* letter, const DiffSide& s) {
   std::string prefix = scope_prefix(s.scope);
-  std::string text = std::string(letter) + " " + s.file + " (";
+  std::string text = std::string(letter) + " " + s.runs.front();
+  if (s.runs.size() > 1) text += fmt::format(" and {} more run{}", s.runs.size() - 1, s.runs.size() == 2 ? "" : "s");
+  text += " (";
   if (!prefix.empty()) text += prefix.substr(0, prefix.size() - 2) + "; ";
   return text + trace_facts_text(s.facts) + ")";
 }
 
 void add_side_fields(Document& doc, const char* group, const DiffSide& side) {
   const RangeStats& s = *side.stats;
-  doc.add(Field("file", Kind::text, side.file).in(group));
+  doc.add(Field("file", Kind::text, side.runs.front()).in(group));
+  Field runs("runs", Kind::text, {});
+  for (const std::string& r : side.runs) runs.list.push_back(r);
+  doc.add(std::move(runs).in(group));
   add_trace_fact_fields(doc, side.facts, group);
   add_scope_fields(doc, side.scope, group);
   doc.add(Field("span_us", Kind::us, ns(s.range.length())).in(group));
@@ -83,9 +88,57 @@ Table kinds_table(const TraceDiff& d) {
   return t;
 }
 
+/// A percentage of A's median, or missing when the median is 0.
+Value pct_of(double v, double base) { return base != 0 ? Value{100.0 * v / base} : Value{}; }
+
+/// What people read in the change column: "~" when not significant (benchstat's mark),
+/// else the shift and its interval in % of A's median.
+std::string change_text(const ChangeRow& r) {
+  if (!r.test.tested) return "too few units";
+  if (r.ambiguous) return "~ (ambiguous units)";
+  if (!r.significant) return "~";
+  double base = r.test.median_a;
+  if (base == 0) return fmt::format("{:+.3f} us", r.test.shift / 1000.0);
+  return fmt::format("{:+.1f}% [{:+.1f}, {:+.1f}]", 100 * r.test.shift / base, 100 * r.test.ci_lo / base,
+                     100 * r.test.ci_hi / base);
+}
+
+Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
+  Table t("changes", fmt::format("changes per unit (Mann-Whitney, Holm-adjusted p < {:g}; ~: not significant; "
+                                 "[95% interval] of the Hodges-Lehmann shift, % of A's median)",
+                                 alpha));
+  t.add_column(Column("kind", Kind::text));
+  t.add_column(Column("group", Kind::text));
+  t.add_column(Column("n_a", Kind::integer));
+  t.add_column(Column("n_b", Kind::integer));
+  t.add_column(Column("median_a_us", Kind::us));
+  t.add_column(Column("median_b_us", Kind::us));
+  t.add_column(Column("change", Kind::text).people_only());
+  t.add_column(Column("shift_us", Kind::us).data_only());
+  t.add_column(Column("shift_pct", Kind::ratio).data_only());
+  t.add_column(Column("ci_lo_pct", Kind::ratio).data_only());
+  t.add_column(Column("ci_hi_pct", Kind::ratio).data_only());
+  t.add_column(Column("p", Kind::probability).rank(2));
+  t.add_column(Column("p_adj", Kind::probability));
+  t.add_column(Column("significant", Kind::flag).data_only());
+  t.add_column(Column("note", Kind::text).data_only());
+  for (const ChangeRow& r : rows) {
+    const ShiftTest& s = r.test;
+    bool any = s.n_a > 0 && s.n_b > 0;
+    std::string note = !s.tested ? "too few units" : r.ambiguous ? "ambiguous units" : "";
+    t.rows.push_back({r.kind, r.group, count(s.n_a), count(s.n_b), Value{s.median_a}, Value{s.median_b}, change_text(r),
+                      any ? Value{s.shift} : Value{}, any ? pct_of(s.shift, s.median_a) : Value{},
+                      any ? pct_of(s.ci_lo, s.median_a) : Value{}, any ? pct_of(s.ci_hi, s.median_a) : Value{},
+                      s.tested ? Value{s.p} : Value{}, s.tested ? Value{r.p_adj} : Value{}, r.significant, note});
+  }
+  return t;
+}
+
 }  // namespace
 
-Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d, QuantileMethod quantiles) {
+Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d, const std::vector<ChangeRow>& changes,
+                       const DiffContext& context) {
+  QuantileMethod quantiles = context.quantiles;
   Document doc;
   doc.schema = "jqtrace/diff/1";
   doc.heading = side_heading("A", a) + "\n" + side_heading("B", b);
@@ -104,6 +157,10 @@ Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d,
   doc.add(groups_table(d, a.stats->by));
   Table& kinds = doc.add(kinds_table(d));
   kinds.in_text = !d.kinds.empty();
+  doc.add(Field("alpha", Kind::ratio, context.alpha));
+  Table& table = doc.add(changes_table(changes, context.alpha));
+  table.in_text = !changes.empty();
+  if (context.gates) doc.add(gates_table(*context.gates));
   return doc;
 }
 

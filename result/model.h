@@ -25,6 +25,7 @@ enum class Kind {
   us,            ///< a time: int64 ns (exact) or double ns, written as µs
   percent,       ///< double, 0..100: "58.9%" in tables, 58.947 in CSV
   ratio,         ///< double, a plain ratio (parallelism, B/A)
+  probability,   ///< double, a p value: "0.012" or "3.1e-07" for people, 6 significant digits in CSV
   text,          ///< a string
   flag,          ///< a bool
   distribution,  ///< a Distribution: count mean p50 p90 p95 p99 max

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -55,6 +56,12 @@ int decimals_for(const Column& c) {
 std::string number_text(double v, const Column& c, Style style) {
   if (!std::isfinite(v)) return style == Style::people ? "-" : "";
   if (c.kind == Kind::us) return us_fixed(v);
+  if (c.kind == Kind::probability) {  // small p values must not round to 0
+    char buf[32];
+    const char* format = style == Style::delimited ? "%.6g" : v != 0 && v < 0.001 ? "%.1e" : "%.3f";
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+  }
   if (style == Style::delimited) return fixed3(v);
   int decimals = decimals_for(c);
   if (c.sign && std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0;  // +0.0, not -0.0

@@ -28,6 +28,8 @@ struct Options {
   bool legacy = false;         // no jobqueProfile, no markers (the tracer before profiles)
   bool no_tags = false;        // publishes carry no tag (profiling off): with --legacy, names are guessed
   double tail_us = 0;          // a plain job this long after the last token marker (closers with a tail)
+  std::vector<std::string> scales;  // "TAG=F": that tag's chunks cost F times as much (a known change)
+  std::map<int64_t, double> scale;  // parsed from scales
   std::vector<std::string> rings;  // "LANE=N": that lane records at most N events
   std::string output = "-";
 };
@@ -151,6 +153,7 @@ class Simulation {
   /// that are free first, a stage_wait on the caller for every stage, and on each worker
   /// that took chunks for every stage but the last.
   void chain(int64_t tag, int nstages, std::vector<int> chunks, int64_t cost, double heavy = 0.01) {
+    if (auto it = o_.scale.find(tag); it != o_.scale.end()) cost = static_cast<int64_t>(static_cast<double>(cost) * it->second);
     int64_t id = next_chain_;
     next_chain_ += 2;
     int total = 0;
@@ -264,6 +267,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-tags", o.no_tags, "Publishes carry no tag (with --legacy: nothing names the chains)");
   app.add_option("--tail-us", o.tail_us, "A plain job ending this many us after the last token marker")
       ->check(CLI::Range(1.0, 1e9));
+  app.add_option("--scale", o.scales, "TAG=F: chunks of chains with that tag cost F times as much (a known change)");
   app.add_option("--ring", o.rings, "LANE=N: that lane's ring holds N events, then it stops recording");
   app.add_option("-o,--output", o.output, "Output file (- for stdout)");
   CLI11_PARSE(app, argc, argv);
@@ -276,6 +280,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     ring[std::stoi(r.substr(0, eq))] = std::stoull(r.substr(eq + 1));
+  }
+  for (const std::string& r : o.scales) {
+    auto eq = r.find('=');
+    if (eq == std::string::npos) {
+      std::fprintf(stderr, "jqtrace-gen: --scale wants TAG=F, got '%s'\n", r.c_str());
+      return 2;
+    }
+    o.scale[std::stoll(r.substr(0, eq))] = std::stod(r.substr(eq + 1));
   }
   uint64_t tokens = o.tokens ? o.tokens : tokens_for_size(o);
   std::FILE* out = o.output == "-" ? stdout : std::fopen(o.output.c_str(), "w");

@@ -293,8 +293,8 @@ TEST_CASE("gaps, diff, phases, validate: CSV header = JSON keys") {
   auto kinds = summarize_kinds(trace, UnitAtRequest::automatic, QuantileMethod::inclusive);
   TraceDiff d = diff_stats(a, b, kinds, {});
   check_header_is_json_keys(
-      diff_document({"a.json", whole(trace), &a, trace_facts(trace)}, {"b.json", whole(trace), &b, trace_facts(trace)}, d,
-                    QuantileMethod::inclusive));
+      diff_document({{"a.json"}, whole(trace), &a, trace_facts(trace)}, {{"b.json"}, whole(trace), &b, trace_facts(trace)},
+                    d, {}, {}));
 
   PhaseLog log;
   PhaseLogError phase_error;

@@ -1,0 +1,50 @@
+#pragma once
+// The `changes` table of `diff` (issue 42): is a change real? Each side's units of every
+// marker kind, pooled over its runs, give samples: the units' durations, and each group's
+// busy time in each unit. Sides are compared sample against sample (significance.h), and
+// the p values of all rows are adjusted together (Holm), so that a table of many rows does
+// not cry wolf.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scope.h"
+#include "significance.h"
+#include "trace.h"
+
+namespace jqtrace {
+
+class SpanIndex;
+
+/// One kind's samples on one side, pooled over its runs.
+struct KindSamples {
+  std::string kind;
+  bool ambiguous = false;                ///< some run cut its units by an ambiguous auto rule
+  std::vector<int64_t> dur_ns;           ///< each unit's duration
+  /// Each group's busy time in each unit (0 where it had none): one vector a group, as
+  /// long as dur_ns. Groups: categories of jobque traces, cat of others (as markers --kind).
+  std::map<std::string, std::vector<int64_t>> busy_ns;
+};
+
+/// Adds the units of every marker kind of trace (its rule: the request's, or auto's) to
+/// pooled, kind by kind, on `threads` threads.
+void add_unit_samples(const Trace& trace, const SpanIndex& index, UnitAtRequest unit_at, unsigned threads,
+                      std::vector<KindSamples>* pooled);
+
+/// The group of a kind's own row: the units' durations.
+inline constexpr const char* kUnitRow = "(unit)";
+
+struct ChangeRow {
+  std::string kind, group;  ///< group kUnitRow: the unit durations
+  ShiftTest test;
+  double p_adj = 1;         ///< Holm over the tested rows of the table
+  bool significant = false; ///< tested, p_adj < alpha, and the kind's units not cut by a guess
+  bool ambiguous = false;   ///< the kind's units were cut by an ambiguous auto rule
+};
+
+/// For every kind both sides have: its unit row, then a row a group with busy time in some
+/// unit of either side (busiest first); p adjusted over all tested rows.
+std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha);
+
+}  // namespace jqtrace

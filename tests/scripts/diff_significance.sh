@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# diff tells a real change from noise (issue 42), on generated runs:
+# - two runs of one workload (different seeds): no row of the changes table is significant;
+# - one category's chunks 30% heavier: its per-layer row is significant, with an interval
+#   that holds the true shift (27.6%: the chunks' 30% of ~99 us, publishes unchanged, on
+#   ~107.5 us a layer), pooled runs (--vs) too;
+# - gates trip only on a real change, exit 2 on units cut by a guess; too few units are
+#   never significant. (The statistics themselves: tests/lib/significance_test.cc.)
+source "$(dirname "$0")/lib/prelude.bash"
+gen=$2
+
+for seed in 1 2; do "$gen" --tokens 24 --layers 8 --seed $seed -o "$tmp/same$seed.json"; done
+for seed in 3 4; do "$gen" --tokens 24 --layers 8 --seed $seed --scale 3=1.3 -o "$tmp/heavy$seed.json"; done
+
+json=$("$jqtrace" diff -q --format json "$tmp/same1.json" "$tmp/same2.json")
+grep -q '"changes": \[' <<< "$json" || fail "no changes table in diff's JSON"
+rows=$(grep -c '"significant":' <<< "$json")
+[ "$rows" -gt 20 ] || fail "only $rows rows in the changes table"
+grep -q '"significant": true' <<< "$json" && fail "two runs of one workload: a row is significant"
+
+# diff's CSV is its groups table; the changes table is read from the JSON (one key a line).
+changes_of() {  # prints kind,group,significant,ci_lo_pct,ci_hi_pct a row of the changes table
+  "$jqtrace" diff -q --format json "$@" | awk '
+    /^  "changes": \[/ { inside = 1; next }
+    inside && /^  \]/ { inside = 0 }
+    !inside { next }
+    { line = $0; sub(/^ +/, "", line); sub(/,$/, "", line) }
+    line ~ /^"(kind|group|significant|ci_lo_pct|ci_hi_pct)":/ {
+      key = line; sub(/":.*/, "", key); sub(/^"/, "", key)
+      value = line; sub(/^"[^"]*": /, "", value); gsub(/"/, "", value); row[key] = value
+    }
+    line ~ /^}/ { print row["kind"] "," row["group"] "," row["significant"] "," row["ci_lo_pct"] "," row["ci_hi_pct"] }'
+}
+heavy=$(changes_of "$tmp/same1.json" --vs "$tmp/heavy3.json")
+line=$(grep '^layer,ffn chain,' <<< "$heavy")
+[ "$(cut -d, -f3 <<< "$line")" = true ] || fail "30% heavier ffn chain is not significant: $line"
+awk -F, '{ exit !($4 <= 27.6 && 27.6 <= $5) }' <<< "$line" || fail "the interval misses the true shift 27.6%: $line"
+grep -q '^layer,ffn chain,true' <<< "$(changes_of "$tmp/same1.json" "$tmp/same2.json" --vs "$tmp/heavy3.json" "$tmp/heavy4.json")" ||
+  fail "pooled runs: the heavier ffn chain is not significant"
+grep -q ',true,' <<< "$(grep -v '^layer,ffn chain,' <<< "$heavy" | grep -v '^token,ffn chain,')" &&
+  fail "a row other than ffn chain's is significant: $(grep ',true,' <<< "$heavy")"
+head=$("$jqtrace" diff -q "$tmp/same1.json" "$tmp/same2.json" --vs "$tmp/heavy3.json" "$tmp/heavy4.json" | head -2)
+grep -q "^A .*same1.json and 1 more run" <<< "$head" || fail "the heading does not name the pooled runs: $head"
+
+# Gates: only a significant change past the threshold trips them.
+expect_status() {
+  local want=$1; shift
+  "$jqtrace" diff -q "$@" > "$tmp/out" 2> "$tmp/err"
+  local got=$?
+  [ $got -eq "$want" ] || fail "diff $*: exit $got, want $want: $(cat "$tmp/err")"
+}
+expect_status 1 --fail-if 'slower(ffn chain) > 3' "$tmp/same1.json" "$tmp/heavy3.json"
+grep -q 'gate failed: slower(ffn chain) = .* > 3 (layer/ffn chain: shift +' "$tmp/err" || fail "the gate line has no interval: $(cat "$tmp/err")"
+expect_status 0 --fail-if 'slower(ffn chain) > 40' "$tmp/same1.json" "$tmp/heavy3.json"
+expect_status 0 --fail-if 'faster(ffn chain) > 3' "$tmp/same1.json" "$tmp/heavy3.json"
+expect_status 1 --fail-if 'faster(ffn chain) > 3' "$tmp/heavy3.json" "$tmp/same1.json"
+expect_status 0 --fail-if 'slower(token) > 3' --fail-if 'slower(attn chain) > 3' "$tmp/same1.json" "$tmp/same2.json"
+expect_status 0 --fail-if 'slower(ffn chain, token) > 3' "$tmp/same1.json" "$tmp/same2.json"
+expect_status 2 --fail-if 'slower(step) > 3' "$tmp/same1.json" "$tmp/same2.json"  # step markers sit at both ends
+expect_status 0 --unit-at start --fail-if 'slower(step) > 3' "$tmp/same1.json" "$tmp/same2.json"
+expect_status 2 --fail-if 'slower(nothing) > 3' "$tmp/same1.json" "$tmp/same2.json"
+expect_status 2 "$tmp/same1.json"
+# Too few units: described, never significant.
+"$gen" --tokens 4 --layers 2 --seed 1 -o "$tmp/few.json"
+"$gen" --tokens 4 --layers 2 --seed 2 --scale 3=3 -o "$tmp/fewheavy.json"
+few=$("$jqtrace" diff -q --format json "$tmp/few.json" "$tmp/fewheavy.json")
+grep -q '"note": "too few units"' <<< "$few" || fail "4 tokens: no 'too few units' row"
+grep -q '"kind": "token",' <<< "$few" || fail "4 tokens: no token rows"
+table=$("$jqtrace" diff -q "$tmp/few.json" "$tmp/fewheavy.json")
+grep -qE '^token +\(unit\) .*too few units' <<< "$table" || fail "the table does not say too few units"
+
+echo "diff_significance: $failures failed"
+[ $failures -eq 0 ]
