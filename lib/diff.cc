@@ -5,7 +5,7 @@ namespace {
 
 GroupSide side_of(const RangeStats& s, const std::string& name) {
   for (const GroupStats& g : s.groups)
-    if (g.name == name) return {true, g.busy_ns, g.share_pct, g.events};
+    if (g.name == name) return {true, g.guessed, g.busy_ns, g.share_pct, g.events};
   return {};
 }
 

@@ -12,6 +12,7 @@ namespace jqtrace {
 
 struct GroupSide {
   bool present = false;  ///< the group exists on this side
+  bool guessed = false;  ///< named by stage count on this side (SPEC §1.4)
   int64_t busy_ns = 0;
   double share_pct = 0;
   uint64_t events = 0;

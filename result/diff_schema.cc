@@ -58,7 +58,9 @@ Table totals_table(const RangeStats& a, const RangeStats& b) {
 
 Table groups_table(const TraceDiff& d, GroupBy by) {
   Table t("groups");
-  t.add_column(Column("name", Kind::text).titled(group_by_name(by)));
+  // People see a name guessed on either side marked ("classifier*", with a footnote).
+  t.add_column(Column("label", Kind::text).titled(group_by_name(by)).people_only());
+  t.add_column(Column("name", Kind::text).titled(group_by_name(by)).data_only());
   t.add_column(Column("busy_us", Kind::us).in("a").titled("busy_a_us"));
   t.add_column(Column("busy_us", Kind::us).in("b").titled("busy_b_us"));
   t.add_column(Column("share_pct", Kind::percent).in("a").titled("share_a"));
@@ -67,9 +69,12 @@ Table groups_table(const TraceDiff& d, GroupBy by) {
   t.add_column(Column("busy_ratio", Kind::ratio));
   t.add_column(Column("events", Kind::integer).in("a").titled("events_a").rank(2));
   t.add_column(Column("events", Kind::integer).in("b").titled("events_b").rank(2));
-  for (const GroupDiff& g : d.groups)
-    t.rows.push_back({g.name, ns(g.a.busy_ns), ns(g.b.busy_ns), g.a.share_pct, g.b.share_pct, g.share_delta_pp,
+  for (const GroupDiff& g : d.groups) {
+    bool guessed = g.a.guessed || g.b.guessed;
+    if (guessed) t.note = kGuessedNote;
+    t.rows.push_back({marked_name(g.name, guessed), g.name, ns(g.a.busy_ns), ns(g.b.busy_ns), g.a.share_pct, g.b.share_pct, g.share_delta_pp,
                       g.has_ratio ? Value{g.busy_ratio} : Value{}, count(g.a.events), count(g.b.events)});
+  }
   return t;
 }
 

@@ -72,6 +72,7 @@ std::size_t UnitsTable::slot_of(const std::string& group) {
   if (added) {
     groups_.push_back(group);
     busy_ns_.push_back(0);
+    guessed_.push_back(false);
   }
   return it->second;
 }
@@ -82,6 +83,7 @@ void UnitsTable::add(const UnitRow& u) {
   std::vector<std::pair<std::size_t, double>> by_slot;  // those not 0%
   for (const GroupStats& g : u.stats.groups) {
     std::size_t slot = slot_of(g.name);
+    if (g.guessed) guessed_[slot] = true;
     if (g.busy_ns > 0 && __builtin_add_overflow(busy_ns_[slot], g.busy_ns, &busy_ns_[slot])) busy_ns_[slot] = INT64_MAX;
     if (g.share_pct != 0.0) by_slot.emplace_back(slot, g.share_pct);
   }
@@ -125,6 +127,10 @@ Table UnitsTable::finish() && {
     column_of[column_slots[k]] = table_.columns.size();
     Column share(groups_[column_slots[k]], Kind::percent);
     share.in("share_pct").rank(1);
+    if (guessed_[column_slots[k]]) {
+      share.titled(marked_name(groups_[column_slots[k]], true));
+      if (shown[k]) table_.note = kGuessedNote;
+    }
     table_.add_column(shown[k] ? share : share.data_only());
   }
   // Most units have a share in few of the groups: the others stay 0%, unstored.

@@ -48,6 +48,7 @@ class UnitsTable {
   std::size_t first_share_ = 0;      ///< where a row's shares start
   std::vector<std::string> groups_;  ///< by slot: order of first appearance
   std::vector<int64_t> busy_ns_;     ///< by slot: the units' busy time in it (0: none spent any)
+  std::vector<bool> guessed_;        ///< by slot: a category named by stage count (marked * for people)
   std::map<std::string, std::size_t> slot_;
 };
 
