@@ -17,6 +17,7 @@ struct MarkersCommandOptions {
   CommonOptions common;
   std::string kind;  ///< --kind: one row per unit of this kind
   std::string unit_at = "auto";
+  std::string sort = "index";  ///< --sort: the units in time order, or the slowest first (dur)
   std::string quantiles;
   GateOptions gates;
   std::string file;
@@ -76,6 +77,7 @@ int run_markers(const MarkersCommandOptions& o) {
   if (!gates.empty() && !cut_off && !evaluate_marker_gates(gates, trace, kinds, quantiles, &results)) return kUsage;
   const std::vector<GateResult>* gated = gates.empty() || cut_off ? nullptr : &results;
   context.gates = gated;
+  if (o.sort == "dur") units.sort_slowest_first();
   if (int status = write_document(result::markers_document(kinds, std::move(units), context), o.common, "markers"))
     return status;
   return cut_off || any_tripped(results) ? kCheckFailed : kOk;
@@ -90,6 +92,10 @@ void setup_markers(CLI::App& app) {
   add_index_options(*cmd, opts->common, true);
   cmd->add_option("--kind", opts->kind, "One row per unit of this marker kind, with its range stats")
       ->option_text("KIND");
+  cmd->add_option("--sort", opts->sort, "With --kind: units in time order (index) or the slowest first (dur)")
+      ->check(CLI::IsMember({"index", "dur"}))
+      ->option_text("index|dur")
+      ->default_str("index");
   add_unit_at_option(*cmd, opts->unit_at);
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   add_gate_options(*cmd, opts->gates);

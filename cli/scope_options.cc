@@ -28,8 +28,10 @@ CLI::Validator unit_span_value() {
   CLI::Validator v(
       [](std::string& value) {
         int64_t first = 0, last = 0;
-        if (parse_unit_span(value, &first, &last)) return std::string();
-        return fmt::format("'{}' is not a unit number N or a span N..M (--marker takes two: KIND N[..M])", value);
+        if (parse_unit_span(value, &first, &last) || is_unit_pick(value)) return std::string();
+        return fmt::format("'{}' is not a unit number N, a span N..M or slowest|fastest|median|pXX (--marker takes "
+                           "two: KIND N[..M])",
+                           value);
       },
       "N[..M]");
   v.application_index(1);
@@ -39,7 +41,7 @@ CLI::Validator unit_span_value() {
 }  // namespace
 
 void add_scope_options(CLI::App& cmd, ScopeOptions& opts) {
-  auto* marker = cmd.add_option("--marker", opts.marker, "Units N (or N..M) of marker KIND, 0-based")
+  auto* marker = cmd.add_option("--marker", opts.marker, "Units N (or N..M) of marker KIND, 0-based; or the slowest, fastest, median or pXX unit by duration")
                      ->expected(2)
                      ->allow_extra_args(false)
                      ->check(unit_span_value())
@@ -154,7 +156,9 @@ bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, const C
   if (opts.marker.size() == 2) {
     req.kind = ScopeRequest::Kind::marker;
     req.marker_kind = opts.marker[0];
-    if (!parse_unit_span(opts.marker[1], &req.first_unit, &req.last_unit)) {
+    if (is_unit_pick(opts.marker[1])) {
+      req.pick = opts.marker[1];
+    } else if (!parse_unit_span(opts.marker[1], &req.first_unit, &req.last_unit)) {
       print_error(fmt::format("--marker: '{}' is not a unit number N or a span N..M", opts.marker[1]));
       return false;
     }
@@ -169,6 +173,9 @@ bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, const C
     return false;
   }
   if (req.kind == ScopeRequest::Kind::marker) note_unit_rule(req.marker_kind, scope->rule, common);
+  if (!scope->picked.empty() && !common.quiet)  // said, so that a script can reuse the unit
+    fmt::print(stderr, "jqtrace: --marker {} {} is unit {} ({} us)\n", req.marker_kind, scope->picked, scope->first_unit,
+               us_text(scope->range.length()));
   return true;
 }
 

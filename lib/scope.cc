@@ -1,7 +1,9 @@
 #include "scope.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <numeric>
 
 #include "flat_map.h"
 #include "numbers.h"
@@ -235,14 +237,9 @@ bool resolve_time(const Trace& trace, const ScopeRequest& request, Scope* scope,
   return true;
 }
 
-bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error) {
-  if (!check_marker_kind(trace, request.marker_kind, error)) return false;
-  Markers markers = markers_of(trace, request.marker_kind);  // one pass: the rule and the units
-  Range whole = whole_trace(trace);
-  scope->rule = unit_rule(markers, whole, request.unit_at);
-  scope->marker_kind = request.marker_kind;
-  std::vector<Unit> units = cut_units(markers, whole, scope->rule.at);
-  int64_t n = static_cast<int64_t>(units.size());
+/// The scope of units first..last of a kind cut into units.
+bool cut_scope(const ScopeRequest& request, const std::vector<Unit>& units, int64_t n, Scope* scope,
+               std::string* error) {
   if (request.first_unit < 0 || request.last_unit >= n) {
     *error = "'" + request.marker_kind + "' has " + std::to_string(n) + " units" +
              (n ? " (0.." + std::to_string(n - 1) + ")" : "") + "; unit " +
@@ -251,10 +248,32 @@ bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope
   }
   scope->range = {units[static_cast<std::size_t>(request.first_unit)].range.lo,
                   units[static_cast<std::size_t>(request.last_unit)].range.hi};
+  scope->first_unit = request.first_unit;
+  scope->last_unit = request.last_unit;
   std::string span = std::to_string(request.first_unit);
   if (request.last_unit != request.first_unit) span += ".." + std::to_string(request.last_unit);
   scope->label = "--marker " + request.marker_kind + " " + span + " --unit-at " + unit_at_name(scope->rule.at);
   return true;
+}
+
+bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error) {
+  if (!check_marker_kind(trace, request.marker_kind, error)) return false;
+  Markers markers = markers_of(trace, request.marker_kind);  // one pass: the rule and the units
+  Range whole = whole_trace(trace);
+  scope->rule = unit_rule(markers, whole, request.unit_at);
+  scope->marker_kind = request.marker_kind;
+  std::vector<Unit> units = cut_units(markers, whole, scope->rule.at);
+  int64_t n = static_cast<int64_t>(units.size());
+  ScopeRequest picked = request;
+  if (!request.pick.empty()) {
+    if (units.empty()) {
+      *error = "'" + request.marker_kind + "' has no units to pick the " + request.pick + " of";
+      return false;
+    }
+    picked.first_unit = picked.last_unit = static_cast<int64_t>(pick_unit(units, request.pick));
+    scope->picked = request.pick;
+  }
+  return cut_scope(picked, units, n, scope, error);
 }
 
 }  // namespace
@@ -273,6 +292,36 @@ bool resolve_scope(const Trace& trace, const ScopeRequest& request, Scope* scope
   }
   return false;
 }
+bool is_unit_pick(std::string_view text) {
+  if (text == "slowest" || text == "fastest" || text == "median") return true;
+  if (text.size() < 2 || text.size() > 4 || text[0] != 'p') return false;
+  int64_t q = 0;
+  std::string_view digits = text.substr(1);
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+         parse_integer(digits, &q) == NumberStatus::ok && q <= 100;
+}
+
+std::size_t pick_unit(const std::vector<Unit>& units, std::string_view pick) {
+  std::vector<std::size_t> by_duration(units.size());
+  std::iota(by_duration.begin(), by_duration.end(), std::size_t{0});
+  std::stable_sort(by_duration.begin(), by_duration.end(), [&](std::size_t a, std::size_t b) {
+    return units[a].range.length() < units[b].range.length();
+  });
+  double q = pick == "slowest" ? 100 : pick == "fastest" ? 0 : pick == "median" ? 50 : 0;
+  if (pick.size() > 1 && pick[0] == 'p') {
+    int64_t percent = 0;
+    parse_integer(pick.substr(1), &percent);
+    q = static_cast<double>(percent);
+  }
+  auto rank = static_cast<std::size_t>(std::llround(q / 100.0 * static_cast<double>(units.size() - 1)));
+  if (pick == "slowest") {  // the slowest: the last of the longest, so that ties pick the earliest unit
+    std::size_t longest = by_duration.back();
+    for (std::size_t i : by_duration)
+      if (units[i].range.length() == units[longest].range.length()) return i;
+  }
+  return by_duration[std::min(rank, units.size() - 1)];
+}
+
 bool parse_unit_span(std::string_view text, int64_t* first, int64_t* last) {
   auto dots = text.find("..");
   std::string_view a = text.substr(0, dots);

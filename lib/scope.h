@@ -81,6 +81,9 @@ struct ScopeRequest {
   std::string marker_kind;        ///< kind == marker
   int64_t first_unit = 0;         ///< kind == marker: N
   int64_t last_unit = 0;          ///< kind == marker: M of N..M (N when one unit)
+  /// kind == marker: a unit chosen by its duration instead of N ("slowest", "fastest",
+  /// "median", "p90": see pick_unit); empty: N..M.
+  std::string pick;
   int64_t lo_ns = 0, hi_ns = 0;   ///< kind == time
   bool milliseconds = false;      ///< kind == time: given with --ms (messages say ms)
 };
@@ -151,6 +154,8 @@ struct Scope {
   Range range;
   UnitRule rule;           ///< marker scopes: the rule their units were cut by
   std::string marker_kind;  ///< marker scopes: the kind
+  int64_t first_unit = 0, last_unit = 0;  ///< marker scopes: the units (N..M)
+  std::string picked;       ///< marker scopes chosen by duration: the pick ("slowest"); the label has the unit
   /// How the scope reads on a command line, comparable between runs: "whole trace",
   /// "--marker token 2..6 --unit-at end", "--us 1000 2000" (a window's: its recorded one).
   std::string label;
@@ -163,5 +168,14 @@ bool resolve_scope(const Trace& trace, const ScopeRequest& request, Scope* scope
 
 /// Parses "N" or "N..M" (whole numbers, N <= M).
 bool parse_unit_span(std::string_view text, int64_t* first, int64_t* last);
+
+/// True for the words that choose a unit by its duration: slowest, fastest, median, and
+/// pXX (XX 0..100).
+bool is_unit_pick(std::string_view text);
+/// The unit a pick names, so that nobody hunts for a representative unit by hand: the
+/// units sorted by duration (ties: the earlier unit first), slowest the last, fastest the
+/// first, pXX the one at rank round(XX/100 * (n-1)) (nearest by rank), median p50. units
+/// must not be empty.
+std::size_t pick_unit(const std::vector<Unit>& units, std::string_view pick);
 
 }  // namespace jqtrace

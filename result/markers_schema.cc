@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include <fmt/core.h>
 
@@ -98,6 +99,24 @@ void UnitsTable::add(const UnitRow& u) {
   }
   table_.rows.push_back(std::move(row));
   table_.tail.push_back(std::move(shares));
+}
+
+void UnitsTable::sort_slowest_first() {
+  constexpr std::size_t kDurColumn = 4;  // index, arg, start_us, end_us, dur_us
+  auto dur = [&](std::size_t r) { return std::get<int64_t>(table_.rows[r][kDurColumn]); };
+  std::vector<uint32_t> order(table_.rows.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return dur(a) > dur(b); });
+  std::vector<Row> rows;
+  std::vector<std::vector<std::pair<std::size_t, Value>>> tail;
+  rows.reserve(order.size());
+  tail.reserve(order.size());
+  for (uint32_t r : order) {
+    rows.push_back(std::move(table_.rows[r]));
+    tail.push_back(std::move(table_.tail[r]));
+  }
+  table_.rows = std::move(rows);
+  table_.tail = std::move(tail);
 }
 
 Table UnitsTable::finish() && {

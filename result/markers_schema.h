@@ -37,6 +37,9 @@ class UnitsTable {
   /// share_order: MarkersContext::categories.
   explicit UnitsTable(std::vector<std::string> share_order);
   void add(const UnitRow& u);
+  /// The rows by duration, the longest first (ties: the earlier unit first): the unit that
+  /// `--marker KIND slowest` cuts is the first row.
+  void sort_slowest_first();
   /// The table: one share column per group some unit has, in share_order, then by name.
   Table finish() &&;
 

@@ -302,3 +302,41 @@ TEST_CASE("overlap and clipping follow SPEC section 2") {
   CHECK(r.clipped(0, 10) == 0);
   CHECK(r.clipped(12, 14) == 2);
 }
+
+TEST_CASE("a unit picked by its duration: slowest, fastest, median and pXX, nearest by rank, ties the earlier") {
+  auto unit = [](int64_t lo, int64_t hi) {
+    Unit u;
+    u.range = {lo, hi};
+    return u;
+  };
+  // Durations 30, 10, 50, 10, 50, 20: sorted 10(1) 10(3) 20(5) 30(0) 50(2) 50(4).
+  std::vector<Unit> units = {unit(0, 30), unit(30, 40), unit(40, 90), unit(90, 100), unit(100, 150), unit(150, 170)};
+  CHECK(pick_unit(units, "slowest") == 2);  // the earlier of the two longest
+  CHECK(pick_unit(units, "fastest") == 1);
+  CHECK(pick_unit(units, "median") == 0);   // rank round(0.5 * 5) = 3 (2.5 rounds away from 0)
+  CHECK(pick_unit(units, "p0") == 1);
+  CHECK(pick_unit(units, "p40") == 5);      // rank 2
+  CHECK(pick_unit(units, "p90") == 4);      // rank round(4.5) = 5
+  CHECK(pick_unit({unit(0, 7)}, "p90") == 0);
+  CHECK(is_unit_pick("slowest"));
+  CHECK(is_unit_pick("p99"));
+  CHECK(is_unit_pick("p100"));
+  CHECK_FALSE(is_unit_pick("p101"));
+  CHECK_FALSE(is_unit_pick("p"));
+  CHECK_FALSE(is_unit_pick("3"));
+  CHECK_FALSE(is_unit_pick("slow"));
+}
+
+TEST_CASE("--marker KIND slowest resolves to the unit's index, in the scope's label") {
+  Trace t;
+  load_string(marker_trace(0, 1100, {100, 200, 600, 1000}), &t);  // starters: units 100, 400, 400, 100
+  ScopeRequest r = marker("m", 0, 0);
+  r.pick = "slowest";
+  Scope s;
+  std::string err;
+  REQUIRE(resolve_scope(t, r, &s, &err));
+  CHECK(s.first_unit == 1);
+  CHECK(s.label == "--marker m 1 --unit-at start");
+  CHECK(s.picked == "slowest");
+  CHECK((s.range.lo == 200000 && s.range.hi == 600000));
+}
