@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake g++ make pkg-config libcli11-dev rapidjson-dev libfmt-dev doctest-dev zlib1g-dev libisal-dev libzstd-dev
-          groff-base gzip zstd time)
+          groff-base gzip zstd time ccache)
 
 install_missing() {
   local missing=()
@@ -29,15 +29,21 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# Compiles are cached (ccache, keyed on paths relative to this folder): a CI run in a fresh
+# clone on a machine that built the same sources before compiles only what changed.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+launcher=()
+command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+
 configure_and_build() {  # $1 = build dir, rest = cmake options
   local dir=$1; shift
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >/dev/null
   cmake --build "$dir" -j "$(nproc)"
 }
 
 run_fuzzers() {  # $1 = seconds per target
   local seconds=$1 dir=build-fuzz
-  CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DJQTRACE_FUZZ=ON -DJQTRACE_TESTS=OFF > /dev/null
+  CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" -DJQTRACE_FUZZ=ON -DJQTRACE_TESTS=OFF > /dev/null
   cmake --build "$dir" -j "$(nproc)" --target fuzz_trace fuzz_parallel fuzz_text
   local work status=0
   work=$(mktemp -d)
@@ -62,10 +68,11 @@ run_fuzzers() {  # $1 = seconds per target
 }
 
 build_deb() {  # prints the package's path last
-  configure_and_build build-deb -DJQTRACE_TESTS=OFF >&2
-  (cd build-deb && cpack -G DEB > /dev/null)
+  # The Release build of demo (and of CI's test step): the package reuses it, not a third build.
+  configure_and_build build -DJQTRACE_TESTS=OFF >&2
+  (cd build && cpack -G DEB > /dev/null)
   local deb
-  deb=$(ls "$PWD"/build-deb/jqtrace_*_*.deb | tail -n 1)
+  deb=$(ls "$PWD"/build/jqtrace_*_*.deb | tail -n 1)
   echo "$deb"
 }
 
@@ -116,7 +123,9 @@ case "${1:-}" in
     # and a plain Release build beside it for what valgrind counts (work_scaling.sh).
     if [ "${CI:-}" = "true" ]; then
       extra+=(-DJQTRACE_SANITIZE=ON)
-      configure_and_build build -DJQTRACE_TESTS=OFF -DJQTRACE_WERROR=ON
+      # Configured as demo and deb configure it (the sanitizer build has -Werror), so that
+      # install-check packages this build instead of compiling a third one.
+      configure_and_build build -DJQTRACE_TESTS=OFF
     fi
     configure_and_build build-test -DJQTRACE_WERROR=ON "${extra[@]}"
     ctest --test-dir build-test --output-on-failure -j "$(nproc)"
