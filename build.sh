@@ -43,7 +43,8 @@ configure_and_build() {  # $1 = build dir, rest = cmake options
 
 run_fuzzers() {  # $1 = seconds per target
   local seconds=$1 dir=build-fuzz
-  CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" -DJQTRACE_FUZZ=ON -DJQTRACE_TESTS=OFF > /dev/null
+  CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" -DJQTRACE_FUZZ=ON -DJQTRACE_TESTS=OFF \
+    > /dev/null
   cmake --build "$dir" -j "$(nproc)" --target fuzz_trace fuzz_parallel fuzz_text
   local work status=0
   work=$(mktemp -d)

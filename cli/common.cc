@@ -71,7 +71,8 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Fo
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->option_text("auto|always|never");
   cmd.add_flag("-q,--quiet", opts.quiet, "No progress bar and no warnings");
-  bool delimited = std::any_of(formats.begin(), formats.end(), [](Format f) { return f == Format::csv || f == Format::tsv; });
+  bool delimited =
+      std::any_of(formats.begin(), formats.end(), [](Format f) { return f == Format::csv || f == Format::tsv; });
   if (delimited)
     cmd.add_flag("--csv-raw", opts.csv_raw,
                  "CSV and TSV: write names as they are, even those a spreadsheet would run as a formula "

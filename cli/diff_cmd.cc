@@ -84,26 +84,37 @@ MetricSet change_metrics(const std::vector<ChangeRow>& rows) {
   m.declare("faster", "marker kind or group");
   auto describe_row = [](const ChangeRow& r) {
     double base = r.test.median_a;
+    const char* verdict = r.significant ? "" : " (not significant)";
     if (!r.test.tested) return fmt::format("{}/{}: too few units ({} and {})", r.kind, r.group, r.test.n_a, r.test.n_b);
+    if (base <= 0)  // no percentage of a median of 0: the shift in us
+      return fmt::format("{}/{}: shift {:+.3f} us [{:+.3f}, {:+.3f}], p_adj {:.2g}{}", r.kind, r.group,
+                         r.test.shift / 1000, r.test.ci_lo / 1000, r.test.ci_hi / 1000, r.p_adj, verdict);
     return fmt::format("{}/{}: shift {:+.1f}% [{:+.1f}%, {:+.1f}%], p_adj {:.2g}{}", r.kind, r.group,
-                       base ? 100 * r.test.shift / base : 0.0, base ? 100 * r.test.ci_lo / base : 0.0,
-                       base ? 100 * r.test.ci_hi / base : 0.0, r.p_adj, r.significant ? "" : " (not significant)");
+                       100 * r.test.shift / base, 100 * r.test.ci_lo / base, 100 * r.test.ci_hi / base, r.p_adj,
+                       verdict);
   };
   // Each name's row: "GROUP, KIND" and a kind name their own; a bare group, its row in the
-  // kind with the most units (the most telling sample).
+  // kind with the most units (the most telling sample), a kind whose units are placed
+  // before one that is ambiguous.
+  auto better = [](const ChangeRow& r, const ChangeRow* than) {
+    if (!than) return true;
+    if (r.ambiguous != than->ambiguous) return !r.ambiguous;
+    return r.test.n_a + r.test.n_b > than->test.n_a + than->test.n_b;
+  };
   std::map<std::string, const ChangeRow*> row_of;
   for (const ChangeRow& r : rows) {
     row_of[r.group + ", " + r.kind] = &r;
-    if (r.group == kUnitRow) row_of[r.kind] = &r;
-    const ChangeRow*& best = row_of[r.group];
-    if (r.group != kUnitRow && (!best || r.test.n_a + r.test.n_b > best->test.n_a + best->test.n_b)) best = &r;
+    if (r.group == kUnitRow) {
+      row_of[r.kind] = &r;
+    } else if (const ChangeRow*& best = row_of[r.group]; better(r, best)) {
+      best = &r;
+    }
   }
   for (const auto& [name, row] : row_of) {
-    if (!row) continue;
     const ChangeRow& r = *row;
     if (r.ambiguous) {
-      for (const char* metric : {"slower", "faster"})
-        m.withhold(metric, name, "where '" + r.kind + "' markers stand in their units is ambiguous on a side; give --unit-at start or end");
+      std::string why = "where '" + r.kind + "' markers stand in their units is ambiguous on a side; give --unit-at";
+      for (const char* metric : {"slower", "faster"}) m.withhold(metric, name, why);
       continue;
     }
     double base = r.test.median_a;
@@ -152,20 +163,26 @@ int run_diff(const DiffCommandOptions& o) {
 
 void setup_diff(CLI::App& app) {
   auto opts = std::make_shared<DiffCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("diff", "Two traces (or pooled runs) side by side, and which per-unit changes are real");
+  CLI::App* cmd =
+      app.add_subcommand("diff", "Two traces (or pooled runs) side by side, and which per-unit changes are real");
   add_common_options(*cmd, opts->common, result::kDocumentFormats);
   add_scope_options(*cmd, opts->scope);
   add_grouping_option(*cmd, opts->by);
   add_quantiles_option(*cmd, opts->quantiles, QuantileMethod::inclusive);
   cmd->add_option("--vs", opts->vs, "Side B's runs: the traces before --vs are side A's (each side's units are pooled)")
       ->option_text("B...");
-  cmd->add_option("--alpha", opts->alpha, "A change is significant when its Holm-adjusted p is below this (default 0.05)")
+  cmd->add_option("--alpha", opts->alpha,
+                  "A change is significant when its Holm-adjusted p is below this (default 0.05)")
       ->check(CLI::Range(1e-12, 0.5))
       ->option_text("P");
   add_gate_options(*cmd, opts->gates);
   cmd->add_option("A B", opts->files, "The reference trace A and the trace B (or side A's runs, with --vs)")->required();
-  cmd->footer("Examples:\n  jqtrace diff main.trace.json branch.trace.json\n  jqtrace diff a1.json a2.json a3.json --vs b1.json b2.json b3.json\n"
-              "  jqtrace diff -q --fail-if 'slower(ffn chain) > 3' main.json branch.json\n  jqtrace diff --marker token 3 --by name a.json b.json");
+  cmd->footer(
+      "Examples:\n"
+      "  jqtrace diff main.trace.json branch.trace.json\n"
+      "  jqtrace diff a1.json a2.json a3.json --vs b1.json b2.json b3.json\n"
+      "  jqtrace diff -q --fail-if 'slower(ffn chain) > 3' main.json branch.json\n"
+      "  jqtrace diff --marker token 3 --by name a.json b.json");
   cmd->callback([opts]() { throw CommandDone{run_diff(*opts)}; });
 }
 
