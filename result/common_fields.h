@@ -37,7 +37,7 @@ void add_stopped_lanes(Document& doc, const TraceFacts& facts, const std::string
 std::string trace_facts_text(const TraceFacts& facts);
 /// The footnote of a table with guessed names.
 inline constexpr const char* kGuessedNote =
-    "* guessed: the trace names no category for these chains; named by stage count as the old viewer did";
+    "* guessed: named by stage count, as the old viewer did (the trace names none)";
 /// "name*" for a guessed category (the tables' footnote explains the mark).
 std::string marked_name(const std::string& name, bool guessed);
 

@@ -109,8 +109,8 @@ std::string change_text(const ChangeRow& r) {
 }
 
 Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
-  Table t("changes", fmt::format("changes per unit (Mann-Whitney, Holm-adjusted p < {:g}; ~: not significant; "
-                                 "[95% interval] of the Hodges-Lehmann shift, % of A's median)",
+  // Short enough for an 80-column terminal; the method is in jqtrace-diff(1).
+  Table t("changes", fmt::format("changes per unit (~: not significant at {:g}; % of A's median [95% interval])",
                                  alpha));
   t.add_column(Column("kind", Kind::text));
   t.add_column(Column("group", Kind::text));
@@ -150,8 +150,7 @@ Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d,
   // Names from a profile against names guessed or taken from the legacy table: a share
   // "moving" between them may only be a name that differs (SPEC §1.4).
   if (a.facts.attribution != b.facts.attribution)
-    doc.heading += fmt::format("\nthe two traces name their categories differently (A: {}, B: {}): a group's change may "
-                               "be a change of name",
+    doc.heading += fmt::format("\ncategories: A named by {}, B by {}; a move may be a rename",
                                attribution_name(a.facts.attribution), attribution_name(b.facts.attribution));
   doc.add(Field("same_attribution", Kind::flag, a.facts.attribution == b.facts.attribution));
   doc.add(Field("by", Kind::text, std::string(group_by_name(a.stats->by))));

@@ -60,7 +60,7 @@ expect_in "$json" '"guessed": true' "no tags: JSON"
 expect_in "$("$jqtrace" stats -q --format md "$tmp/untagged.json")" "attribution: stage count" "no tags: Markdown"
 expect_in "$("$jqtrace" gaps -q --by category "$tmp/untagged.json")" "attribution: stage count" "no tags: gaps"
 diff_out=$("$jqtrace" diff -q "$tmp/profiled.json" "$tmp/untagged.json")
-expect_in "$diff_out" "name their categories differently (A: profile, B: stage count)" "diff of profile and guess"
+expect_in "$diff_out" "categories: A named by profile, B by stage count; a move may be a rename" "diff of profile and guess"
 expect_in "$diff_out" "classifier*" "diff: a name guessed on one side is marked"
 "$gen" --tokens 6 --layers 4 --workers 2 --seed 3 --legacy -o "$tmp/legacy.json"
 expect_in "$("$jqtrace" stats -q "$tmp/legacy.json")" "attribution: legacy tags" "legacy tags"
