@@ -7,20 +7,6 @@
 namespace jqtrace {
 namespace {
 
-KindSamples& samples_of(std::vector<KindSamples>* pooled, const std::string& kind) {
-  for (KindSamples& k : *pooled)
-    if (k.kind == kind) return k;
-  pooled->push_back({});
-  pooled->back().kind = kind;
-  return pooled->back();
-}
-
-const KindSamples* find_kind(const std::vector<KindSamples>& side, const std::string& kind) {
-  for (const KindSamples& k : side)
-    if (k.kind == kind) return &k;
-  return nullptr;
-}
-
 /// A group's per-unit busy time on a side: its vector, or every unit at 0.
 std::vector<int64_t> busy_of(const KindSamples& k, const std::string& group) {
   auto it = k.busy_ns.find(group);
@@ -37,31 +23,50 @@ int64_t total(const std::vector<int64_t>& v) {
 
 void add_unit_samples(const Trace& trace, const SpanIndex& index, UnitAtRequest unit_at, unsigned threads,
                       std::vector<KindSamples>* pooled) {
+  // One pass sorts the instants by kind, and the pooled kinds are found by name: a trace
+  // can have a kind an instant, and a pass (or a search of the pooled kinds) a kind would
+  // make that quadratic.
+  std::map<std::string, std::size_t> pooled_at;
+  for (std::size_t i = 0; i < pooled->size(); ++i) pooled_at.emplace((*pooled)[i].kind, i);
+  Range whole = whole_trace(trace);
   std::vector<std::string> kinds = marker_kinds(trace);
-  for (const std::string& kind : kinds) {
-    UnitRule rule = unit_rule(trace, kind, unit_at);
-    KindSamples& k = samples_of(pooled, kind);
+  for_each_kind_markers(trace, kinds, [&](std::size_t kind_index, const Markers& markers) {
+    if (markers.ts.empty()) return;  // a registered kind with no marker here
+    const std::string& kind = kinds[kind_index];
+    auto [at, added] = pooled_at.try_emplace(kind, pooled->size());
+    if (added) pooled->push_back({kind, false, {}, {}});
+    KindSamples& k = (*pooled)[at->second];
+    UnitRule rule = unit_rule(markers, whole, unit_at);
     k.ambiguous = k.ambiguous || rule.ambiguous;
-    std::size_t first = k.dur_ns.size();
-    for_each_unit_row(trace, index, kind, rule.at, threads, [&](const UnitRow& row) {
-      std::size_t unit = k.dur_ns.size();
-      k.dur_ns.push_back(row.unit.range.length());
-      for (const GroupStats& g : row.stats.groups) {
-        if (g.busy_ns == 0) continue;
-        std::vector<int64_t>& busy = k.busy_ns[g.name];
-        busy.resize(unit + 1, 0);  // 0 in the units (of every run) that had none of it
-        busy[unit] = g.busy_ns;
+    // A block of units at a time, as for_each_unit_row measures them: a unit's stats are
+    // ~300 bytes a category, and a kind can have tens of thousands of units.
+    std::vector<Unit> units = cut_units(markers, whole, rule.at);
+    constexpr std::size_t kBlock = 1024;
+    for (std::size_t from = 0; from < units.size(); from += kBlock) {
+      auto first = units.begin() + static_cast<std::ptrdiff_t>(from);
+      std::vector<Unit> block(first, first + static_cast<std::ptrdiff_t>(std::min(kBlock, units.size() - from)));
+      for (const UnitRow& row : unit_rows_of(trace, index, std::move(block), threads)) {
+        std::size_t unit = k.dur_ns.size();
+        k.dur_ns.push_back(row.unit.range.length());
+        for (const GroupStats& g : row.stats.groups) {
+          if (g.busy_ns == 0) continue;
+          std::vector<int64_t>& busy = k.busy_ns[g.name];
+          busy.resize(unit + 1, 0);  // 0 in the units (of every run) that had none of it
+          busy[unit] = g.busy_ns;
+        }
       }
-    });
+    }
     for (auto& [group, busy] : k.busy_ns) busy.resize(k.dur_ns.size(), 0);
-    if (k.dur_ns.size() == first && k.busy_ns.empty() && first == 0) pooled->pop_back();  // a kind with no units here
-  }
+  });
 }
 
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha) {
   std::vector<ChangeRow> rows;
+  std::map<std::string, const KindSamples*> b_kinds;  // by name: one lookup a kind of A
+  for (const KindSamples& k : b) b_kinds.emplace(k.kind, &k);
   for (const KindSamples& ka : a) {
-    const KindSamples* kb = find_kind(b, ka.kind);
+    auto found = b_kinds.find(ka.kind);
+    const KindSamples* kb = found == b_kinds.end() ? nullptr : found->second;
     if (!kb || ka.dur_ns.empty() || kb->dur_ns.empty()) continue;
     bool ambiguous = ka.ambiguous || kb->ambiguous;
     rows.push_back({ka.kind, kUnitRow, compare_samples(ka.dur_ns, kb->dur_ns), 1, false, ambiguous});
