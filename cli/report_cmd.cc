@@ -51,7 +51,16 @@ struct Analysis {
   RangeStats stats;
   std::vector<KindSummary> kinds;
   std::vector<TimelineGroup> groups;  ///< the stats groups with their colours, for charts
+  /// Each group's colour in every chart: shared colours shaded apart (shade_shared_colors).
+  std::unordered_map<std::string, std::string> color_of;
   unsigned threads = 1;               ///< -j
+
+  /// A group's colour in the charts: as the picture draws it, else its own (a jobque
+  /// category's), else the palette's for its name.
+  std::string color(const GroupStats& g) const {
+    if (auto it = color_of.find(g.name); it != color_of.end()) return it->second;
+    return g.color.empty() ? palette_color(g.name) : g.color;
+  }
 };
 
 using result::ReportSection;
@@ -69,10 +78,6 @@ struct ChartGroups {
     return it != index_of.end() && drawn.folded(it->second);
   }
 };
-
-/// A group's colour in every chart: its own (a jobque category's), else the palette's for
-/// its name.
-std::string chart_color(const GroupStats& g) { return g.color.empty() ? palette_color(g.name) : g.color; }
 
 /// A unit's groups with the folded ones summed into one grey "N others" group, so its bar
 /// and its table row have at most kMaxDrawnGroups + 1 parts (a unit of a trace with 5,000
@@ -114,12 +119,12 @@ std::vector<GroupStats> category_groups(const std::vector<CategoryBusy>& busy, c
 
 /// A unit's bar (its groups folded): its duration split by the shares of its groups, and a
 /// tooltip listing each.
-result::UnitBar unit_bar(const std::string& kind, const Unit& unit, const std::vector<GroupStats>& groups) {
+result::UnitBar unit_bar(const Analysis& a, const std::string& kind, const Unit& unit, const std::vector<GroupStats>& groups) {
   result::UnitBar bar{unit.index, unit.range.length(), {}, {}};
   bar.tip = fmt::format("{} {}: {} us", kind, unit.index, us_fixed(unit.range.length()));
   for (const GroupStats& g : groups) {
     if (g.share_pct <= 0) continue;
-    bar.parts.push_back({chart_color(g), g.share_pct});
+    bar.parts.push_back({a.color(g), g.share_pct});
     bar.tip += "\n" + g.name + " " + result::fixed(g.share_pct, 1) + "%";
   }
   return bar;
@@ -160,7 +165,13 @@ ReportSection summary_section(Analysis& a, const std::vector<GateResult>* gates)
   }
   std::string listed = cut ? categories + " and " + lanes + " (jqtrace stats lists all)" : "every category and lane";
   result::Document doc = result::stats_document(a.stats, c);
-  std::string body = result::share_bar_svg(a.groups, 1200) + result::render_html_fragment(doc);
+  for (auto& item : doc.items)  // the categories' rows: a swatch of each one's colour in the charts
+    if (auto* t = std::get_if<result::Table>(&item); t && !t->nested && t->row_count() == a.stats.groups.size()) {
+      t->colors.clear();
+      for (const GroupStats& g : a.stats.groups) t->colors.push_back(a.color(g));
+    }
+  std::string body = result::share_bar_svg(a.groups, 1200) + result::swatch_legend_html(a.groups) +
+                     result::render_html_fragment(doc);
   return {"summary", "Summary and category shares",
           doc.heading + ". The bar is each category's share of busy time; the tables give " + listed + ".", body};
 }
@@ -236,7 +247,7 @@ std::vector<result::UnitBar> kind_bars(const Analysis& a, const std::string& kin
   for (std::size_t u = 0; u < charted.size(); ++u) {
     std::vector<GroupStats> groups = busy ? category_groups((*busy)[u], *a.trace) : (*charted_rows)[u].stats.groups;
     fold_unit_groups(groups, charts);
-    bars.push_back(unit_bar(kind, charted[u], groups));
+    bars.push_back(unit_bar(a, kind, charted[u], groups));
   }
   return bars;
 }
@@ -278,6 +289,22 @@ std::string kinds_left_out(std::size_t listed, std::size_t charted, std::size_t 
   return note + fmt::format("the {} with the most markers are charted (jqtrace markers lists all).", charted);
 }
 
+/// A kind's slowest units listed by duration, the slowest first, each against the p50.
+constexpr std::size_t kListedSlowest = 10;
+std::string slowest_list(const KindSummary& k, const std::vector<UnitRow>& rows) {
+  std::vector<const Unit*> units;  // rows hold the slowest units (all of them when few)
+  for (const UnitRow& r : rows) units.push_back(&r.unit);
+  std::stable_sort(units.begin(), units.end(),
+                   [](const Unit* x, const Unit* y) { return x->range.length() > y->range.length(); });
+  if (units.size() > kListedSlowest) units.resize(kListedSlowest);
+  std::string out = "<p>Slowest units of '" + result::xml_escape(k.kind) + "', by duration:</p><ol class=\"slowest\">";
+  for (const Unit* u : units) {
+    std::string against = k.unit.p50 > 0 ? fmt::format(", {:.2f}× the p50", static_cast<double>(u->range.length()) / k.unit.p50) : "";
+    out += "<li>" + result::xml_escape(fmt::format("{} {}: {} us{}", k.kind, u->index, us_fixed(u->range.length()), against)) + "</li>";
+  }
+  return out + "</ol>\n";
+}
+
 /// For each marker kind: its units' durations stacked by category, and the units' table.
 ReportSection markers_section(const Analysis& a) {
   std::string body;
@@ -313,7 +340,8 @@ ReportSection markers_section(const Analysis& a) {
     std::vector<UnitRow> rows = table_rows(a, std::move(slowest_of_kind[kind]), unit_count, charted_rows);
     std::string what = unit_count > kMaxBars ? fmt::format(", the slowest of each {} in a bar", (unit_count + kMaxBars - 1) / kMaxBars) : "";
     body += "<h3>" + result::xml_escape(fmt::format("{}: {} units ({}){}", k.kind, unit_count, result::unit_rule_text(k.rule), what)) + "</h3>\n";
-    body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200);
+    body += result::unit_bars_svg(bars, k.unit.p50, k.unit.p90, 1200, k.kind);
+    body += slowest_list(k, rows);
     for (UnitRow& r : rows) fold_unit_groups(r.stats.groups, charts);
     if (unit_count > kMaxTableUnits)
       body += result::xml_escape(fmt::format("The {} slowest units (jqtrace markers --kind {} lists all {}):", kMaxTableUnits, k.kind, unit_count));
@@ -389,33 +417,51 @@ ReportSection validate_section(const ReportCommandOptions& o, const std::string&
           verdict + result::render_html_fragment(result::validate_document({f}, f.valid))};
 }
 
-/// The slowest and the median unit of the first marker kind with units, as timelines.
+/// The timelines section draws the slowest and the median unit of at most this many kinds,
+/// those with the most markers (each picture is up to ~2 MB).
+constexpr std::size_t kMaxTimelineKinds = 4;
+
+/// The slowest and the median unit of each marker kind (pick_unit's, as --marker KIND
+/// slowest and median cut them), as timelines, each picture with its own colours.
 ReportSection timelines_section(const Analysis& a) {
-  const KindSummary* kind = nullptr;
-  for (const KindSummary& k : a.kinds)
-    if (k.count >= 1 && !kind) kind = &k;
-  if (!kind) return {"timelines", "Timelines", "", "<p>No marker units: nothing to pick a slowest unit from.</p>\n"};
-  std::vector<Unit> units = units_of(*a.trace, kind->kind, kind->rule.at);
-  std::vector<std::size_t> order(units.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t x, std::size_t y) { return units[x].range.length() < units[y].range.length(); });
-  const SpanIndex& index = *a.index;
+  std::vector<uint64_t> counts;  // indices, not copies: a trace can have a kind an instant
+  counts.reserve(a.kinds.size());
+  for (const KindSummary& k : a.kinds) counts.push_back(k.count);
+  std::size_t with_units = a.kinds.size() - static_cast<std::size_t>(std::count(counts.begin(), counts.end(), 0));
+  if (with_units == 0)
+    return {"timelines", "Timelines", "", "<p>No marker units: nothing to pick a slowest unit from.</p>\n"};
+  std::vector<const KindSummary*> drawn;
+  for (std::size_t k : indices_of_largest(counts, kMaxTimelineKinds))
+    if (counts[k] > 0) drawn.push_back(&a.kinds[k]);
   result::SvgLayout layout;
   TimelineOptions options;
   options.by = a.stats.by == GroupBy::name ? GroupBy::name : a.trace->jobque ? GroupBy::category : GroupBy::cat;
   options.plot_width_px = layout.plot_width();
   options.threads = a.threads;
   std::string body;
-  for (auto [label, pick] : {std::pair<const char*, std::size_t>{"slowest", order.back()}, {"median", order[order.size() / 2]}}) {
-    const Unit& u = units[pick];
-    Timeline t = compute_timeline(*a.trace, index, u.range, options);
-    std::string title = fmt::format("{} {} {} ({} us)", label, kind->kind, u.index, us_fixed(u.range.length()));
-    layout.id = fmt::format("timeline-{}", label);  // each picture keeps its own colours in the page
-    body += "<h3>" + result::xml_escape(title) + "</h3>\n" + result::render_timeline_svg(t, title, layout);
+  if (drawn.size() < with_units)
+    body += "<p>" + result::xml_escape(fmt::format("The {} kinds of {} with the most markers.", drawn.size(), with_units)) + "</p>\n";
+  for (std::size_t k = 0; k < drawn.size(); ++k) {
+    const KindSummary& kind = *drawn[k];
+    std::vector<Unit> units = units_of(*a.trace, kind.kind, kind.rule.at);
+    if (units.empty()) continue;
+    body += "<h3>" + result::xml_escape(fmt::format("{} ({})", kind.kind, result::unit_rule_text(kind.rule))) + "</h3>\n";
+    std::size_t drawn_unit = SIZE_MAX;
+    for (const char* pick : {"slowest", "median"}) {
+      std::size_t u = pick_unit(units, pick);
+      if (u == drawn_unit) continue;  // one unit: both picks are it
+      drawn_unit = u;
+      const Unit& unit = units[u];
+      Timeline t = compute_timeline(*a.trace, *a.index, unit.range, options);
+      std::string title = fmt::format("{} {} {} ({} us; --marker {} {})", pick, kind.kind, unit.index,
+                                      us_fixed(unit.range.length()), kind.kind, pick);
+      layout.id = fmt::format("timeline-{}-{}", k, pick);  // each picture keeps its own colours in the page
+      body += result::render_timeline_svg(t, title, layout);
+    }
   }
   return {"timelines", "Timelines of the slowest and the median unit",
-          fmt::format("Units of '{}' ({}), drawn as jqtrace timeline draws them.", kind->kind, result::unit_rule_text(kind->rule)),
+          "For each marker kind, its slowest unit and its median one (by duration, as --marker KIND slowest and "
+          "median cut them), drawn as jqtrace timeline draws them.",
           body};
 }
 
@@ -462,7 +508,9 @@ int run_report(const ReportCommandOptions& o) {
   a.stats = compute_stats(trace, index, a.scope.range, stats);
   hand_back_freed();  // the stats' samples, made on both threads, before the markers' walks
   for (const GroupStats& g : a.stats.groups)
-    a.groups.push_back({g.name, chart_color(g), g.share_pct});
+    a.groups.push_back({g.name, a.color(g), g.share_pct});
+  shade_shared_colors(a.groups, trace, stats.by);
+  for (const TimelineGroup& g : a.groups) a.color_of.emplace(g.name, g.color);
   a.kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), stats.quantiles);
   warn_ambiguous_kinds(a.kinds, o.common);
   std::vector<GateResult> results;

@@ -18,7 +18,7 @@ struct TimelineCommandOptions {
   CommonOptions common;
   ScopeOptions scope;
   std::string by;  ///< empty: category for jobque traces, cat for generic ones
-  int width = 1600;
+  int width = 1400;
   std::string file;
 };
 
@@ -58,7 +58,7 @@ void setup_timeline(CLI::App& app) {
   cmd->add_option("--by", opts->by, "Colour by category (jobque default), cat (generic default) or name")
       ->check(CLI::IsMember({"category", "cat", "name"}))
       ->option_text("GROUPING");
-  cmd->add_option("--width", opts->width, "Width of the picture in pixels (default 1600)")
+  cmd->add_option("--width", opts->width, "Width of the picture in pixels (default 1400)")
       ->check(CLI::Range(400, 20000))
       ->option_text("PX");
   add_trace_argument(*cmd, opts->file);

@@ -1,9 +1,12 @@
 #include "timeline.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/core.h>
@@ -14,6 +17,11 @@
 
 namespace jqtrace {
 namespace {
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 /// Nesting deeper than this shares the last row (a million nested Bs must not make a
 /// picture a million rows high).
@@ -107,37 +115,112 @@ constexpr std::size_t kMarkerBytes = 120;
 /// And what a lane's label and row, a span's rectangle and tooltip, a run's piece of its path take.
 constexpr std::size_t kLaneBytes = 300, kSpanBytes = 220, kRunBytes = 30;
 
-/// Merges spans too narrow to draw into runs of pixels, per depth and group.
-class RunMerger {
+/// Sums up the spans too narrow to draw alone per pixel column (a bucket of `scale`
+/// pixels) and depth of one lane, and turns the columns into runs (see TimelineRun):
+/// spans of a depth come in order of start, so a column is final once a span starts past it.
+class ColumnOverview {
  public:
-  explicit RunMerger(std::vector<TimelineRun>& out) : out_(out) {}
-  void add(int x0, int x1, uint32_t group, uint32_t depth, bool waiting, int64_t covered) {
-    uint64_t key = uint64_t{group} << 32 | uint64_t{depth} << 1 | (waiting ? 1u : 0u);
-    auto [it, added] = slot_.try_emplace(key, open_.size());  // no node made when the key is there
-    if (added) {
-      open_.push_back(TimelineRun{x0, x1, group, depth, waiting, 1, covered});
-      return;
+  ColumnOverview(std::vector<TimelineRun>& out, int scale, int plot_width, Range range, double length_ns)
+      : out_(out), scale_(scale), plot_width_(plot_width), lo_(range.lo),
+        ns_per_px_(length_ns / plot_width), buckets_((plot_width + scale - 1) / scale) {}
+
+  /// A span over pixels [x0, x1), its time inside the range [ts, end).
+  void add(double x0, double x1, int64_t ts, int64_t end, uint32_t group, uint32_t depth, bool waiting) {
+    if (depth >= rows_.size()) rows_.resize(depth + 1);
+    Row& row = rows_[depth];
+    int b0 = bucket_of(x0), b1 = std::max(b0, bucket_of(x1));
+    std::size_t final_columns = 0;  // the pending columns before b0 are final
+    while (final_columns < row.pending.size() && row.pending[final_columns].bucket < b0) ++final_columns;
+    for (std::size_t c = 0; c < final_columns; ++c) emit(row, depth, row.pending[c]);
+    row.pending.erase(row.pending.begin(), row.pending.begin() + static_cast<std::ptrdiff_t>(final_columns));
+    // The pending columns now run from b0 up, one after another (a span covers adjacent ones).
+    int64_t t = ts;
+    for (int b = b0; b <= b1; ++b) {
+      int64_t until = b == b1 ? end : std::min(end, time_of_px((b + 1) * scale_));
+      Column& c = column(row, b0, b);
+      if (b == b0) {
+        ++c.spans;
+        if (c.spans == 1) c.first_group = group;
+      }
+      add_ns(waiting ? c.wait : c.work, group, until - t);
+      c.covered += until - t;
+      t = until;
     }
-    TimelineRun& r = open_[it->second];
-    if (x0 <= r.x1) {  // touches or overlaps the open run: extend it
-      r.x1 = std::max(r.x1, x1);
-      ++r.spans;
-      r.covered_ns += covered;
-      return;
-    }
-    out_.push_back(r);
-    r = TimelineRun{x0, x1, group, depth, waiting, 1, covered};
   }
+
   void flush() {
-    out_.insert(out_.end(), open_.begin(), open_.end());
-    open_.clear();
-    slot_.clear();
+    for (std::size_t d = 0; d < rows_.size(); ++d) {
+      for (Column& c : rows_[d].pending) emit(rows_[d], static_cast<uint32_t>(d), c);
+      if (rows_[d].open.x1 > rows_[d].open.x0) out_.push_back(rows_[d].open);
+    }
+    rows_.clear();
   }
 
  private:
+  struct Column {
+    int bucket = 0;
+    std::vector<int64_t> work, wait;  ///< ns by drawn group
+    uint64_t spans = 0;
+    int64_t covered = 0;
+    uint32_t first_group = 0;         ///< the group of a column of zero-length spans
+  };
+  struct Row {
+    std::vector<Column> pending;      ///< columns a later span may still add to, in order
+    TimelineRun open;                 ///< the run the next column may extend (empty: x1 == x0)
+  };
+
+  int bucket_of(double x) const { return std::clamp(static_cast<int>(std::floor(x / scale_)), 0, buckets_ - 1); }
+  int64_t time_of_px(int px) const { return lo_ + std::llround(px * ns_per_px_); }
+
+  static Column& column(Row& row, int first, int bucket) {
+    auto k = static_cast<std::size_t>(bucket - first);
+    while (row.pending.size() <= k) {
+      row.pending.emplace_back();
+      row.pending.back().bucket = first + static_cast<int>(row.pending.size()) - 1;
+    }
+    return row.pending[k];
+  }
+  static void add_ns(std::vector<int64_t>& by_group, uint32_t group, int64_t ns) {
+    if (by_group.size() <= group) by_group.resize(group + 1, 0);
+    by_group[group] += ns;
+  }
+  /// The group with the most time (ties: the lower index, the larger share) and the sum.
+  static std::pair<uint32_t, int64_t> dominant(const std::vector<int64_t>& by_group) {
+    uint32_t best = 0;
+    int64_t sum = 0;
+    for (std::size_t g = 0; g < by_group.size(); ++g) {
+      sum += by_group[g];
+      if (by_group[g] > by_group[best]) best = static_cast<uint32_t>(g);
+    }
+    return {best, sum};
+  }
+
+  void emit(Row& row, uint32_t depth, const Column& c) {
+    auto [group, ns] = dominant(c.work);
+    bool waiting = ns == 0 && dominant(c.wait).second > 0;
+    if (waiting) std::tie(group, ns) = dominant(c.wait);
+    if (ns == 0) group = c.first_group;  // zero-length spans only: still there, faintly
+    double busy = static_cast<double>(ns) / (ns_per_px_ * scale_);
+    int quarters = std::clamp(static_cast<int>(std::ceil(busy * 4 - 1e-9)), 1, 4);
+    int x0 = c.bucket * scale_, x1 = std::min(x0 + scale_, plot_width_);
+    TimelineRun& open = row.open;
+    bool extends = open.x1 == x0 && open.x1 > open.x0 && open.group == group && open.waiting == waiting &&
+                   open.busy_quarters == quarters;
+    if (!extends) {
+      if (open.x1 > open.x0) out_.push_back(open);
+      open = TimelineRun{x0, x0, group, depth, waiting, 0, 0, quarters};
+    }
+    open.x1 = x1;
+    open.spans += c.spans;
+    open.covered_ns += c.covered;
+  }
+
   std::vector<TimelineRun>& out_;
-  std::vector<TimelineRun> open_;  ///< one per (group, depth, waiting) seen on this lane
-  std::unordered_map<uint64_t, std::size_t> slot_;  ///< (group, depth, waiting) → its open run
+  int scale_, plot_width_;
+  int64_t lo_;
+  double ns_per_px_;
+  int buckets_;
+  std::vector<Row> rows_;  ///< by depth
 };
 
 class TimelineBuilder {
@@ -171,6 +254,7 @@ class TimelineBuilder {
     }
     out_.pixels_merged = scale_;
     out_.groups = group_of.drawn_groups();
+    shade_shared_colors(out_.groups, t_, o_.by);
     return std::move(out_);
   }
 
@@ -290,7 +374,7 @@ class TimelineBuilder {
     out = TimelineLane{};
     out.label = t_.lane_label(l);
     out.name = t_.thread_name(l);
-    RunMerger runs(out.runs);
+    ColumnOverview runs(out.runs, scale_, o_.plot_width_px, r_, length_);
     std::vector<int64_t> open_ends;  // ends of the spans enclosing the current one
     bool laid = for_each_candidate(l, [&](const SpanTable& s, std::size_t i) {
       int64_t ts = s.ts[i], end = s.end(i);
@@ -309,7 +393,7 @@ class TimelineBuilder {
   }
 
   void add_span(const SpanTable& s, std::size_t i, uint32_t depth, uint32_t own_group, const GroupOf& group_of,
-                TimelineLane& lane, RunMerger& runs) const {
+                TimelineLane& lane, ColumnOverview& runs) const {
     uint32_t group = group_of.drawn(own_group);
     int64_t ts = s.ts[i], end = s.end(i);
     int64_t name = s.name[i];
@@ -323,10 +407,7 @@ class TimelineBuilder {
                             s.chain[i], chained});
       return;
     }
-    int px0 = static_cast<int>(std::floor(x0 / scale_)) * scale_;  // buckets of scale_ pixels
-    int px1 = std::max(px0 + scale_, static_cast<int>(std::ceil(x1 / scale_)) * scale_);
-    runs.add(std::clamp(px0, 0, o_.plot_width_px - 1), std::clamp(px1, 1, o_.plot_width_px), group, depth, waiting,
-             r_.clipped(ts, end));
+    runs.add(x0, x1, std::max(ts, r_.lo), std::max(std::max(ts, r_.lo), std::min(end, r_.hi)), group, depth, waiting);
   }
 
   /// The instants of the max_marker_kinds kinds with the most markers (all, mostly) in the
@@ -341,15 +422,37 @@ class TimelineBuilder {
     std::vector<std::string> drawn_kinds;  // only theirs are gathered (a trace can have a kind an instant)
     for (std::size_t k : drawn) drawn_kinds.push_back(std::move(kinds[k]));
     std::vector<Markers> all = markers_of_kinds(t_, drawn_kinds);
+    std::vector<bool> as_lines;
+    for (std::size_t d = 0; d < drawn.size(); ++d) {
+      as_lines.push_back(median_gap_px(all[d]) >= kMarkerLineGapPx);
+      if (!as_lines.back()) out_.tick_kinds.push_back(drawn_kinds[d]);
+    }
     for (int spacing = 1;; spacing *= 2) {
       out_.markers.clear();
-      for (std::size_t d = 0; d < drawn.size(); ++d) add_markers_of(drawn_kinds[d], all[d], spacing);
+      for (std::size_t d = 0; d < drawn.size(); ++d) add_markers_of(drawn_kinds[d], all[d], spacing, as_lines[d]);
       out_.marker_spacing_px = spacing;
       if (out_.markers.size() * kMarkerBytes <= o_.max_svg_bytes / 2 || spacing >= o_.plot_width_px) break;
     }
   }
 
-  void add_markers_of(const std::string& kind, const Markers& m, int spacing) {
+  /// The median gap in pixels between a kind's markers in the range (the plot's width
+  /// when it has fewer than two there): how wide its units are drawn.
+  double median_gap_px(const Markers& m) const {
+    std::vector<double> gaps;
+    double last = NAN;
+    for (int64_t ts : m.ts) {
+      if (ts < r_.lo || ts > r_.hi) continue;
+      double x = x_of(ts);
+      if (!std::isnan(last)) gaps.push_back(x - last);
+      last = x;
+    }
+    if (gaps.empty()) return o_.plot_width_px;
+    auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
+    std::nth_element(gaps.begin(), mid, gaps.end());
+    return *mid;
+  }
+
+  void add_markers_of(const std::string& kind, const Markers& m, int spacing, bool line) {
     int last_px = INT_MIN;
     for (std::size_t i = 0; i < m.ts.size(); ++i) {
       int64_t ts = m.ts[i];
@@ -357,7 +460,7 @@ class TimelineBuilder {
       int px = static_cast<int>(x_of(ts));
       if (last_px != INT_MIN && std::abs(px - last_px) < spacing) continue;
       last_px = px;
-      out_.markers.push_back({kind, static_cast<int64_t>(i), ts});
+      out_.markers.push_back({kind, static_cast<int64_t>(i), ts, line});
     }
   }
 
@@ -407,6 +510,44 @@ DrawnGroups fold_groups(const std::vector<TimelineGroup>& groups, std::size_t ma
 
 Timeline compute_timeline(const Trace& trace, const SpanIndex& index, Range range, const TimelineOptions& options) {
   return TimelineBuilder(trace, index, range, options).build();
+}
+
+void shade_shared_colors(std::vector<TimelineGroup>& groups, const Trace& trace, GroupBy by) {
+  std::vector<std::string> order;  // the trace's order of the groups
+  if (by == GroupBy::category) {
+    for (const Category& c : trace.categories) order.push_back(c.name);
+  } else {
+    for (const TimelineGroup& g : groups) order.push_back(g.name);
+    std::sort(order.begin(), order.end());
+  }
+  std::unordered_map<std::string, std::string> color_of;
+  for (const TimelineGroup& g : groups) color_of.emplace(g.name, g.color);
+  std::unordered_map<std::string, int> seen;  // colour → groups of it met in order
+  std::unordered_map<std::string, int> rank;  // group → its shade
+  for (const std::string& name : order) {
+    auto it = color_of.find(name);
+    if (it == color_of.end() || it->second == kOthersColor || rank.count(name) != 0) continue;
+    rank[name] = seen[lowercase(it->second)]++;
+  }
+  for (TimelineGroup& g : groups)
+    if (auto it = rank.find(g.name); it != rank.end()) g.color = shade_of(g.color, it->second);
+}
+
+std::string shade_of(const std::string& color, int rank) {
+  if (rank <= 0 || color.size() != 7 || color[0] != '#') return color;
+  unsigned value = 0;
+  if (std::sscanf(color.c_str() + 1, "%6x", &value) != 1) return color;
+  // Rank 1 darker by 35%, rank 2 lighter by 48%, then 61% darker, 74% lighter...: far
+  // enough apart that two bars side by side read as two colours, still of one family.
+  double amount = std::min(0.9, 0.35 + 0.13 * (rank - 1));
+  bool lighter = rank % 2 == 0;
+  std::string out = "#";
+  for (int shift : {16, 8, 0}) {
+    double c = static_cast<double>((value >> shift) & 0xFF);
+    c = lighter ? c + (255 - c) * amount : c * (1 - amount);
+    out += fmt::format("{:02X}", static_cast<unsigned>(std::lround(c)));
+  }
+  return out;
 }
 
 std::string palette_color(std::string_view name) {

@@ -2,9 +2,11 @@
 // The timeline of a range: what a picture of it needs, as plain data (the SVG renderer in
 // result/ draws it). One row per lane in the trace's lane order, spans coloured by group
 // (category for jobque traces, cat or name for others), nested spans of generic traces on
-// rows of their own by depth. Spans narrower than a pixel are merged per lane, depth and
-// group into runs of pixels, so the picture stays small whatever the range: a lane has at
-// most as many merged runs as the plot has pixels.
+// rows of their own by depth. Where spans are narrower than a pixel, a lane's row shows an
+// overview per pixel column instead, as Perfetto's summary tracks do: the colour of the
+// group with the most time in the column, its intensity how busy the column is; adjacent
+// columns alike merge into runs, so the picture stays small whatever the range. Groups that
+// share a colour (the profile gives attn chain and attn std one) get shades of it.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -50,14 +52,18 @@ struct TimelineSpan {
   bool jobque = false;      ///< stage and chain mean something
 };
 
-/// Pixels [x0, x1) of a lane and depth covered by spans of one group too narrow to draw.
+/// Pixel columns [x0, x1) of a lane and depth where spans too narrow to draw alone are
+/// summed up: group is the drawn group with the most of their working time in each column
+/// (waiting counts only in columns without work: then waiting is set), busy_quarters how
+/// much of each column's time they cover, in quarters rounded up (1 to 4).
 struct TimelineRun {
   int x0 = 0, x1 = 0;
   uint32_t group = 0;
   uint32_t depth = 0;
   bool waiting = false;
-  uint64_t spans = 0;       ///< how many spans the run merges
-  int64_t covered_ns = 0;   ///< their time inside the run
+  uint64_t spans = 0;       ///< how many narrow spans start in these columns (of any group)
+  int64_t covered_ns = 0;   ///< their time inside the columns (of any group)
+  int busy_quarters = 4;
 };
 
 struct TimelineLane {
@@ -81,7 +87,12 @@ struct TimelineMarker {
   std::string kind;
   int64_t index = 0;        ///< the marker's number within its kind
   int64_t ts = 0;
+  /// A labelled line across the lanes when its kind's units are wide enough to label (the
+  /// median gap between its markers in the range at least kMarkerLineGapPx), else a tick
+  /// on the time axis.
+  bool line = true;
 };
+constexpr double kMarkerLineGapPx = 60;
 
 struct Timeline {
   Range range;
@@ -96,6 +107,7 @@ struct Timeline {
   uint64_t trace_kinds = 0;             ///< marker kinds of the trace
   uint64_t drawn_kinds = 0;             ///< of them, those whose markers are drawn
   int marker_spacing_px = 1;            ///< a kind's lines are at least this far apart
+  std::vector<std::string> tick_kinds;  ///< the drawn kinds whose markers are ticks, in order
 };
 
 /// A picture gives its own colour, legend entry and share-bar segment to at most this many
@@ -120,6 +132,15 @@ struct DrawnGroups {
 DrawnGroups fold_groups(const std::vector<TimelineGroup>& groups, std::size_t max_drawn = kMaxDrawnGroups);
 
 Timeline compute_timeline(const Trace& trace, const SpanIndex& index, Range range, const TimelineOptions& options);
+
+/// Gives groups that share a colour shades of it, so that a picture tells them apart: of
+/// the groups of one colour, the first in the trace's order (the profile's categories; by
+/// name for cat and name groups) keeps it, the next ones get shades (see shade_of), the
+/// same in every picture of the trace whatever the scope.
+void shade_shared_colors(std::vector<TimelineGroup>& groups, const Trace& trace, GroupBy by);
+/// The rank-th shade of "#RRGGBB" (rank 0: the colour itself): darker and lighter in turn,
+/// further each time, each far enough from the others to tell apart on screen.
+std::string shade_of(const std::string& color, int rank);
 
 /// A stable colour for a group without one (generic traces): the same name always gets
 /// the same one of a palette of distinct, legible colours.

@@ -19,9 +19,13 @@ th,td{padding:2px 10px;border-bottom:1px solid var(--rule);text-align:left;white
 th.num,td.num{text-align:right}div.wide{overflow-x:auto}tbody tr:nth-child(even){background:var(--stripe)}
 th{cursor:pointer;user-select:none}svg{max-width:100%;height:auto;display:block;margin:6px 0}
 svg.units .pline{stroke:var(--fg);stroke-dasharray:4 3}svg.units .axis{fill:var(--muted)}
+svg.units .grid{stroke:var(--rule);stroke-width:.6}svg.units .baseline{stroke:var(--muted)}
+.legend{display:flex;flex-wrap:wrap;gap:3px 16px;margin:2px 0 10px;font-size:13px}
+.sw{display:inline-block;width:11px;height:11px;margin-right:5px;vertical-align:-1px;border-radius:2px;print-color-adjust:exact}
+ol.slowest{column-width:290px;column-gap:24px;margin:2px 0 10px;padding-left:28px;font-variant-numeric:tabular-nums}
 ul.gates{list-style:none;padding:0}ul.gates li::before{content:"\2713  ";color:#2da44e}ul.gates li.tripped::before{content:"\2717  ";color:#cf222e}
 ul.warnings{border-left:4px solid #d29922;padding:6px 10px 6px 26px;background:var(--stripe)}
-.verdict-ok{color:#2da44e;font-weight:600}.verdict-bad{color:#cf222e;font-weight:600}
+td.none{color:var(--muted);font-style:italic}.verdict-ok{color:#2da44e;font-weight:600}.verdict-bad{color:#cf222e;font-weight:600}
 )";
 
 // Sorting only: click a header to sort its table by that column (numbers by value).

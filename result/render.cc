@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <map>
 
+#include <utility>
+
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -762,14 +764,19 @@ std::string html_table(const Document& doc, const Table& t) {
   for (std::size_t r = 0; r < t.row_count(); ++r) {
     const Row& row = t.row(r, scratch);
     out += "<tr>";
+    // A row with a colour (a category's) shows it as a swatch before its first cell.
+    std::string swatch = r < t.colors.size() && !t.colors[r].empty()
+                             ? "<span class=\"sw\" style=\"background:" + xml_escape(t.colors[r]) + "\"></span>"
+                             : "";
     for (const Leaf& l : leaves) {
       const Column& c = t.columns[l.column];
       std::string key = sort_key(row[l.column], l.part);
-      out += fmt::format("<td{}{}>{}</td>", left_aligned(c, l) ? "" : " class=\"num\"", key.empty() ? "" : " data-v=\"" + key + "\"",
-                         xml_escape(cell_text(row[l.column], c, l.part, Style::people)));
+      out += fmt::format("<td{}{}>{}{}</td>", left_aligned(c, l) ? "" : " class=\"num\"", key.empty() ? "" : " data-v=\"" + key + "\"",
+                         std::exchange(swatch, std::string()), xml_escape(cell_text(row[l.column], c, l.part, Style::people)));
     }
     out += "</tr>\n";
   }
+  if (t.row_count() == 0) out += fmt::format("<tr><td colspan=\"{}\" class=\"none\">none</td></tr>\n", leaves.size());
   out += "</tbody></table></div>\n";
   if (!t.note.empty()) out += "<p class=\"note\">" + xml_escape(t.note) + "</p>\n";
   return out;

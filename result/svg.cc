@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -13,9 +14,10 @@
 namespace jqtrace::result {
 namespace {
 
-constexpr int kRowHeight = 16;   ///< one depth of a lane
-constexpr int kSpanHeight = 14;
+/// One depth of a lane: the lanes share kLanesHeight, each row between these heights.
+constexpr int kMinRowHeight = 16, kMaxRowHeight = 40, kLanesHeight = 360;
 constexpr int kLanePadding = 4;
+constexpr int kTickRowHeight = 10;  ///< a marker kind drawn as ticks on the time axis
 constexpr double kCharWidth = 6.6;  ///< of the 11 px sans-serif text, to lay out the legend
 
 /// Where things go, computed once the legend's rows are known.
@@ -24,6 +26,7 @@ struct Frame {
   int plot_w = 0;
   int legend_y = 44;
   int axis_y = 0;
+  int ticks_y = 0;  ///< the rows of marker kinds drawn as ticks, under the axis labels
   int marker_label_y = 0;
   int lanes_y = 0;
   int height = 0;
@@ -59,10 +62,14 @@ class SvgWriter {
   std::string write() {
     std::string legend = legend_items();
     f_.axis_y = legend_bottom_ + 16;
-    f_.marker_label_y = f_.axis_y + 14;
-    f_.lanes_y = f_.axis_y + (t_.markers.empty() ? 10 : 22);
+    f_.ticks_y = f_.axis_y + 4;
+    f_.marker_label_y = f_.ticks_y + static_cast<int>(t_.tick_kinds.size()) * kTickRowHeight + 10;
+    f_.lanes_y = f_.marker_label_y + (has_marker_lines() ? 8 : -4);
+    int rows = 0;
+    for (const TimelineLane& lane : t_.lanes) rows += static_cast<int>(lane.depths);
+    row_h_ = std::clamp(kLanesHeight / std::max(rows, 1), kMinRowHeight, kMaxRowHeight);
     int y = f_.lanes_y;
-    for (const TimelineLane& lane : t_.lanes) y += static_cast<int>(lane.depths) * kRowHeight + kLanePadding;
+    for (const TimelineLane& lane : t_.lanes) y += static_cast<int>(lane.depths) * row_h_ + kLanePadding;
     f_.height = y + 8 + (has_note() ? 16 : 0);
     out_ += fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\"{2} width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
@@ -76,6 +83,7 @@ class SvgWriter {
     axis();
     lanes();
     markers();
+    marker_ticks();
     out_ += "</svg>\n";
     return std::move(out_);
   }
@@ -85,6 +93,13 @@ class SvgWriter {
     return f_.plot_x + (static_cast<double>(ts) - static_cast<double>(t_.range.lo)) * f_.plot_w / length_;
   }
 
+  bool has_marker_lines() const {
+    return std::any_of(t_.markers.begin(), t_.markers.end(), [](const TimelineMarker& m) { return m.line; });
+  }
+  int span_height() const { return row_h_ - 2; }
+  int wait_height() const { return std::max(6, row_h_ / 3); }
+  int wait_offset() const { return (span_height() - wait_height()) / 2; }
+
   /// One class per group: a span is a rect with a class, not a repeated colour.
   void style() {
     // Scoped to this picture when it has an id: a page's style rules apply to every SVG in it.
@@ -93,7 +108,9 @@ class SvgWriter {
     for (std::size_t g = 0; g < t_.groups.size(); ++g)
       out_ += fmt::format("{}.g{}{{fill:{}}}", scope, g, t_.groups[g].color);
     out_ += fmt::format("{0}.w{{fill-opacity:.45}}{0}.lane{{fill:#f4f5f7}}{0}.tick{{stroke:#e3e5e8}}"
-                        "{0}.mk{{stroke:#6b7280;stroke-dasharray:3 2}}{0}.lbl{{fill:#374151}}</style>\n",
+                        "{0}.mk{{stroke:#6b7280;stroke-dasharray:3 2;stroke-opacity:.7}}{0}.mt{{stroke:#4b5563}}"
+                        "{0}.lbl{{fill:#374151}}{0}.q1{{fill-opacity:.3}}{0}.q2{{fill-opacity:.55}}"
+                        "{0}.q3{{fill-opacity:.8}}</style>\n",
                         scope);
     out_ += "<defs><pattern id=\"" + wait_pattern() + "\" width=\"4\" height=\"4\" patternUnits=\"userSpaceOnUse\">"
             "<path d=\"M0 4L4 0\" stroke=\"#6b7280\" stroke-width=\"1\"/></pattern></defs>\n";
@@ -113,12 +130,25 @@ class SvgWriter {
     }
   }
 
-  /// Colour, name and share of every group, in rows across the plot's width.
+  /// Whether each group has a span or a run in the picture.
+  std::vector<bool> drawn_groups() const {
+    std::vector<bool> drawn(t_.groups.size(), false);
+    for (const TimelineLane& lane : t_.lanes) {
+      for (const TimelineSpan& s : lane.spans) drawn[s.group] = true;
+      for (const TimelineRun& r : lane.runs) drawn[r.group] = true;
+    }
+    return drawn;
+  }
+
+  /// Colour, name and share of every group with time or something drawn in the scope, in
+  /// rows across the plot's width.
   std::string legend_items() {
     std::string out;
     double x = f_.plot_x;
     int y = f_.legend_y;
+    std::vector<bool> drawn = drawn_groups();
     for (std::size_t g = 0; g < t_.groups.size(); ++g) {
+      if (t_.groups[g].share_pct <= 0 && !drawn[g]) continue;  // nothing of it in the scope
       std::string text = fmt::format("{} {:.1f}%", t_.groups[g].name, t_.groups[g].share_pct);
       double w = 14 + kCharWidth * static_cast<double>(display_width(text)) + 14;
       if (x > f_.plot_x && x + w > f_.plot_x + f_.plot_w) {
@@ -152,13 +182,13 @@ class SvgWriter {
     int y = f_.lanes_y;
     for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
       const TimelineLane& lane = t_.lanes[l];
-      int h = static_cast<int>(lane.depths) * kRowHeight;
+      int h = static_cast<int>(lane.depths) * row_h_;
       if (l % 2 == 0)
         out_ += fmt::format("<rect class=\"lane\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n", f_.plot_x, y,
                             f_.plot_w, h + kLanePadding / 2);
       std::string name = lane.name.empty() ? lane.label : lane.name;
       out_ += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}<title>{} {}</title></text>\n", f_.plot_x - 6,
-                          y + 12, xml_escape(truncate_to_width(name, 28)), xml_escape(lane.label), xml_escape(lane.name));
+                          y + std::min(row_h_, 20) / 2 + 5, xml_escape(truncate_to_width(name, 28)), xml_escape(lane.label), xml_escape(lane.name));
       for (const TimelineSpan& s : lane.spans) span(s, y);
       runs(lane, y);
       y += h + kLanePadding;
@@ -168,7 +198,7 @@ class SvgWriter {
       note = fmt::format("{} of {} lanes drawn: those with the most span time in the range", t_.lanes.size(),
                          t_.trace_lanes);
     if (t_.pixels_merged > 1)
-      note += fmt::format("{}spans narrower than {} px merged in runs of {} px buckets, to keep the picture small",
+      note += fmt::format("{}spans narrower than {} px summed up by columns of {} px, to keep the picture small",
                           note.empty() ? "" : "; ", t_.pixels_merged, t_.pixels_merged);
     if (t_.drawn_kinds < t_.trace_kinds)
       note += fmt::format("{}markers of {} of {} kinds drawn: those with the most markers", note.empty() ? "" : "; ",
@@ -184,39 +214,49 @@ class SvgWriter {
 
   void span(const TimelineSpan& s, int lane_y) {
     double x0 = x_of(std::max(s.ts, t_.range.lo)), x1 = x_of(std::min(s.ts + s.dur, t_.range.hi));
-    int y = lane_y + 1 + static_cast<int>(s.depth) * kRowHeight;
+    int y = lane_y + 1 + static_cast<int>(s.depth) * row_h_;
     const std::string& group = s.group_name.empty() ? t_.groups[s.group].name : s.group_name;
     std::string tip = fmt::format("{} ({})\nstart {}\ndur {}", s.name, group, us_of(s.ts), us_of(s.dur));
     if (s.jobque) tip += fmt::format("\nstage {} chain {}", s.stage, s.chain);
     if (s.waiting) {  // waiting, not working: a thin striped bar
-      out_ += fmt::format("<rect class=\"g{0} w\" x=\"{1:.1f}\" y=\"{2}\" width=\"{3:.1f}\" height=\"6\"><title>{4}</title></rect>"
-                          "<rect x=\"{1:.1f}\" y=\"{2}\" width=\"{3:.1f}\" height=\"6\" fill=\"url(#{5})\"/>\n",
-                          s.group, x0, y + 4, std::max(1.0, x1 - x0), xml_escape(tip), wait_pattern());
+      out_ += fmt::format("<rect class=\"g{0} w\" x=\"{1:.1f}\" y=\"{2}\" width=\"{3:.1f}\" height=\"{6}\"><title>{4}</title></rect>"
+                          "<rect x=\"{1:.1f}\" y=\"{2}\" width=\"{3:.1f}\" height=\"{6}\" fill=\"url(#{5})\"/>\n",
+                          s.group, x0, y + wait_offset(), std::max(1.0, x1 - x0), xml_escape(tip), wait_pattern(),
+                          wait_height());
       return;
     }
     out_ += fmt::format("<rect class=\"g{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>{}</title></rect>\n",
-                        s.group, x0, y, std::max(1.0, x1 - x0), kSpanHeight, xml_escape(tip));
+                        s.group, x0, y, std::max(1.0, x1 - x0), span_height(), xml_escape(tip));
   }
 
-  /// Merged runs: one path per group and kind on the lane, its tooltip the counts.
+  /// The overview of spans too narrow to draw alone: one path per group, kind and
+  /// busy quarter on the lane (fainter where the columns are less busy), its tooltip the counts.
   void runs(const TimelineLane& lane, int lane_y) {
     struct Path {
       std::string d;
       uint64_t spans = 0;
       int64_t covered = 0;
+      int columns = 0;
     };
-    std::map<std::pair<uint32_t, bool>, Path> paths;
+    std::map<std::tuple<uint32_t, bool, int>, Path> paths;
     for (const TimelineRun& r : lane.runs) {
-      int y = lane_y + 1 + static_cast<int>(r.depth) * kRowHeight + (r.waiting ? 4 : 0);
-      Path& p = paths[{r.group, r.waiting}];
-      p.d += fmt::format("M{} {}h{}v{}h-{}z", f_.plot_x + r.x0, y, r.x1 - r.x0, r.waiting ? 6 : kSpanHeight, r.x1 - r.x0);
+      int y = lane_y + 1 + static_cast<int>(r.depth) * row_h_ + (r.waiting ? wait_offset() : 0);
+      Path& p = paths[{r.group, r.waiting, r.busy_quarters}];
+      p.d += fmt::format("M{} {}h{}v{}h-{}z", f_.plot_x + r.x0, y, r.x1 - r.x0, r.waiting ? wait_height() : span_height(),
+                         r.x1 - r.x0);
       p.spans += r.spans;
       p.covered += r.covered_ns;
+      p.columns += r.x1 - r.x0;
     }
-    for (const auto& [key, p] : paths)
-      out_ += fmt::format("<path class=\"g{}{}\" d=\"{}\"><title>{}: {} spans narrower than a pixel, {} in all</title></path>\n",
-                          key.first, key.second ? " w" : "", p.d, xml_escape(t_.groups[key.first].name), p.spans,
+    for (const auto& [key, p] : paths) {
+      auto [group, waiting, quarters] = key;
+      std::string busy = quarters == 4 ? "over 3/4" : fmt::format("up to {}/4", quarters);
+      out_ += fmt::format("<path class=\"g{}{}{}\" d=\"{}\"><title>{} px where spans narrower than a pixel are mostly {}"
+                          "{}, {} busy: {} spans, {} in all</title></path>\n",
+                          group, waiting ? " w" : "", quarters < 4 && !waiting ? fmt::format(" q{}", quarters) : "", p.d,
+                          p.columns, xml_escape(t_.groups[group].name), waiting ? " (waiting)" : "", busy, p.spans,
                           us_of(p.covered));
+    }
   }
 
   /// A dashed line per marker across the lanes; labels where they do not collide.
@@ -224,6 +264,7 @@ class SvgWriter {
     int bottom = f_.height - 8;
     double last_label_end = -1e9;
     for (const TimelineMarker& m : t_.markers) {
+      if (!m.line) continue;
       double x = x_of(m.ts);
       std::string label = fmt::format("{} {}", m.kind, m.index);
       out_ += fmt::format("<line class=\"mk\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"><title>{3} at {4}</title></line>\n",
@@ -238,10 +279,31 @@ class SvgWriter {
     }
   }
 
+  /// The markers of kinds whose units are too narrow to label: a row of ticks a kind under
+  /// the axis labels, the kind's name left of it, one path a kind.
+  void marker_ticks() {
+    for (std::size_t k = 0; k < t_.tick_kinds.size(); ++k) {
+      int y = f_.ticks_y + static_cast<int>(k) * kTickRowHeight;
+      std::string d;
+      std::size_t count = 0;
+      for (const TimelineMarker& m : t_.markers)
+        if (!m.line && m.kind == t_.tick_kinds[k]) {
+          d += fmt::format("M{:.1f} {}v7", x_of(m.ts), y);
+          ++count;
+        }
+      out_ += fmt::format("<text class=\"lbl\" x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"9\">{} markers</text>\n",
+                          f_.plot_x - 6, y + 7, xml_escape(truncate_to_width(t_.tick_kinds[k], 20)));
+      if (!d.empty())
+        out_ += fmt::format("<path class=\"mt\" d=\"{}\"><title>{} {} markers (too close to label)</title></path>\n", d,
+                            count, xml_escape(t_.tick_kinds[k]));
+    }
+  }
+
   const Timeline& t_;
   std::string title_;
   SvgLayout layout_;
   Frame f_;
+  int row_h_ = kMinRowHeight;
   double length_ = 1;
   int legend_bottom_ = 0;
   std::string out_;
@@ -263,28 +325,46 @@ std::string share_bar_svg(const std::vector<TimelineGroup>& groups, int width_px
   return out + "</svg>\n";
 }
 
-std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, double p90_ns, int width_px) {
-  constexpr int kHeight = 160, kTop = 10, kLeft = 56;
-  int plot_w = width_px - kLeft - 8;
+/// The y axis of a chart of durations: a round step for about `ticks` steps and the top
+/// of the axis, a whole number of steps at or above max_ns.
+std::pair<int64_t, double> duration_axis(double max_ns, int ticks) {
+  auto step = tick_step(static_cast<int64_t>(std::ceil(max_ns)), ticks * 120);
+  return {step, std::ceil(max_ns / static_cast<double>(step)) * static_cast<double>(step)};
+}
+
+std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, double p90_ns, int width_px,
+                          const std::string& kind) {
+  constexpr int kHeight = 170, kTop = 12, kLeft = 78, kRight = 112, kBottom = 36;
+  int plot_w = std::max(100, width_px - kLeft - kRight);
   double max_ns = 1;
   for (const UnitBar& b : bars) max_ns = std::max(max_ns, static_cast<double>(b.dur_ns));
   max_ns = std::max(max_ns, p90_ns);
-  auto y_of = [&](double ns) { return kTop + kHeight - ns / max_ns * kHeight; };
+  auto [step, top_ns] = duration_axis(max_ns, 4);
+  auto y_of = [&, top = top_ns](double ns) { return kTop + kHeight - ns / top * kHeight; };
+  int base = kTop + kHeight;
   std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"units\" width=\"{0}\" height=\"{1}\" "
                                 "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"10\" role=\"img\" "
-                                "aria-label=\"unit durations by category\">\n",
-                                width_px, kTop + kHeight + 16);
+                                "aria-label=\"{2} unit durations by category\">\n",
+                                width_px, base + kBottom, xml_escape(kind));
+  // The y axis: gridlines and labels at round durations, its title along it.
+  for (int64_t t = 0; static_cast<double>(t) <= top_ns; t += step) {
+    double y = y_of(static_cast<double>(t));
+    out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>"
+                       "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"axis\">{}</text>\n",
+                       kLeft, y, kLeft + plot_w, y, kLeft - 5, y + 3, tick_label(t, step));
+  }
+  out += fmt::format("<text x=\"12\" y=\"{0}\" transform=\"rotate(-90 12 {0})\" text-anchor=\"middle\" class=\"axis\">"
+                     "unit duration</text>\n", kTop + kHeight / 2);
   double slot = bars.empty() ? 0 : static_cast<double>(plot_w) / static_cast<double>(bars.size());
   double bar_w = std::max(0.5, slot * 0.8);
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const UnitBar& b = bars[i];
     double x = kLeft + slot * static_cast<double>(i) + (slot - bar_w) / 2;
-    double base = static_cast<double>(kTop + kHeight);
     double total = static_cast<double>(b.dur_ns);
     out += "<g><title>" + xml_escape(b.tip) + "</title>";
     double filled = 0;
     for (const auto& [color, pct] : b.parts) {  // the duration split by the busy shares
-      double h = total * pct / 100.0 / max_ns * kHeight;
+      double h = total * pct / 100.0 / top_ns * kHeight;
       if (h <= 0) continue;
       // Appended, not fmt::format'ed: 600 bars of up to a dozen parts in each of 16 charts,
       // and fmt's "{:.2f}" took ten times std::to_chars' instructions (same digits).
@@ -301,15 +381,39 @@ std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, doubl
     }
     out += "</g>\n";
   }
-  for (auto [label, ns] : {std::pair<const char*, double>{"p50", p50_ns}, {"p90", p90_ns}}) {
-    double y = y_of(ns);
-    out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"pline\"/>"
-                       "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"axis\">{}</text>\n",
-                       kLeft, y, kLeft + plot_w, y, kLeft - 4, y + 3, label);
-    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"axis\">{} {} us</text>\n",
-                       kLeft + plot_w, y - 3, label, us_fixed(ns));
+  // The x axis: the unit index of a bar every ~50 px (a bar of many units: its slowest's).
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" class=\"baseline\"/>\n", kLeft, base, kLeft + plot_w);
+  std::size_t every = slot > 0 ? std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(50 / slot))) : 1;
+  for (std::size_t i = 0; i < bars.size(); i += every) {
+    double x = kLeft + slot * (static_cast<double>(i) + 0.5);
+    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"baseline\"/>"
+                       "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" class=\"axis\">{4}</text>\n",
+                       x, base, base + 4, base + 14, bars[i].index);
   }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"axis\">{} unit (index)</text>\n",
+                     kLeft + plot_w / 2, base + 30, xml_escape(kind));
+  // p50 and p90: dashed lines, labelled right of the plot (moved apart when close).
+  double y50 = y_of(p50_ns), y90 = y_of(p90_ns);
+  double label50 = y50 + 3, label90 = y90 + 3;
+  if (label50 - label90 < 11) {
+    double mid = (label50 + label90) / 2;
+    label50 = mid + 5.5;
+    label90 = mid - 5.5;
+  }
+  for (auto [label, ns, y, text_y] : {std::tuple<const char*, double, double, double>{"p50", p50_ns, y50, label50},
+                                      {"p90", p90_ns, y90, label90}})
+    out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"pline\"/>"
+                       "<text x=\"{}\" y=\"{:.1f}\" class=\"axis\">{} {} us</text>\n",
+                       kLeft, y, kLeft + plot_w, y, kLeft + plot_w + 4, text_y, label, us_fixed(ns));
   return out + "</svg>\n";
+}
+
+std::string swatch_legend_html(const std::vector<TimelineGroup>& groups) {
+  std::string out = "<div class=\"legend\">";
+  for (const TimelineGroup& g : fold_groups(groups).groups)
+    out += fmt::format("<span><span class=\"sw\" style=\"background:{}\"></span>{} {:.1f}%</span>", g.color,
+                       xml_escape(g.name), g.share_pct);
+  return out + "</div>\n";
 }
 
 std::string render_timeline_svg(const Timeline& timeline, const std::string& title, const SvgLayout& layout) {

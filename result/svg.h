@@ -11,7 +11,7 @@
 namespace jqtrace::result {
 
 struct SvgLayout {
-  int width_px = 1600;       ///< the whole picture
+  int width_px = 1400;       ///< the whole picture
   /// The picture's id; when set, its style rules and pattern are scoped to it, so that
   /// several pictures in one page (the report) each keep their own colours.
   std::string id;
@@ -35,7 +35,13 @@ struct UnitBar {
   std::vector<std::pair<std::string, double>> parts;  ///< colour, share of the unit's busy time (%)
   std::string tip;                                    ///< the tooltip
 };
-/// The units' durations as bars stacked by category, with lines at p50 and p90.
-std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, double p90_ns, int width_px);
+/// The units' durations as bars stacked by category, on axes (the unit index across, the
+/// duration up, at round steps), with dashed lines at p50 and p90.
+std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, double p90_ns, int width_px,
+                          const std::string& kind);
+
+/// The groups' colours, names and shares as a row of HTML swatches (the share bar's
+/// legend), folded as the bar is.
+std::string swatch_legend_html(const std::vector<TimelineGroup>& groups);
 
 }  // namespace jqtrace::result

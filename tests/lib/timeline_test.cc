@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
 
 #include "svg.h"
@@ -144,8 +145,8 @@ TEST_CASE("timeline: past its byte budget, runs snap to wider buckets and wider 
   CHECK(spans == 100);                       // nothing lost: every span is in a run
   CHECK(covered == 100 * 400);
   std::string svg = result::render_timeline_svg(tight, "t", {});
-  CHECK(svg.find("merged in runs of") != std::string::npos);
-  CHECK(result::render_timeline_svg(loose, "t", {}).find("merged in runs of") == std::string::npos);
+  CHECK(svg.find("summed up by columns of") != std::string::npos);
+  CHECK(result::render_timeline_svg(loose, "t", {}).find("summed up by columns of") == std::string::npos);
 
   // Four groups in turn: a group's runs are four pixels apart, so 2-pixel buckets save
   // nothing and 4-pixel ones merge them (a builder that stopped when a doubling saved
@@ -334,6 +335,112 @@ TEST_CASE("timeline: the markers of the 16 kinds with the most, spaced out past 
   CHECK(tight.marker_spacing_px > 1);
   CHECK(result::render_timeline_svg(tight, "t", {}).find("at least") != std::string::npos);
   CHECK(result::render_timeline_svg(loose, "t", {}).find("kinds drawn") == std::string::npos);
+}
+
+TEST_CASE("timeline: a pixel column of narrow spans shows its dominant group, faint as it is idle, waits only where no work") {
+  // 100 us on 10 px: 10 us a pixel. Pixel 0: a 3 us of work, b 2 us (busy 1/2: 2 quarters,
+  // a dominates). Pixel 1: b 1 us, a 0.5 (1 quarter, b). Pixel 2: a wake only (waiting).
+  // Pixel 5: a span over the boundary of pixels 5 and 6, 4 us in each: its time is split.
+  std::string json = test::trace_of({
+      R"({"ph":"X","name":"a","pid":0,"tid":0,"ts":0,"dur":3})",
+      R"({"ph":"X","name":"b","pid":0,"tid":0,"ts":4,"dur":2})",
+      R"({"ph":"X","name":"b","pid":0,"tid":0,"ts":11,"dur":1})",
+      R"({"ph":"X","name":"a","pid":0,"tid":0,"ts":13,"dur":0.5})",
+      R"({"ph":"X","name":"wake","pid":0,"tid":0,"ts":21,"dur":9})",
+      R"({"ph":"X","name":"a","pid":0,"tid":0,"ts":56,"dur":8})",
+      R"({"ph":"X","name":"z","pid":0,"tid":0,"ts":99,"dur":1})"});
+  Timeline t = timeline_of(json, {0, 100000}, 10, GroupBy::name);
+  REQUIRE(t.lanes.size() == 1);
+  std::map<int, TimelineRun> at;  // by first pixel
+  for (const TimelineRun& r : t.lanes[0].runs) at[r.x0] = r;
+  auto name = [&](int x) { return t.groups.at(at.at(x).group).name; };
+  REQUIRE(at.count(0) == 1);
+  CHECK(at[0].x1 == 1);
+  CHECK(name(0) == "a");
+  CHECK(at[0].busy_quarters == 2);
+  CHECK(at[0].spans == 2);
+  CHECK(at[0].covered_ns == 5000);
+  CHECK(name(1) == "b");
+  CHECK(at[1].busy_quarters == 1);
+  CHECK_FALSE(at[1].waiting);
+  CHECK(name(2) == "wake");
+  CHECK(at[2].waiting);
+  CHECK(at[2].busy_quarters == 4);  // 9 of 10 us
+  REQUIRE(at.count(5) == 1);
+  CHECK(at[5].x1 == 7);             // 4 us in pixel 5 and 4 in 6: alike, one run
+  CHECK(at[5].busy_quarters == 2);
+  CHECK(at[5].spans == 1);
+  CHECK(at[5].covered_ns == 8000);
+  std::string svg = result::render_timeline_svg(t, "t", {});
+  CHECK(svg.find("mostly a, up to 2/4 busy") != std::string::npos);
+  CHECK(svg.find("q2") != std::string::npos);
+}
+
+TEST_CASE("timeline: categories that share a colour get shades of it, the same whatever the scope") {
+  std::string profile =
+      R"({"version":1,"lanes":2,"categories":[{"id":1,"name":"attn chain","color":"#5E96DE"},)"
+      R"({"id":2,"name":"attn std","color":"#5e96de"},{"id":3,"name":"ffn chain","color":"#43B08A"}],"markers":[]})";
+  std::vector<std::string> events;  // attn std (tag 2) then attn chain (tag 1), then ffn chain (tag 3)
+  int64_t ts = 0;
+  for (int tag : {2, 1, 3}) {
+    events.push_back(R"({"ph":"X","name":"publish","pid":0,"tid":1,"ts":)" + std::to_string(ts) +
+                     R"(,"dur":1,"args":{"stage":)" + std::to_string(256 * tag + 1) + R"(,"arg":1,"chain":)" +
+                     std::to_string(tag) + "}}");
+    events.push_back(R"({"ph":"X","name":"chunk","pid":0,"tid":0,"ts":)" + std::to_string(ts + 1) +
+                     R"(,"dur":)" + std::to_string(tag == 2 ? 50 : 10) + R"(,"args":{"stage":0,"arg":0,"chain":)" +
+                     std::to_string(tag) + "}}");
+    ts += 100;
+  }
+  std::string json = test::trace_of(events, profile);
+  auto color_of = [](const Timeline& t, const std::string& name) {
+    for (const TimelineGroup& g : t.groups)
+      if (g.name == name) return g.color;
+    return std::string("none");
+  };
+  for (Range r : {Range{0, 300000}, Range{0, 90000}, Range{100000, 300000}}) {
+    Timeline t = timeline_of(json, r, 300);
+    CAPTURE(r.lo);
+    CHECK(color_of(t, "attn chain") == "#5E96DE");  // first in the profile: its colour
+    CHECK(color_of(t, "attn std") == shade_of("#5e96de", 1));
+    CHECK(color_of(t, "ffn chain") == "#43B08A");
+  }
+  CHECK(shade_of("#5E96DE", 1) != "#5E96DE");
+  CHECK(shade_of("#5E96DE", 0) == "#5E96DE");
+  CHECK(shade_of("not a colour", 1) == "not a colour");
+  // Each shade at least 40 apart from the colour and the other shades on some channel.
+  std::vector<std::string> shades;
+  for (int k = 0; k < 5; ++k) shades.push_back(shade_of("#5E96DE", k));
+  auto channel = [](const std::string& c, int i) { return std::stoi(c.substr(1 + 2 * i, 2), nullptr, 16); };
+  for (std::size_t a = 0; a < shades.size(); ++a)
+    for (std::size_t b = a + 1; b < shades.size(); ++b) {
+      int far = 0;
+      for (int i = 0; i < 3; ++i) far = std::max(far, std::abs(channel(shades[a], i) - channel(shades[b], i)));
+      CAPTURE(shades[a]);
+      CAPTURE(shades[b]);
+      CHECK(far >= 40);
+    }
+}
+
+TEST_CASE("timeline: markers of kinds whose units are too narrow to label are ticks on the axis, wide ones lines") {
+  // 'wide' every 20 us, 'narrow' every 1 us, over 100 us drawn on 1000 px: 200 px and 10 px apart.
+  std::vector<std::string> events = {R"({"ph":"X","pid":1,"tid":0,"ts":0,"dur":100,"name":"x"})"};
+  for (int k = 0; k < 100; ++k) {
+    events.push_back(R"({"ph":"i","pid":1,"tid":0,"s":"g","name":"narrow","ts":)" + std::to_string(k) + "}");
+    if (k % 20 == 0) events.push_back(R"({"ph":"i","pid":1,"tid":0,"s":"g","name":"wide","ts":)" + std::to_string(k) + "}");
+  }
+  Timeline t = timeline_of(test::trace_of(events), {0, 100000}, 1000, GroupBy::name);
+  REQUIRE(t.tick_kinds == std::vector<std::string>{"narrow"});
+  std::size_t lines = 0, ticks = 0;
+  for (const TimelineMarker& m : t.markers) (m.line ? lines : ticks) += 1;
+  CHECK(lines == 5);
+  CHECK(ticks == 100);
+  std::string svg = result::render_timeline_svg(t, "t", {});
+  CHECK(svg.find("narrow markers</text>") != std::string::npos);
+  CHECK(svg.find(">wide 1<") != std::string::npos);     // lines are labelled
+  CHECK(svg.find(">narrow 1<") == std::string::npos);   // ticks are not
+  // Zoomed in to 10 us, 'narrow' markers are 100 px apart: lines.
+  Timeline zoomed = timeline_of(test::trace_of(events), {0, 10000}, 1000, GroupBy::name);
+  CHECK(zoomed.tick_kinds.empty());
 }
 
 }  // namespace jqtrace

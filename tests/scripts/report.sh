@@ -97,8 +97,21 @@ done
 # its own id (issue 41: the second picture's ".g0" coloured the first; id="wait" twice).
 [ "$(grep -c '<pattern id="wait"' "$tmp/decode.html")" -eq 0 ] || fail "an unscoped pattern id in the page"
 [ "$(grep -o '<pattern id="[^"]*"' "$tmp/decode.html" | sort | uniq -d | wc -l)" -eq 0 ] || fail "a pattern id twice"
-grep -q '<svg [^>]*id="timeline-slowest"' "$tmp/decode.html" || fail "the slowest unit's timeline has no id"
-grep -q '#timeline-median \.g0{fill:' "$tmp/decode.html" || fail "the median unit's colours are not scoped to it"
+grep -q '<svg [^>]*id="timeline-0-slowest"' "$tmp/decode.html" || fail "the slowest unit's timeline has no id"
+grep -q '#timeline-0-median \.g0{fill:' "$tmp/decode.html" || fail "the median unit's colours are not scoped to it"
+# A timeline of the slowest and of the median unit of each kind, the ones --marker picks.
+for kind in token layer; do
+  for pick in slowest median; do
+    index=$("$jqtrace" window --marker $kind $pick samples/decode-small.trace.json 2>&1 >/dev/null | sed -n "s/.* is unit \([0-9]*\) .*/\1/p")
+    grep -q "<text [^>]*>$pick $kind $index (" "$tmp/decode.html" || fail "no timeline of the $pick unit ($index) of '$kind'"
+  done
+done
+# The slowest units listed by duration, the slowest first: markers --sort dur's first.
+first=$("$jqtrace" markers -q --kind token --sort dur --format csv samples/decode-small.trace.json | sed -n 2p | cut -d, -f1)
+grep -q "<ol class=\"slowest\"><li>token $first: " "$tmp/decode.html" || fail "the slowest units' list does not start with token $first"
+# Unit charts have axes: durations up, unit indexes across.
+grep -q 'token unit (index)</text>' "$tmp/decode.html" || fail "the token chart has no x axis"
+grep -q 'unit duration</text>' "$tmp/decode.html" || fail "the unit charts have no y axis"
 grep -qE '<style>\.g0\{' "$tmp/decode.html" && fail "a picture's colours apply to the whole page"
 grep -q '<section id="warnings">' "$tmp/decode.html" && fail "warnings on a trace with nothing to warn of"
 "$jqtrace" report -q -o "$tmp/ring.html" samples/ring-full.trace.json
@@ -119,7 +132,28 @@ else
   screenshot "$tmp/decode.html" "$tmp/decode.png" 1300 600
   grep -iE 'CONSOLE.*(error|uncaught)|Uncaught' "$tmp/console.txt" && fail "console errors in the page"
   "$png_colors" "$tmp/decode.png" 24 0 1224 600 --first-solid-row > "$tmp/bar.txt" || fail "the screenshot is blank or unreadable"
-  check_share_bar "$tmp/bar.txt" samples/decode-small.trace.json
+  picture_legend "$tmp/decode.html" sharebar > "$tmp/legend.txt"
+  check_share_bar "$tmp/bar.txt" samples/decode-small.trace.json "$tmp/legend.txt"
+  check_pair_apart "$tmp/bar.txt" "$tmp/legend.txt" "attn chain" "attn std"
+  # The category table's swatches are the bar's colours.
+  for name in "attn chain" "attn std"; do
+    color=$(awk -v n="$name" '{ c = $1; $1 = ""; $2 = ""; if (substr($0, 3) == n) print c }' "$tmp/legend.txt")
+    grep -qi "<td><span class=\"sw\" style=\"background:$color\"></span>$name</td>" "$tmp/decode.html" ||
+      fail "the category table's swatch of '$name' is not $color"
+  done
+  # Each embedded picture keeps its colours: the page with everything but that picture
+  # hidden (the other pictures' style rules still apply), its share bar against its legend.
+  for id in $(grep -o '<svg [^>]*id="timeline-[^"]*"' "$tmp/decode.html" | sed 's/.*id="//; s/"$//'); do
+    sed "s|</body>|<script>var p=document.getElementById('$id');document.body.prepend(p);\
+Array.prototype.forEach.call(document.body.children,function(e){if(e!==p\&\&e.tagName!=='SCRIPT')e.style.display='none'});</script></body>|" \
+      "$tmp/decode.html" > "$tmp/only.html"
+    # Wide enough to draw it unscaled: the page's margin (24) left of it and above, its bar
+    # at y 24..36 and x 190..1390 of the picture; the box around the bar holds it and white.
+    screenshot "$tmp/only.html" "$tmp/only.png" 1500 300
+    "$png_colors" "$tmp/only.png" 215 42 1413 66 > "$tmp/only_bar.txt" || { fail "$id: blank"; continue; }
+    picture_legend "$tmp/decode.html" "$id" > "$tmp/only_legend.txt"
+    check_bar "$tmp/only_bar.txt" "$tmp/only_legend.txt" || fail "$id: its share bar is not in its own colours"
+  done
 fi
 echo "report: $failures failed"
 [ "$failures" -eq 0 ]

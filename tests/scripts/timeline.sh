@@ -58,14 +58,31 @@ size=$(stat -c %s "$tmp/big.svg")
 [ "$size" -le 2000000 ] || fail "the whole of a 40 MB trace drew $size bytes (limit 2 MB)"
 valid_svg big "$tmp/big.svg"
 
+# Sizes: the default picture fits a 1400 px browser window; a few lanes fill the picture's
+# height (rows of 36 px or more, not 16).
+grep -q '^<svg [^>]*width="1400"' "$tmp/decode.svg" || fail "the default picture is not 1400 px wide"
+"$gen" --workers 8 --layers 24 --tokens 6 --seed 9 -o "$tmp/lanes9.json" 2> /dev/null
+"$jqtrace" timeline -q "$tmp/lanes9.json" -o "$tmp/lanes9.svg" || fail "9 lanes: exit $?"
+for picture in decode lanes9; do
+  low=$(grep -o '<rect class="lane" [^>]*height="[0-9]*"' "$tmp/$picture.svg" | sed 's/.*height="//; s/"//' | sort -n | head -1)
+  [ -n "$low" ] && [ "$low" -ge 36 ] || fail "$picture: a lane row of ${low:-no} px (a few lanes fill the picture: 36 or more)"
+done
+
 # In a browser: the share bar (y 24..36 across the plot) shows each colour in proportion
-# to its share of busy time.
+# to its share of busy time; attn chain and attn std, one colour in the profile, are two
+# colours in the rendered pixels; the 9-lane picture fits the window's width.
 if [ -z "$chromium" ] || [ -z "$png_colors" ]; then
   echo "timeline: browser check skipped: chromium is not installed (bash build.sh test installs it)"
 else
-  screenshot "$tmp/decode.svg" "$tmp/decode.png" 1600 400
-  "$png_colors" "$tmp/decode.png" 190 26 1590 34 > "$tmp/bar.txt" || fail "the screenshot is blank or unreadable"
-  check_share_bar "$tmp/bar.txt" samples/decode-small.trace.json
+  screenshot "$tmp/decode.svg" "$tmp/decode.png" 1400 400
+  "$png_colors" "$tmp/decode.png" 190 26 1390 34 > "$tmp/bar.txt" || fail "the screenshot is blank or unreadable"
+  picture_legend "$tmp/decode.svg" > "$tmp/legend.txt"
+  check_share_bar "$tmp/bar.txt" samples/decode-small.trace.json "$tmp/legend.txt"
+  check_pair_apart "$tmp/bar.txt" "$tmp/legend.txt" "attn chain" "attn std"
+  check_pair_apart "$tmp/bar.txt" "$tmp/legend.txt" "shexp" "ple"
+  screenshot "$tmp/lanes9.svg" "$tmp/lanes9.png" 1400 700
+  # The plot's last pixel columns hold the lanes' rows (the picture is not cut at the right).
+  "$png_colors" "$tmp/lanes9.png" 1380 130 1390 500 > "$tmp/edge.txt" || fail "9 lanes: the right edge is blank"
 fi
 echo "timeline: $failures failed"
 [ "$failures" -eq 0 ]
