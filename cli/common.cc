@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include "timings.h"
 #include "trace.h"
 
 #include <algorithm>
@@ -71,6 +72,14 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Fo
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->option_text("auto|always|never");
   cmd.add_flag("-q,--quiet", opts.quiet, "No progress bar and no warnings");
+  cmd.add_flag_callback(
+      "--timings",
+      [&opts] {
+        opts.timings = true;
+        enable_timings();
+      },
+      "At the end, on stderr: wall and CPU time of each phase (plan, parse, join, finish, index, analysis, "
+      "render) and the serial share of the run");
   bool delimited =
       std::any_of(formats.begin(), formats.end(), [](Format f) { return f == Format::csv || f == Format::tsv; });
   if (delimited)
@@ -165,6 +174,7 @@ int write_document(const result::Document& doc, const CommonOptions& opts, std::
       return kUsage;
     }
   }
+  PhaseClock clock("render", PhaseKind::serial);
   auto out = Output::open(opts);
   if (!out) return kInput;  // cannot write: an input or output error
   render.color = out->color();
@@ -302,7 +312,9 @@ uint64_t bytes_from_env(const char* name, uint64_t fallback) {
 
 unsigned worker_threads(const CommonOptions& opts) {
   unsigned cores = std::thread::hardware_concurrency();
-  return opts.threads ? opts.threads : cores ? cores : 1;
+  unsigned threads = opts.threads ? opts.threads : cores ? cores : 1;
+  note_timed_threads(threads);
+  return threads;
 }
 
 ParallelRead parallel_read(const std::string& path, const CommonOptions& opts) {

@@ -32,6 +32,7 @@ struct CommonOptions {
   bool csv_raw = false;      ///< --csv-raw: CSV/TSV text cells as they are (no formula guard)
   bool write_index = false;  ///< --index: write the sidecar index from this command's pass
   bool no_index = false;     ///< --no-index: never read a sidecar index
+  bool timings = false;      ///< --timings: each phase's wall and CPU time on stderr at the end
 
   /// --format, else the format -o's extension names (when the command offers it), else
   /// the command's default.

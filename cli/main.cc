@@ -11,6 +11,7 @@
 #include "common.h"
 #include "completions.h"
 #include "suggest.h"
+#include "timings.h"
 #include "version.h"
 
 using namespace jqtrace::cli;
@@ -78,6 +79,7 @@ int parse_and_run(CLI::App& app, int argc, char** argv, const std::string& help_
   try {
     app.parse(argc, argv);
   } catch (const CommandDone& done) {
+    if (jqtrace::timings_enabled()) fmt::print(stderr, "{}", jqtrace::timings_report());
     return done.status;
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help and --version print to stdout and succeed

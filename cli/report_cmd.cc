@@ -28,6 +28,7 @@
 #include "svg.h"
 #include "text_format.h"
 #include "timeline.h"
+#include "timings.h"
 #include "unit_busy.h"
 #include "validate.h"
 #include "validate_schema.h"
@@ -528,6 +529,7 @@ int run_report(const ReportCommandOptions& o) {
   sections.push_back(std::move(gaps));
   sections.push_back(std::move(validated));
   sections.push_back(std::move(timelines));
+  PhaseClock clock("render", PhaseKind::serial);
   std::string html = result::render_report_html("jqtrace report: " + a.file, sections);
   auto out = Output::open(o.common);
   if (!out) return kInput;  // cannot write: an input or output error

@@ -10,6 +10,7 @@
 #include "svg.h"
 #include "text_format.h"
 #include "timeline.h"
+#include "timings.h"
 
 namespace jqtrace::cli {
 namespace {
@@ -40,6 +41,7 @@ int run_timeline(const TimelineCommandOptions& o) {
   options.threads = worker_threads(o.common);
   SpanIndex index(trace);
   Timeline timeline = compute_timeline(trace, index, scope.range, options);
+  PhaseClock clock("render", PhaseKind::serial);
   std::string svg = result::render_timeline_svg(timeline, heading(display_name(o.file), scope, trace), layout);
   auto out = Output::open(o.common);
   if (!out) return kInput;  // cannot write: an input or output error

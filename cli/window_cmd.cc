@@ -17,6 +17,7 @@
 #include "numbers.h"
 #include "scope_options.h"
 #include "text_format.h"
+#include "timings.h"
 #include "window.h"
 
 namespace jqtrace::cli {
@@ -324,6 +325,7 @@ int run_window(WindowCommandOptions o) {
     print_error(fmt::format("{}: cannot read again: {}", name, err));
     return kInput;
   }
+  PhaseClock clock("render", PhaseKind::serial);  // the range's events, read again and written
   auto out = Output::open(o.common);
   if (!out) return kInput;  // cannot write: an input or output error
   Written w;

@@ -11,6 +11,7 @@
 #include "jobque.h"
 #include "paged_array.h"
 #include "parallel.h"
+#include "timings.h"
 
 namespace jqtrace {
 namespace {
@@ -726,6 +727,7 @@ std::string stage_count_class_name(int64_t nstages) {
 
 bool compute_gaps(const Trace& trace, Range range, const GapsOptions& options, GapsReport* report,
                   std::string* error) {
+  PhaseClock clock("analysis", PhaseKind::scales);
   return GapsBuilder(trace, range, options).build(report, error);
 }
 

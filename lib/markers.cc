@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "timings.h"
+
 
 namespace jqtrace {
 
 std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_at, QuantileMethod quantiles) {
+  PhaseClock clock("markers", PhaseKind::serial);
   std::vector<KindSummary> out;
   std::vector<std::string> kinds = marker_kinds(trace);
   Range whole = whole_trace(trace);

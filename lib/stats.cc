@@ -9,6 +9,7 @@
 #include "jobque.h"
 #include "parallel.h"
 #include "permute.h"
+#include "timings.h"
 
 namespace jqtrace {
 namespace {
@@ -912,6 +913,7 @@ class RangesSweep {
 }  // namespace
 
 SpanIndex::SpanIndex(const Trace& trace) {
+  PhaseClock clock("index", PhaseKind::serial);  // the ranges' first spans, lane by lane
   lane_blocks_.reserve(trace.lanes.size() + 1);
   lane_blocks_.push_back(0);
   for (const Lane& lane : trace.lanes) lane_blocks_.push_back(lane_blocks_.back() + (lane.spans.size() + kBlock - 1) / kBlock);
@@ -945,6 +947,7 @@ std::pair<std::size_t, std::size_t> SpanIndex::candidate_rows(const Trace& trace
 }
 
 RangeStats compute_stats(const Trace& trace, const SpanIndex& index, Range range, const StatsOptions& options) {
+  PhaseClock clock("analysis", PhaseKind::scales);
   return StatsBuilder(trace, index, range, options).build();
 }
 

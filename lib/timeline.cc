@@ -14,6 +14,7 @@
 #include "jobque.h"
 #include "largest.h"
 #include "parallel.h"
+#include "timings.h"
 
 namespace jqtrace {
 namespace {
@@ -509,6 +510,7 @@ DrawnGroups fold_groups(const std::vector<TimelineGroup>& groups, std::size_t ma
 }
 
 Timeline compute_timeline(const Trace& trace, const SpanIndex& index, Range range, const TimelineOptions& options) {
+  PhaseClock clock("analysis", PhaseKind::scales);
   return TimelineBuilder(trace, index, range, options).build();
 }
 

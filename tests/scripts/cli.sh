@@ -55,5 +55,20 @@ grep -q '29 warnings' <<< "$out" || fail "validate -q lost the warning count"
 "$jqtrace" validate -q --strict samples/ring-full.trace.json | grep -q ': warning: ' ||
   fail "validate -q --strict hid the warnings that fail it"
 [ -z "$("$jqtrace" stats -q samples/truncated.trace.json 2>&1 > /dev/null)" ] || fail "stats -q printed a warning"
+# --timings: every command's phases on stderr, its stdout unchanged, at -j 1 and -j 2.
+for j in 1 2; do
+  for command in "validate" "stats" "stats --marker token 1" "gaps" "markers" "window --marker token 1" "timeline"; do
+    # shellcheck disable=SC2086  # the command is several words
+    plain=$("$jqtrace" $command -q -j $j samples/decode-small.trace.json 2> /dev/null | md5sum)
+    # shellcheck disable=SC2086
+    timed=$("$jqtrace" $command -q -j $j --timings samples/decode-small.trace.json 2> "$tmp/timings.txt" | md5sum)
+    [ "$plain" = "$timed" ] || fail "$command -j $j: --timings changed standard output"
+    grep -q '^  parse ' "$tmp/timings.txt" || fail "$command -j $j --timings: no parse phase"
+    grep -q '^  serial share [0-9.]*% ' "$tmp/timings.txt" || fail "$command -j $j --timings: no serial share"
+  done
+done
+"$jqtrace" stats -q --timings samples/decode-small.trace.json 2>&1 > /dev/null | grep -q 'analysis' ||
+  fail "stats --timings: no analysis phase"
+
 echo "cli: $failures failed"
 [ $failures -eq 0 ]

@@ -1,0 +1,54 @@
+#include "timings.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+namespace jqtrace {
+namespace {
+
+void busy_for(std::chrono::milliseconds ms) {  // CPU time, not a sleep
+  auto until = std::chrono::steady_clock::now() + ms;
+  volatile unsigned spin = 0;
+  while (std::chrono::steady_clock::now() < until) spin = spin + 1;
+}
+
+const PhaseTime* find(const std::vector<PhaseTime>& phases, const std::string& name) {
+  for (const PhaseTime& p : phases)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("timings: a phase's time leaves out the phases inside it, and the phases add up to the run") {
+  enable_timings();
+  {
+    PhaseClock outer("test outer", PhaseKind::serial);
+    busy_for(std::chrono::milliseconds(30));
+    {
+      PhaseClock inner("test inner", PhaseKind::scales);
+      busy_for(std::chrono::milliseconds(60));
+    }
+  }
+  { PhaseClock again("test inner", PhaseKind::scales); }
+  std::vector<PhaseTime> phases = phase_times();
+  const PhaseTime* outer = find(phases, "test outer");
+  const PhaseTime* inner = find(phases, "test inner");
+  REQUIRE(outer);
+  REQUIRE(inner);
+  CHECK(inner->count == 2);
+  CHECK(inner->kind == PhaseKind::scales);
+  // Outer's own time is its 30 ms, not the 90 ms it was open (a shared host: loose bounds).
+  CHECK(outer->wall_s >= 0.025);
+  CHECK(outer->wall_s < 0.055);
+  CHECK(inner->wall_s >= 0.055);
+  CHECK(inner->cpu_s >= 0.05);
+  REQUIRE(phases.back().name == "other");
+  std::string report = timings_report();
+  CHECK(report.find("test outer") != std::string::npos);
+  CHECK(report.find("serial share") != std::string::npos);
+}
+
+}  // namespace jqtrace
