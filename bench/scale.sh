@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# How jqtrace scales with the cores of this machine (issue 44's table): one generated
+# trace of 16 lanes and 24 layers, the RapidJSON floor on one core, then validate and stats
+# at -j 1, 2, 4, 8, 16... up to the cores here, gaps, report and window at the lowest and
+# highest; seconds (median of REPEAT interleaved runs) and the speedup of the highest -j.
+# Then what --timings says of a -j 1 and a -j N run of stats and validate: the serial share
+# and the speedup Amdahl's law allows at 16 threads, the prediction for machines with more
+# cores than this one.
+#
+#   bash bench/scale.sh [SIZE_MB] [REPEAT]      (default 400 MB, 3 runs)
+# Needs a Release build in build/ (bash build.sh demo makes one). The trace goes to /dev/shm
+# when it has room (the table measures the CPU, not the disk), else bench/out.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size_mb=${1:-400}
+repeat=${2:-3}
+build=${BUILD_DIR:-build}
+cmake --build "$build" --target jqtrace jqtrace-gen parse-floor >/dev/null
+cores=$(nproc)
+dir=bench/out
+if [ -d /dev/shm ] && [ "$(df -Pm /dev/shm | awk 'NR == 2 { print $4 }')" -gt $((size_mb * 3)) ]; then dir=/dev/shm; fi
+mkdir -p "$dir" bench/out
+trace="$dir/jqtrace-scale-${size_mb}mb.trace.json"
+[ -f "$trace" ] || "$build/jqtrace-gen" --workers 15 --layers 24 --size-mb "$size_mb" --seed 11 -o "$trace" 2> /dev/null
+cat "$trace" > /dev/null  # in the page cache
+
+threads=()
+for j in 1 2 4 8 16 32 64 128; do [ "$j" -le "$cores" ] && threads+=("$j"); done
+[ "${threads[-1]}" = "$cores" ] || threads+=("$cores")
+low=${threads[0]} high=${threads[-1]}
+
+labels=() commands=()
+add() { labels+=("$1"); commands+=("$2"); }
+add "floor|1" "$build/parse-floor --fast $trace"
+for j in "${threads[@]}"; do
+  add "validate|$j" "$build/jqtrace validate -q -j $j $trace"
+  add "stats|$j" "$build/jqtrace stats -q -j $j $trace"
+done
+for j in $low $high; do
+  add "gaps|$j" "$build/jqtrace gaps -q -j $j $trace"
+  add "report|$j" "$build/jqtrace report -q -j $j -o bench/out/scale.html $trace"
+  add "window token 10|$j" "$build/jqtrace window -q --no-index -j $j --marker token 10 -o bench/out/scale-window.json $trace"
+done
+
+declare -A times=()
+for _ in $(seq "$repeat"); do
+  for i in "${!commands[@]}"; do
+    /usr/bin/time -f '%e' -o bench/out/scale-time.txt ${commands[$i]} > /dev/null 2>&1 ||
+      { echo "failed: ${commands[$i]}" >&2; exit 1; }
+    times[$i]+="$(cat bench/out/scale-time.txt) "
+  done
+done
+median() { tr ' ' '\n' <<< "$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf "\n%s (%s MB, 16 lanes, 24 layers), %s cores, seconds, median of %s interleaved runs\n\n" "$trace" \
+  "$(( $(stat -c %s "$trace") / 1000000 ))" "$cores" "$repeat"
+header="| command |"
+rule="|---|"
+for j in "${threads[@]}"; do header+=" -j$j |"; rule+="---:|"; done
+echo "$header speedup -j$high |"
+echo "$rule---:|"
+for name in "floor" "validate" "stats" "gaps" "report" "window token 10"; do
+  row="| $name |"
+  first="" last=""
+  for j in "${threads[@]}"; do
+    cell=""
+    for i in "${!labels[@]}"; do
+      [ "${labels[$i]}" = "$name|$j" ] && cell=$(median "${times[$i]}")
+    done
+    row+=" $cell |"
+    [ -n "$cell" ] && { [ -n "$first" ] || first=$cell; last=$cell; }
+  done
+  speedup=""
+  [ "$name" != floor ] && [ -n "$first" ] && speedup=$(awk -v a="$first" -v b="$last" 'BEGIN { printf "%.2fx", a / b }')
+  echo "$row $speedup |"
+done
+
+echo
+for command in stats validate; do
+  for j in $low $high; do
+    share=$("$build/jqtrace" $command -q -j "$j" --timings "$trace" 2>&1 > /dev/null | grep 'serial share')
+    echo "$command -j $j --timings: ${share#  }"
+  done
+done
+echo "(the serial share of -j $high counts the join of the parts, which a -j 1 run does not do)"
