@@ -1,4 +1,4 @@
-// jqtrace index FILE: one full pass that writes the sidecar index (lib/trace_index.h).
+// jqtrace index FILE: one full pass that writes the sidecar index (lib/index/trace_index.h).
 #include "commands.h"
 #include "common.h"
 #include "load.h"
