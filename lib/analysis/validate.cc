@@ -603,11 +603,7 @@ class ValidateLoader {
 bool validate_stream_parallel(StreamInput& in, unsigned threads, DiagnosticSink& out, const ProgressFn& progress,
                               uint64_t part_bytes, ValidateResult* result) {
   ValidateLoader loader;
-  StreamRead read;
-  {
-    PhaseClock clock("parse", PhaseKind::scales);  // and joins, as the parts come
-    read = read_stream_parts(in, threads, part_bytes, progress, stream_part_work(loader));
-  }
+  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, stream_part_work(loader));
   if (read.reads.empty()) return false;  // not reached: the last part always counts
   Source locator(memory_input(""), in.name, in.total_size, std::move(read.lines));
   loader.conclude_into(out, locator, read.reads, read.reads.size(), result);
@@ -684,13 +680,9 @@ bool validate_planned(const PartOpener& open, const PartPlan& plan, unsigned thr
                       const ProgressFn& progress, ValidateResult* result) {
   if (plan.starts.size() < 2) return false;
   ValidateLoader loader;
-  std::vector<PartRead> reads;
-  {
-    PhaseClock clock("parse", PhaseKind::scales);
-    reads = read_parts(open, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
-      return loader.read(k, src, read);
-    });
-  }
+  std::vector<PartRead> reads = read_parts(open, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
+    return loader.read(k, src, read);
+  });
   std::size_t count = parts_that_count(reads);
   if (count == 0) return false;
   PhaseClock clock("join", PhaseKind::serial);
@@ -709,12 +701,7 @@ bool validate_trace_parallel(const std::string& path, unsigned threads, Diagnost
   if (threads < 2) return false;
   if (auto stream = open_stream_input(path))
     return validate_stream_parallel(*stream, threads, out, progress, min_part_bytes, result);
-  PartPlan plan;
-  {
-    PhaseClock clock("plan", PhaseKind::serial);
-    plan = plan_file(path, threads, min_part_bytes);
-  }
-  return validate_planned(file_parts(path), plan, threads, out, progress, result);
+  return validate_planned(file_parts(path), plan_file(path, threads, min_part_bytes), threads, out, progress, result);
 }
 
 bool validate_text_parallel(std::shared_ptr<const std::string> text, unsigned parts, unsigned threads,

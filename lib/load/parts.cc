@@ -12,6 +12,7 @@
 
 #include "parallel.h"
 #include "raw_input.h"
+#include "timings.h"
 
 namespace jqtrace {
 namespace {
@@ -149,6 +150,7 @@ PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part) {
 constexpr unsigned kPartsPerThread = 1;
 
 PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part) {
+  PhaseClock clock("plan", PhaseKind::serial);
   PartPlan none;
   none.starts.push_back(0);
   if (threads < 2) return none;
@@ -182,6 +184,7 @@ PartOpener text_parts(std::shared_ptr<const std::string> text) {
 std::vector<PartRead> read_parts(const PartOpener& open, const PartPlan& plan, unsigned threads,
                                  const ProgressFn& progress,
                                  const std::function<ReadResult(std::size_t, Source&, const ReadOptions&)>& read) {
+  PhaseClock clock("parse", PhaseKind::scales);
   std::vector<PartRead> reads(plan.starts.size());
   SharedProgress shared(progress, plan);
   auto run = [&](std::size_t k) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "decoders.h"
+#include "timings.h"
 
 namespace jqtrace {
 namespace {
@@ -540,6 +541,7 @@ class StreamSplitter {
 
 StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
                              const StreamPartWork& work) {
+  PhaseClock clock("parse", PhaseKind::scales);  // and the joins, as the parts come
   StreamSplitter splitter(input, threads, part_bytes, progress, work);
   return splitter.run();
 }

@@ -660,11 +660,7 @@ bool load_stream_parallel(StreamInput& in, unsigned threads, Trace* trace, Diagn
                           const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                           uint64_t part_bytes) {
   PartLoader loader(options, diags, 1);  // joins run while other parts parse: one thread each
-  StreamRead read;
-  {
-    PhaseClock clock("parse", PhaseKind::scales);  // and joins, as the parts come
-    read = read_stream_parts(in, threads, part_bytes, progress, stream_part_work(loader));
-  }
+  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, stream_part_work(loader));
   if (read.reads.empty()) return false;  // not reached: the last part always counts
   ReadResult r = joined_result(read.reads, read.reads.size());
   PhaseClock clock("finish", PhaseKind::scales);
@@ -682,13 +678,9 @@ bool load_planned(const PartOpener& open, const PartPlan& plan, unsigned threads
                   const LoadOptions& options, const ProgressFn& progress, ReadResult* result) {
   if (plan.starts.size() < 2) return false;
   PartLoader loader(options, diags, threads);
-  std::vector<PartRead> reads;
-  {
-    PhaseClock clock("parse", PhaseKind::scales);
-    reads = read_parts(open, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
-      return loader.read(k, src, read);
-    });
-  }
+  std::vector<PartRead> reads = read_parts(open, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
+    return loader.read(k, src, read);
+  });
   std::size_t count = parts_that_count(reads);
   if (count == 0) return false;
   {
@@ -711,12 +703,8 @@ bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace
   if (auto stream = open_stream_input(path, options.gzip_points))
     return load_stream_parallel(*stream, threads, trace, diags, options, progress, result,
                                 min_part_bytes);
-  PartPlan plan;
-  {
-    PhaseClock clock("plan", PhaseKind::serial);
-    plan = plan_file(path, threads, min_part_bytes);
-  }
-  return load_planned(file_parts(path), plan, threads, trace, diags, options, progress, result);
+  return load_planned(file_parts(path), plan_file(path, threads, min_part_bytes), threads, trace, diags, options,
+                      progress, result);
 }
 
 bool load_text_parallel(std::shared_ptr<const std::string> text, unsigned parts, unsigned threads, Trace* trace,
