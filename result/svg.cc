@@ -171,9 +171,12 @@ class SvgWriter {
     int bottom = f_.height - 8;
     for (int64_t t = first; t <= hi; t += step) {
       double x = x_of(t);
+      std::string label = tick_label(t, step);
+      // A label at the right edge ends at its tick instead of being cut off.
+      bool at_edge = x + 3.0 * static_cast<double>(label.size()) > layout_.width_px - 2;
       out_ += fmt::format("<line class=\"tick\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"/>"
-                          "<text class=\"lbl\" x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" font-size=\"10\">{4}</text>\n",
-                          x, f_.axis_y + 3, bottom, f_.axis_y, tick_label(t, step));
+                          "<text class=\"lbl\" x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"{5}\" font-size=\"10\">{4}</text>\n",
+                          x, f_.axis_y + 3, bottom, f_.axis_y, label, at_edge ? "end" : "middle");
       if (hi - t < step) break;  // the next tick would overflow past hi
     }
   }

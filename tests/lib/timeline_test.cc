@@ -443,4 +443,14 @@ TEST_CASE("timeline: markers of kinds whose units are too narrow to label are ti
   CHECK(zoomed.tick_kinds.empty());
 }
 
+TEST_CASE("timeline: the time axis's last label ends at its tick when it sits at the picture's right edge") {
+  std::string json = test::trace_of({R"({"ph":"X","name":"a","pid":0,"tid":0,"ts":0,"dur":100})"});
+  result::SvgLayout layout;
+  layout.width_px = 600;
+  Timeline t = timeline_of(json, {0, 100000}, layout.plot_width(), GroupBy::name);
+  std::string svg = result::render_timeline_svg(t, "t", layout);
+  CHECK(svg.find("text-anchor=\"end\" font-size=\"10\">100 us<") != std::string::npos);   // cut off before
+  CHECK(svg.find("text-anchor=\"middle\" font-size=\"10\">0 us<") != std::string::npos);
+}
+
 }  // namespace jqtrace
