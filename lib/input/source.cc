@@ -133,6 +133,14 @@ Source::~Source() = default;
 void Source::next_window() {
   if (eof_) return;
   char* buffer = buffer_.get();
+  if (bare_run_) {  // the parser took a whole window of it and wants more: no JSON token is that long
+    token_too_long_at_ = window_offset_;
+    read_error_ = "over " + std::to_string(capacity_) + " bytes with no string, bracket, comma, colon or space: not JSON text";
+    eof_ = true;
+    buffer[0] = '\0';
+    current_ = last_ = buffer;
+    return;
+  }
   if (cut_ == filled_ && input_done_) {
     // All text handed out. The position stays just past the last byte (a number that ends
     // the input is read as the bytes before it), on the '\0' that tells RapidJSON it ended.
@@ -154,7 +162,16 @@ void Source::next_window() {
       break;
     }
     if (filled_ == capacity_) {  // one line longer than the window
-      cut_ = find_structural_cut();
+      bool in_string = false;
+      cut_ = find_structural_cut(&in_string);
+      if (cut_ == 0 && !in_string) {
+        // Only a string may be this long. Anything else (NUL bytes, a binary file, a
+        // number of 256 KiB) stops the parse inside the window, which is handed over
+        // whole; growing it for such a run held the whole input (1 GiB of NULs: 2.1 GB).
+        cut_ = filled_;
+        bare_run_ = true;
+        break;
+      }
       if (cut_ == 0 && capacity_ * 2 > max_token_bytes_) {  // a string longer than any the reader takes
         token_too_long_at_ = window_offset_;
         read_error_ = "a string (or token) of over " + std::to_string(capacity_) + " bytes is longer than jqtrace reads";
@@ -206,7 +223,7 @@ std::size_t Source::find_newline_cut(std::size_t from) const {
   return newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) + 1 : 0;
 }
 
-std::size_t Source::find_structural_cut() const {
+std::size_t Source::find_structural_cut(bool* ends_in_string) const {
   // The window starts outside any string (it starts where the last one was cut), and in
   // text the parser accepts, quotes and backslashes tell exactly where strings are. Text
   // it does not accept stops the parse before the cut, so a wrong guess there is harmless.
@@ -225,6 +242,7 @@ std::size_t Source::find_structural_cut() const {
       cut = i + 1;  // whitespace too: no token spans it, and a run of it needs no buffering
     }
   }
+  *ends_in_string = in_string;
   return cut;
 }
 

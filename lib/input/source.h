@@ -128,8 +128,8 @@ class Source {
   /// newline at or after `from` (the bytes before hold none)...
   std::size_t find_newline_cut(std::size_t from) const;
   /// ...or, for a line that fills the buffer, just after its last bracket, comma or colon
-  /// outside a string.
-  std::size_t find_structural_cut() const;
+  /// outside a string; *in_string: whether the buffer ends inside a string.
+  std::size_t find_structural_cut(bool* in_string) const;
   /// Doubles the buffer: a string (or a run of text with no safe cut) as long as it is.
   void grow();
 
@@ -155,6 +155,9 @@ class Source {
   std::size_t filled_ = 0;       // bytes of text in buffer_
   bool eof_ = false;             // the input has no more bytes
   bool input_done_ = false;      // read() said end of input (the buffer may still hold text)
+  /// The window ends inside a run of text that is neither a string nor cut by structure
+  /// (see next_window): asked for the next window, the run goes on and is refused.
+  bool bare_run_ = false;
 
   std::unique_ptr<LineIndex> lines_;
 };

@@ -52,6 +52,27 @@ TEST_CASE("a run of whitespace as long as you like needs no bigger buffer") {
   CHECK(s->buffer_bytes() <= (1u << 20));  // it grew to 16 MiB when only newlines and brackets were cuts
 }
 
+TEST_CASE("a run that is neither a string nor cut by structure is not buffered whole, and is refused past a window") {
+  // 64 MiB of NUL bytes (or of 'x'): the window grew to hold all of it, looking for a cut
+  // (validate of a gzip of 1 GiB of NULs held 2.1 GB and took 11 s to name byte 0).
+  for (char c : {'\0', 'x'}) {
+    auto s = Source::from_string(gzip_bytes(std::string(64 << 20, c)));
+    CHECK(s->Peek() == c);
+    CHECK(s->buffer_bytes() <= (1u << 20));
+  }
+  // The parser read a whole window of it and asks for more: no JSON token is that long.
+  auto s = Source::from_string(std::string(3 << 20, '7'));
+  std::string got = drain(*s);
+  CHECK(got.size() < (1u << 20));
+  CHECK(s->token_too_long_at() == 0);  // where the run began
+  CHECK(s->read_error().find("not JSON text") != std::string::npos);
+  // A string that long is still read whole.
+  std::string text = "[\"" + std::string(3 << 20, 'y') + "\"]";
+  auto long_string = Source::from_string(text);
+  CHECK(drain(*long_string) == text);
+  CHECK(long_string->read_error().empty());
+}
+
 TEST_CASE("the first NUL byte is noted with its offset") {
   auto s = Source::from_string(std::string("[1,\0 2]", 7));
   drain(*s);

@@ -77,5 +77,20 @@ for format in trace csv; do
   [ $((whole - token)) -le 4096 ] ||
     fail "window --format $format of a whole $file_kb KiB trace: $whole KiB, a token's $token KiB (at most 4096 KiB more)"
 done
+# Bytes with no JSON structure are not buffered whole looking for a cut: validate of a gzip
+# of 256 MiB of NUL bytes (or of 'x') names byte 0 within 64 MiB (a 1 GiB one held 2.1 GB).
+for byte in '\0' x; do
+  head -c $((256 << 20)) /dev/zero | tr '\0' "$byte" | gzip -1 > "$tmp/run.json.gz"
+  for j in 1 2; do
+    "$peak_rss" "$tmp/peak" "$jqtrace" validate -j $j "$tmp/run.json.gz" > "$tmp/out" 2>&1
+    status=$?
+    kb=$(cat "$tmp/peak")
+    echo "validate -j $j of 256 MiB of '$byte', gzipped: exit $status, $kb KiB"
+    [ "$status" -eq 3 ] || fail "validate of 256 MiB of '$byte': exit $status (want 3)"
+    grep -q 'run.json.gz:1:1: error' "$tmp/out" || fail "validate of 256 MiB of '$byte' did not name byte 0: $(head -1 "$tmp/out")"
+    [ "$kb" -le 65536 ] || fail "validate of 256 MiB of '$byte': $kb KiB (at most 65536)"
+  done
+done
+
 echo "memory_bounds: $failures failed"
 [ "$failures" -eq 0 ]
