@@ -167,7 +167,7 @@ ReportSection summary_section(Analysis& a, const std::vector<GateResult>* gates)
   std::string listed = cut ? categories + " and " + lanes + " (jqtrace stats lists all)" : "every category and lane";
   result::Document doc = result::stats_document(a.stats, c);
   for (auto& item : doc.items)  // the categories' rows: a swatch of each one's colour in the charts
-    if (auto* t = std::get_if<result::Table>(&item); t && !t->nested && t->row_count() == a.stats.groups.size()) {
+    if (auto* t = std::get_if<result::Table>(&item); t && t->key == "groups") {
       t->colors.clear();
       for (const GroupStats& g : a.stats.groups) t->colors.push_back(a.color(g));
     }

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
-#include <tuple>
 #include <unordered_map>
 
 #include <fmt/core.h>
@@ -198,9 +197,13 @@ class ColumnOverview {
 
   void emit(Row& row, uint32_t depth, const Column& c) {
     auto [group, ns] = dominant(c.work);
-    bool waiting = ns == 0 && dominant(c.wait).second > 0;
-    if (waiting) std::tie(group, ns) = dominant(c.wait);
-    if (ns == 0) group = c.first_group;  // zero-length spans only: still there, faintly
+    bool waiting = false;
+    if (ns == 0) {  // no work in the column: its waits, if any
+      auto [wait_group, wait_ns] = dominant(c.wait);
+      waiting = wait_ns > 0;
+      group = waiting ? wait_group : c.first_group;  // zero-length spans only: still there, faintly
+      ns = wait_ns;
+    }
     double busy = static_cast<double>(ns) / (ns_per_px_ * scale_);
     int quarters = std::clamp(static_cast<int>(std::ceil(busy * 4 - 1e-9)), 1, 4);
     int x0 = c.bucket * scale_, x1 = std::min(x0 + scale_, plot_width_);

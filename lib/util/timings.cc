@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -29,6 +30,7 @@ struct Open {
 
 struct Recorder {
   bool on = false;
+  std::thread::id main;  ///< the thread that enabled timings: phases are its own
   unsigned threads = 1;
   Clocks start;
   std::vector<PhaseTime> phases;
@@ -52,6 +54,7 @@ Recorder& recorder() {
 void enable_timings() {
   Recorder& r = recorder();
   r.on = true;
+  r.main = std::this_thread::get_id();
   r.start = Clocks::now();
 }
 
@@ -61,7 +64,9 @@ void note_timed_threads(unsigned threads) { recorder().threads = threads; }
 
 PhaseClock::PhaseClock(const char* name, PhaseKind kind) {
   Recorder& r = recorder();
-  if (!r.on) return;
+  // A clock on a worker thread (compute_stats of many ranges runs on the pool) records
+  // nothing: its time is inside the main thread's phase that started the workers.
+  if (!r.on || std::this_thread::get_id() != r.main) return;
   on_ = true;
   r.open.push_back({r.phase_of(name, kind), Clocks::now(), {}});
 }

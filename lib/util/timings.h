@@ -8,7 +8,8 @@
 // A PhaseClock times the scope it lives in when timings are enabled, and costs two clock
 // reads otherwise. Phases nest (the analysis of a report runs a timeline): a phase's time
 // excludes the phases inside it, so the phases add up to the run. Phases are opened and
-// closed on the main thread only (the threads of a parallel phase are inside it).
+// closed on the thread that enabled timings; elsewhere (a worker of a parallel phase) a
+// PhaseClock records nothing, its time being inside the phase that started the workers.
 #include <string>
 #include <vector>
 

@@ -51,4 +51,15 @@ TEST_CASE("timings: a phase's time leaves out the phases inside it, and the phas
   CHECK(report.find("serial share") != std::string::npos);
 }
 
+TEST_CASE("timings: a PhaseClock on a worker thread records nothing (compute_stats runs on the pool)") {
+  enable_timings();
+  {
+    PhaseClock outer("test pool", PhaseKind::scales);
+    for (int k = 0; k < 4; ++k) std::thread([] { PhaseClock worker("test worker", PhaseKind::serial); }).join();
+  }
+  std::vector<PhaseTime> phases = phase_times();
+  CHECK(find(phases, "test pool") != nullptr);
+  CHECK(find(phases, "test worker") == nullptr);  // recorded (and raced) on the shared list before
+}
+
 }  // namespace jqtrace

@@ -109,6 +109,13 @@ done
 # The slowest units listed by duration, the slowest first: markers --sort dur's first.
 first=$("$jqtrace" markers -q --kind token --sort dur --format csv samples/decode-small.trace.json | sed -n 2p | cut -d, -f1)
 grep -q "<ol class=\"slowest\"><li>token $first: " "$tmp/decode.html" || fail "the slowest units' list does not start with token $first"
+# Swatches mark the category rows only: two lanes and two cats, the lane table has none
+# (a table was taken for the categories' by its row count).
+printf '%s\n' '{"traceEvents":[' '{"ph":"X","name":"a","cat":"c1","pid":1,"tid":1,"ts":0,"dur":5},' \
+  '{"ph":"X","name":"b","cat":"c2","pid":1,"tid":2,"ts":0,"dur":3}]}' > "$tmp/two.json"
+"$jqtrace" report -q "$tmp/two.json" -o "$tmp/two.html" || fail "two lanes: exit $?"
+[ "$(grep -c '<td><span class="sw"' "$tmp/two.html")" -eq 2 ] || fail "two lanes, two cats: not 2 swatched rows"
+grep -q '<td><span class="sw"[^<]*</span>1:1</td>' "$tmp/two.html" && fail "a lane row has a category swatch"
 # Unit charts have axes: durations up, unit indexes across.
 grep -q 'token unit (index)</text>' "$tmp/decode.html" || fail "the token chart has no x axis"
 grep -q 'unit duration</text>' "$tmp/decode.html" || fail "the unit charts have no y axis"
