@@ -603,7 +603,7 @@ class ValidateLoader {
 bool validate_stream_parallel(StreamInput& in, unsigned threads, DiagnosticSink& out, const ProgressFn& progress,
                               uint64_t part_bytes, ValidateResult* result) {
   ValidateLoader loader;
-  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, stream_part_work(loader));
+  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, part_work(loader));
   if (read.reads.empty()) return false;  // not reached: the last part always counts
   Source locator(memory_input(""), in.name, in.total_size, std::move(read.lines));
   loader.conclude_into(out, locator, read.reads, read.reads.size(), result);
@@ -675,22 +675,17 @@ ValidateResult validate_trace(Source& source, DiagnosticSink& out) {
 
 namespace {
 
-/// The parts of plan checked on `threads` threads and joined (see validate_trace_parallel).
+/// The parts of plan checked on `threads` threads and joined as they are read (see
+/// validate_trace_parallel).
 bool validate_planned(const PartOpener& open, const PartPlan& plan, unsigned threads, DiagnosticSink& out,
                       const ProgressFn& progress, ValidateResult* result) {
   if (plan.starts.size() < 2) return false;
   ValidateLoader loader;
-  std::vector<PartRead> reads = read_parts(open, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
-    return loader.read(k, src, read);
-  });
-  std::size_t count = parts_that_count(reads);
-  if (count == 0) return false;
-  PhaseClock clock("join", PhaseKind::serial);
-  for (std::size_t k = 0; k < count; ++k)
-    if (!loader.join(k)) return false;  // only broken traces: read again in one pass
+  std::vector<PartRead> reads = read_parts(open, plan, threads, progress, part_work(loader));
+  if (reads.empty()) return false;
   auto locator = open(0, "");  // positions of what the parts found
   if (!locator) return false;
-  loader.conclude_into(out, *locator, reads, count, result);
+  loader.conclude_into(out, *locator, reads, reads.size(), result);
   return true;
 }
 

@@ -144,10 +144,6 @@ PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part) {
 }
 
 /// The cut plan of a regular, uncompressed file (one part when it does not split).
-/// Parts per thread. More would let a thread on a busy core take fewer, but each part
-/// keeps its own tables until the join (validate -j 2 with 4 a thread: 83 MB instead of
-/// 51) for no measurable gain on the bench trace: one part a thread.
-constexpr unsigned kPartsPerThread = 1;
 
 PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part) {
   PhaseClock clock("plan", PhaseKind::serial);
@@ -181,32 +177,155 @@ PartOpener text_parts(std::shared_ptr<const std::string> text) {
   return [text](uint64_t begin, const std::string& prefix) { return Source::text_part(text, begin, prefix); };
 }
 
-std::vector<PartRead> read_parts(const PartOpener& open, const PartPlan& plan, unsigned threads,
-                                 const ProgressFn& progress,
-                                 const std::function<ReadResult(std::size_t, Source&, const ReadOptions&)>& read) {
-  PhaseClock clock("parse", PhaseKind::scales);
-  std::vector<PartRead> reads(plan.starts.size());
-  SharedProgress shared(progress, plan);
-  auto run = [&](std::size_t k) {
-    auto src = k == 0 ? open(0, "") : open(plan.starts[k], plan.prefix);
-    if (!src) return;
-    reads[k].opened = true;
-    if (ProgressFn bar = shared.for_part(k)) src->set_progress(std::move(bar));
-    ReadOptions options;
-    if (k + 1 < plan.starts.size()) options.stop_at = plan.starts[k + 1];
-    reads[k].result = read(k, *src, options);
-  };
-  run_parallel(reads.size(), threads, run);
-  return reads;
-}
+namespace {
 
-std::size_t parts_that_count(const std::vector<PartRead>& reads) {
-  for (std::size_t k = 0; k < reads.size(); ++k) {
-    if (!reads[k].opened) return 0;
-    if (reads[k].result.status == ReadStatus::input_error) return k + 1;
-    if (k + 1 < reads.size() && reads[k].result.stop != ReadResult::Stop::at_boundary) return 0;
+/// The parts of a planned read as threads read them, joined in order as they become ready
+/// (see read_parts).
+class PlannedRead {
+ public:
+  PlannedRead(const PartOpener& open, const PartPlan& plan, const ProgressFn& progress, const PartWork& work)
+      : open_(open), plan_(plan), work_(work), shared_(progress, plan), parts_(plan.starts.size()), end_(parts_.size()) {}
+
+  std::vector<PartRead> run(unsigned threads) {
+    run_parallel(parts_.size(), threads, [&](std::size_t k) { read_part(k); });
+    if (rest_from_ != kNone) read_rest(rest_from_);
+    return std::move(counted_);
   }
-  return reads.size();
+
+ private:
+  static constexpr std::size_t kNone = SIZE_MAX;
+  struct Part {
+    ReadResult result;
+    bool done = false;
+    bool dropped = false;
+  };
+
+  std::unique_ptr<Source> open_part(std::size_t k) {
+    return k == 0 ? open_(0, "") : open_(plan_.starts[k], plan_.prefix);
+  }
+
+  void read_part(std::size_t k) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (k >= end_) return;  // the read ended before this part: not read at all
+    }
+    ReadResult r;
+    std::unique_ptr<Source> src = open_part(k);
+    if (src) {
+      if (ProgressFn bar = shared_.for_part(k)) src->set_progress(std::move(bar));
+      ReadOptions options;
+      if (k + 1 < parts_.size()) options.stop_at = plan_.starts[k + 1];
+      r = work_.read(k, *src, options);
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!src) {
+      // A part 0 that does not open leaves nothing read (the caller reads in one pass and
+      // says why); a later one is read with the rest, which says why if it fails again.
+      if (k < end_) {
+        end_at(k, lock);
+        rest_from_ = k > 0 ? k : kNone;
+      }
+      return;
+    }
+    parts_[k].result = std::move(r);
+    parts_[k].done = true;
+    if (k >= end_) drop(k, lock);
+    join_ready(lock);
+  }
+
+  /// Joins every read part in order, from whichever thread finished one (mutex held; let go
+  /// around the join). One thread at a time joins.
+  void join_ready(std::unique_lock<std::mutex>& lock) {
+    if (joining_) return;
+    joining_ = true;
+    while (next_to_join_ < end_ && parts_[next_to_join_].done) {
+      std::size_t k = next_to_join_;
+      const ReadResult& r = parts_[k].result;
+      bool last = k + 1 == parts_.size();
+      bool error = r.status == ReadStatus::input_error;
+      bool joined = false;
+      if (last || error || r.stop == ReadResult::Stop::at_boundary) {  // else the cut after part k was wrong
+        lock.unlock();
+        joined = work_.join(k);
+        lock.lock();
+      }
+      if (!joined) {
+        end_at(k, lock);
+        rest_from_ = k;
+        break;
+      }
+      counted_.push_back(PartRead{parts_[k].result, true});
+      ++next_to_join_;
+      if (error) {
+        end_at(k + 1, lock);
+        rest_from_ = kNone;  // a later part that did not open is past the end now
+        break;
+      }
+    }
+    joining_ = false;
+  }
+
+  /// Parts from `end` on do not count: those read are dropped now, those being read when
+  /// they are done, those not started are not read.
+  void end_at(std::size_t end, std::unique_lock<std::mutex>& lock) {
+    end_ = std::min(end_, end);
+    for (std::size_t k = end; k < parts_.size(); ++k)
+      if (parts_[k].done) drop(k, lock);
+  }
+
+  void drop(std::size_t k, std::unique_lock<std::mutex>& lock) {
+    if (parts_[k].dropped) return;
+    parts_[k].dropped = true;
+    lock.unlock();
+    work_.drop(k);
+    lock.lock();
+  }
+
+  /// Reads the file from part k's start to its end into the state joined so far (k = 0:
+  /// the whole file as part 0), on the calling thread once the others are done.
+  void read_rest(std::size_t k) {
+    std::unique_ptr<Source> src = open_part(k);
+    if (!src) {
+      ReadResult failed;
+      failed.status = ReadStatus::input_error;
+      failed.message = fmt_reopen_failure(plan_.starts[k]);
+      counted_.push_back(PartRead{failed, true});
+      return;
+    }
+    if (ProgressFn bar = shared_.for_part(k)) src->set_progress(std::move(bar));
+    if (k > 0) {
+      counted_.push_back(PartRead{work_.read_rest(k, *src), true});
+      return;
+    }
+    ReadResult r = work_.read(0, *src, ReadOptions{});
+    work_.join(0);
+    counted_.push_back(PartRead{r, true});
+  }
+
+  static std::string fmt_reopen_failure(uint64_t at) {
+    return "could not open the file again to read it from byte " + std::to_string(at);
+  }
+
+  const PartOpener& open_;
+  const PartPlan& plan_;
+  const PartWork& work_;
+  SharedProgress shared_;
+  std::mutex mutex_;
+  std::vector<Part> parts_;
+  std::size_t end_;                ///< parts from here on do not count
+  std::size_t next_to_join_ = 0;
+  bool joining_ = false;
+  std::size_t rest_from_ = kNone;  ///< the part whose start the rest is read from
+  std::vector<PartRead> counted_;
+};
+
+}  // namespace
+
+std::vector<PartRead> read_parts(const PartOpener& open, const PartPlan& plan, unsigned threads,
+                                 const ProgressFn& progress, const PartWork& work) {
+  PhaseClock clock("parse", PhaseKind::scales);
+  PlannedRead read(open, plan, progress, work);
+  return read.run(threads);
 }
 
 ReadResult joined_result(const std::vector<PartRead>& reads, std::size_t count) {

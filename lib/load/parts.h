@@ -55,10 +55,47 @@ std::size_t last_part_start(std::string_view text, std::size_t min_start);
 /// parse sequentially) when the text has no suitable line starts, e.g. a single huge line.
 PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part);
 
+/// Parts per thread, handed out as threads free up: a thread on a slower core (a shared
+/// host's neighbour, here one core ran at half speed for minutes at a time) takes fewer,
+/// instead of the read waiting for its one half. Parts are joined as they are read, so
+/// more of them hold little more memory (validate -j 2 of the 100 MB bench trace: 10 MB
+/// with one a thread, 12-13 MB with 4 or 8; stats 28 MB with any).
+constexpr unsigned kPartsPerThread = 4;
+
 /// The cut plan of a regular, uncompressed file of at least 2 × min_part bytes for
-/// `threads` threads (one part when it does not split: one thread, smaller, gzip, not a file).
+/// `threads` threads, kPartsPerThread parts each (one part when it does not split: one
+/// thread, smaller, gzip, not a file).
 PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part);
 
+
+/// What a caller does with the parts of a parallel read, of a file or of a stream (trace.cc
+/// builds a model, validate.cc checks rules).
+struct PartWork {
+  /// Parses part k (state made fresh: a part can be parsed again) from its text.
+  std::function<ReadResult(std::size_t k, Source& text, const ReadOptions& options)> read;
+  /// Part k counts: joins it to the state of parts 0..k-1 (for k = 0: takes it as that
+  /// state). Called in order of k, one call at a time. False when the join cannot be exact
+  /// (the state must be left as it was): the text from part k on is then read by read_rest.
+  std::function<bool(std::size_t k)> join;
+  /// Reads the text from part k's start (k > 0) to the end of the input into the state
+  /// joined so far (parts 0..k-1), as one sequential read would. (For k = 0 the input is
+  /// read as part 0 and joined.)
+  std::function<ReadResult(std::size_t k, Source& text)> read_rest;
+  /// Part k's parse does not count (a cut before it proved wrong, or an input error before
+  /// it ended the read): its state can go.
+  std::function<void(std::size_t k)> drop;
+};
+
+/// The work of a loader whose members are read, join, read_rest and drop (as above).
+template <typename Loader>
+PartWork part_work(Loader& loader) {
+  PartWork work;
+  work.read = [&loader](std::size_t k, Source& text, const ReadOptions& options) { return loader.read(k, text, options); };
+  work.join = [&loader](std::size_t k) { return loader.join(k); };
+  work.read_rest = [&loader](std::size_t k, Source& text) { return loader.read_rest(k, text); };
+  work.drop = [&loader](std::size_t k) { loader.drop(k); };
+  return work;
+}
 
 /// One part's read: what the reader said, whether its source opened.
 struct PartRead {
@@ -75,17 +112,20 @@ PartOpener file_parts(const std::string& path);
 /// The parts of a text in memory (tests and fuzzing: the joins without files or threads).
 PartOpener text_parts(std::shared_ptr<const std::string> text);
 
-/// Reads the parts of plan on `threads` threads (the calling one too), each part with
-/// read(k, source, read_options); the sources are opened here, each with its share of the
-/// progress bar. Returns the reads in part order.
+/// Reads the parts of plan on `threads` threads (the calling one too) with work.read, each
+/// from a source opened here with its share of the progress bar; parts are handed out in
+/// order as threads free up, so a thread on a slower core takes fewer. Each part is joined
+/// (work.join, in order, one at a time) by whichever thread finishes the last part it was
+/// waiting for, while the other threads read on: the join is not a serial step after the
+/// parse, and a joined part's own state is freed as the next ones are read. A cut or a join
+/// that proves wrong at part k (the part before it did not stop exactly there, or the join
+/// cannot be exact) ends the parts there: the rest of the file from part k's start is read
+/// by work.read_rest into the state joined so far, as one pass would have. An input error
+/// ends the read at its part; later parts are dropped (work.drop), unread when not started.
+/// Returns the reads of the parts that count, in order (the last may be read_rest's);
+/// empty when the first part did not open.
 std::vector<PartRead> read_parts(const PartOpener& open, const PartPlan& plan, unsigned threads,
-                                 const ProgressFn& progress,
-                                 const std::function<ReadResult(std::size_t, Source&, const ReadOptions&)>& read);
-
-/// How many leading parts count: every part up to the first input error, when each part
-/// before stopped exactly where the next starts. 0 when a cut proved wrong (or a part did
-/// not open): read the file in one pass instead.
-std::size_t parts_that_count(const std::vector<PartRead>& reads);
+                                 const ProgressFn& progress, const PartWork& work);
 
 /// The whole file's ReadResult from the first `count` parts' results.
 ReadResult joined_result(const std::vector<PartRead>& reads, std::size_t count);

@@ -92,7 +92,7 @@ class SharedLinesView final : public LineIndex {
 class StreamSplitter {
  public:
   StreamSplitter(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
-                 const StreamPartWork& work)
+                 const PartWork& work)
       : text_(std::move(input.text)), name_(input.name), total_size_(input.total_size),
         compression_(input.compression), reopen_(input.reopen),
         threads_(std::max(threads, 1u)), part_bytes_(std::clamp<uint64_t>(part_bytes, 64, kStreamPartBytes)),
@@ -513,7 +513,7 @@ class StreamSplitter {
   unsigned threads_;
   uint64_t part_bytes_;
   const ProgressFn& progress_;
-  const StreamPartWork& work_;
+  const PartWork& work_;
   std::string prefix_;  // set by the decoding thread before the first cut; read after it
   bool cutting_ = true;
 
@@ -540,7 +540,7 @@ class StreamSplitter {
 }  // namespace
 
 StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
-                             const StreamPartWork& work) {
+                             const PartWork& work) {
   PhaseClock clock("parse", PhaseKind::scales);  // and the joins, as the parts come
   StreamSplitter splitter(input, threads, part_bytes, progress, work);
   return splitter.run();

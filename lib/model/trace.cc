@@ -147,8 +147,7 @@ class TraceBuilder final : public EventSink {
   /// file order. B/E pairs and the category join wait for finish(), so the result is the
   /// model one pass over the whole file builds.
   /// Returns how the later part's name ids map to this trace's.
-  /// The span columns of different lanes are appended on up to `threads` threads.
-  std::vector<uint32_t> absorb(TraceBuilder& later, unsigned threads = 1) {
+  std::vector<uint32_t> absorb(TraceBuilder& later) {
     Trace& p = later.t_;
     std::vector<uint32_t> names = t_.names.intern_all(p.names);
     std::vector<uint32_t> thread_names = t_.thread_names.intern_all(p.thread_names);
@@ -158,8 +157,6 @@ class TraceBuilder final : public EventSink {
 
     // The part's lanes are taken from the front and freed one by one: a trace of a million
     // one-span lanes would otherwise hold the part's half million beside the joined ones.
-    // A small lane's columns are appended at once; a large one's wait to be appended on
-    // the threads, each of the part's lanes to a different lane here.
     auto take = [](IntColumn& to, IntColumn& from) {
       if (to.empty()) to = std::move(from);  // a lane new to the join (most of them): no copy
       else to.append(from);
@@ -177,8 +174,6 @@ class TraceBuilder final : public EventSink {
       take(a.chain, b.chain);
       b = SpanTable{};
     };
-    constexpr std::size_t kAppendAtOnce = 4096;  // spans
-    std::vector<std::pair<uint32_t, SpanTable>> large;
     std::vector<uint32_t> lanes(p.lanes.size());
     for (std::size_t l = 0; !p.lanes.empty(); ++l, p.lanes.pop_front()) {
       Lane& from = p.lanes.front();
@@ -199,12 +194,8 @@ class TraceBuilder final : public EventSink {
         }
         later.begin_ends_.release(l);
       }
-      if (from.spans.size() < kAppendAtOnce) append_spans(to.spans, from.spans);
-      else large.emplace_back(at, std::move(from.spans));
+      append_spans(to.spans, from.spans);
     }
-    run_parallel(large.size(), threads, [&](std::size_t k) {
-      append_spans(t_.lanes[large[k].first].spans, large[k].second);
-    });
     auto lane = [&](int64_t l) -> int64_t { return lanes[static_cast<std::size_t>(l)]; };
     bool same_lanes = is_identity(lanes);
     InstantTable& in = t_.instants;
@@ -581,8 +572,9 @@ struct Part {
 /// alike: part k is read into a model of its own, then joined (in order) to part 0's.
 class PartLoader {
  public:
-  PartLoader(const LoadOptions& options, DiagnosticSink* diags, unsigned join_threads)
-      : options_(options), diags_(diags), join_threads_(join_threads) {}
+  /// Parts are joined on the thread that read the last one a join waited for, while the
+  /// other threads read on (see read_parts): a join is one thread's work.
+  PartLoader(const LoadOptions& options, DiagnosticSink* diags) : options_(options), diags_(diags) {}
 
   ReadResult read(std::size_t k, Source& src, const ReadOptions& read) {
     Part& part = fresh(k);
@@ -604,7 +596,7 @@ class PartLoader {
       if (options_.tee) options_.tee->absorb(*part.tee, identity(part.trace->names.size()));
       return true;
     }
-    std::vector<uint32_t> names = first().builder->absorb(*part.builder, join_threads_);
+    std::vector<uint32_t> names = first().builder->absorb(*part.builder);
     if (options_.tee) options_.tee->absorb(*part.tee, names);
     part = Part{};  // its memory back before the next one is joined
     return true;
@@ -651,7 +643,6 @@ class PartLoader {
 
   const LoadOptions& options_;
   DiagnosticSink* diags_;
-  unsigned join_threads_;
   PartSlots<Part> parts_;
 };
 
@@ -659,8 +650,8 @@ class PartLoader {
 bool load_stream_parallel(StreamInput& in, unsigned threads, Trace* trace, DiagnosticSink* diags,
                           const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                           uint64_t part_bytes) {
-  PartLoader loader(options, diags, 1);  // joins run while other parts parse: one thread each
-  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, stream_part_work(loader));
+  PartLoader loader(options, diags);
+  StreamRead read = read_stream_parts(in, threads, part_bytes, progress, part_work(loader));
   if (read.reads.empty()) return false;  // not reached: the last part always counts
   ReadResult r = joined_result(read.reads, read.reads.size());
   PhaseClock clock("finish", PhaseKind::scales);
@@ -673,21 +664,15 @@ bool load_stream_parallel(StreamInput& in, unsigned threads, Trace* trace, Diagn
 
 namespace {
 
-/// The parts of plan read on `threads` threads and joined in order (see load_trace_parallel).
+/// The parts of plan read on `threads` threads and joined in order as they are read (see
+/// load_trace_parallel).
 bool load_planned(const PartOpener& open, const PartPlan& plan, unsigned threads, Trace* trace, DiagnosticSink* diags,
                   const LoadOptions& options, const ProgressFn& progress, ReadResult* result) {
   if (plan.starts.size() < 2) return false;
-  PartLoader loader(options, diags, threads);
-  std::vector<PartRead> reads = read_parts(open, plan, threads, progress, [&](std::size_t k, Source& src, const ReadOptions& read) {
-    return loader.read(k, src, read);
-  });
-  std::size_t count = parts_that_count(reads);
-  if (count == 0) return false;
-  {
-    PhaseClock clock("join", PhaseKind::serial);  // the parts into part 0's model, in file order
-    for (std::size_t k = 0; k < count; ++k) loader.join(k);
-  }
-  ReadResult r = joined_result(reads, count);
+  PartLoader loader(options, diags);
+  std::vector<PartRead> reads = read_parts(open, plan, threads, progress, part_work(loader));
+  if (reads.empty()) return false;
+  ReadResult r = joined_result(reads, reads.size());
   PhaseClock clock("finish", PhaseKind::scales);
   loader.finish(r, threads, trace);
   *result = r;
@@ -721,7 +706,7 @@ bool load_blocks(const std::vector<ByteRange>& blocks, const BlockOpener& open, 
   std::unique_ptr<SplittableSink> staging = options.tee ? options.tee->fork() : nullptr;
   LoadOptions own = options;
   own.tee = staging.get();
-  PartLoader loader(own, nullptr, 1);
+  PartLoader loader(own, nullptr);
   std::vector<PartRead> reads(blocks.size());
   run_parallel(blocks.size(), std::max(threads, 1u), [&](std::size_t k) {
     auto src = open(k);

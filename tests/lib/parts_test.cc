@@ -6,7 +6,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
 #include <cstdio>
 #include <fstream>
 #include <thread>
@@ -68,7 +72,8 @@ TEST_CASE("a file is cut where its text is: read a window at a time, the same cu
     TempFile file(text);
     for (unsigned threads : {2u, 3u, 8u})
       for (uint64_t min_part : {uint64_t{64}, uint64_t{4096}, uint64_t{100000}}) {
-        PartPlan from_file = plan_file(file.path, threads, min_part), from_text = plan_parts(text, threads, min_part);
+        PartPlan from_file = plan_file(file.path, threads, min_part),
+                 from_text = plan_parts(text, threads * kPartsPerThread, min_part);
         CHECK(from_file.starts == from_text.starts);
         CHECK(from_file.prefix == from_text.prefix);
       }
@@ -144,7 +149,7 @@ TEST_CASE("a text in memory is read in parts and joined as its file is, on one t
 }
 
 TEST_CASE("the parallel join: lanes large and small, names new to a later part, lanes first seen there") {
-  // Three lanes of thousands of spans in each part (joined on the threads), hundreds of
+  // Three lanes of thousands of spans in each part, hundreds of
   // one-span lanes (joined one by one as the part is freed), names and cats that only the
   // later part knows (its ids differ from the joined model's).
   std::string text = "{\"traceEvents\":[\n";
@@ -278,4 +283,139 @@ TEST_CASE("the parallel loader declines what it cannot cut, and reports the firs
   CHECK(r.message == expected.message);
   CHECK(r.offset == expected.offset);
   CHECK(r.events == expected.events);
+}
+
+namespace {
+struct CountingSink final : EventSink {
+  void on_event(const RawEvent&, const Interner&) override {}
+};
+
+/// A PartWork that reads each part with a plain reader (no model) and records what
+/// read_parts asks of it; `before_read(k)` runs first on the reading thread.
+struct RecordingWork {
+  std::mutex mutex;
+  std::vector<std::string> calls;  ///< "read k", "join k", "rest k", "drop k" as they came
+  std::function<void(std::size_t)> before_read = [](std::size_t) {};
+  std::function<bool(std::size_t)> may_join = [](std::size_t) { return true; };
+
+  void note(std::string call) {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.push_back(std::move(call));
+  }
+  bool called(const std::string& call) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return std::find(calls.begin(), calls.end(), call) != calls.end();
+  }
+  std::vector<std::string> of(char kind) {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::string> out;
+    for (const std::string& c : calls)
+      if (c[0] == kind) out.push_back(c);
+    return out;
+  }
+  PartWork work() {
+    PartWork w;
+    w.read = [this](std::size_t k, Source& src, const ReadOptions& options) {
+      before_read(k);
+      note("read " + std::to_string(k));
+      CountingSink sink;
+      Interner names;
+      return read_trace(src, sink, names, nullptr, options);
+    };
+    w.join = [this](std::size_t k) {
+      if (!may_join(k)) return false;
+      note("join " + std::to_string(k));
+      return true;
+    };
+    w.read_rest = [this](std::size_t k, Source& src) {
+      note("rest " + std::to_string(k));
+      CountingSink sink;
+      Interner names;
+      return read_trace(src, sink, names, nullptr, ReadOptions{});
+    };
+    w.drop = [this](std::size_t k) { note("drop " + std::to_string(k)); };
+    return w;
+  }
+};
+}  // namespace
+
+TEST_CASE("parts are joined in order as they are read, not after the last one") {
+  auto text = std::make_shared<const std::string>(lines_trace(4000));
+  PartPlan plan = plan_parts(*text, 6, 64);
+  REQUIRE(plan.starts.size() == 6);
+  RecordingWork rec;
+  // The last part is read only once part 0 is joined: a join that waited for every read
+  // would never come (the wait gives up after 20 s, and the check below fails).
+  rec.before_read = [&](std::size_t k) {
+    if (k + 1 != plan.starts.size()) return;
+    for (int waited = 0; waited < 2000 && !rec.called("join 0"); ++waited)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
+  std::vector<PartRead> reads = read_parts(text_parts(text), plan, 2, {}, rec.work());
+  CHECK(reads.size() == 6);
+  std::vector<std::string> joins = rec.of('j');
+  CHECK(joins == std::vector<std::string>{"join 0", "join 1", "join 2", "join 3", "join 4", "join 5"});
+  std::vector<std::string> calls = rec.calls;
+  auto at = [&](const std::string& c) { return std::find(calls.begin(), calls.end(), c) - calls.begin(); };
+  CHECK(at("join 0") < at("read 5"));
+  CHECK(joined_result(reads, reads.size()).events == 4000);
+}
+
+TEST_CASE("a cut that proves wrong: the parts before it count, the rest of the file is read from the last good cut") {
+  // Part 2's text runs on past where part 3 was to start: the cut is at a line that starts
+  // with '{' after a line ending in ',' inside an event's args (a pretty-printed array of
+  // objects). Parts 0 and 1 are joined, the file from part 2's start is read to its end.
+  std::string text = lines_trace(3000);
+  PartPlan plan = plan_parts(text, 5, 64);
+  REQUIRE(plan.starts.size() == 5);
+  std::size_t event_end = text.rfind('}', plan.starts[3]);  // of the event before the cut
+  std::string broken = text.substr(0, event_end) + ",\"args\":{\"a\":[1,\n{\"x\":1}]}" + text.substr(event_end);
+  PartPlan broken_plan = plan;
+  broken_plan.starts[3] = broken.find("{\"x\"");
+  broken_plan.starts[4] += broken.size() - text.size();
+  auto shared = std::make_shared<const std::string>(broken);
+  RecordingWork rec;
+  std::vector<PartRead> reads = read_parts(text_parts(shared), broken_plan, 2, {}, rec.work());
+  CHECK(rec.of('j') == std::vector<std::string>{"join 0", "join 1"});
+  std::vector<std::string> reads_and_rest = rec.of('r');
+  CHECK(reads_and_rest.back() == "rest 2");  // after the parts' reads, on the calling thread
+  CHECK(std::count(reads_and_rest.begin(), reads_and_rest.end(), "rest 2") == 1);
+  REQUIRE(reads.size() == 3);
+  CHECK(reads[2].result.status == ReadStatus::ok);
+  CHECK(joined_result(reads, reads.size()).events == 3000);
+}
+
+TEST_CASE("an input error ends the read at its part: later parts are dropped or not read") {
+  std::string text = lines_trace(3000);
+  PartPlan plan = plan_parts(text, 8, 64);
+  REQUIRE(plan.starts.size() == 8);
+  std::string broken = text;
+  broken[plan.starts[1] + 10] = '#';  // inside part 1's first event
+  auto shared = std::make_shared<const std::string>(broken);
+  RecordingWork rec;
+  // Part 2 is read only once part 1 is joined, so that the parts after it are handed out
+  // after the error is known (and the test does not depend on how fast threads start).
+  rec.before_read = [&](std::size_t k) {
+    for (int waited = 0; k == 2 && waited < 2000 && !rec.called("join 1"); ++waited)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
+  std::vector<PartRead> reads = read_parts(text_parts(shared), plan, 2, {}, rec.work());
+  REQUIRE(reads.size() == 2);
+  CHECK(reads[1].result.status == ReadStatus::input_error);
+  CHECK(rec.of('j') == std::vector<std::string>{"join 0", "join 1"});
+  CHECK(rec.of('r').size() <= 3);  // parts handed out after the error are not read
+  for (const std::string& c : rec.of('d')) CHECK(std::stoul(c.substr(5)) >= 2);
+}
+
+TEST_CASE("a join that cannot be exact: the rest is read from that part's start into the state joined so far") {
+  auto text = std::make_shared<const std::string>(lines_trace(3000));
+  PartPlan plan = plan_parts(*text, 4, 64);
+  REQUIRE(plan.starts.size() == 4);
+  RecordingWork rec;
+  rec.may_join = [](std::size_t k) { return k != 2; };
+  std::vector<PartRead> reads = read_parts(text_parts(text), plan, 2, {}, rec.work());
+  CHECK(rec.of('j') == std::vector<std::string>{"join 0", "join 1"});
+  CHECK(rec.called("rest 2"));
+  REQUIRE(reads.size() == 3);
+  CHECK(joined_result(reads, reads.size()).events == 3000);
 }
