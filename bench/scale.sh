@@ -42,13 +42,30 @@ for j in $low $high; do
   add "window token 10|$j" "$build/jqtrace window -q --no-index -j $j --marker token 10 -o bench/out/scale-window.json $trace"
 done
 
+# What the machine itself gives: the floor on every core at once, each pinned to its core,
+# against the floor alone. On a shared host the cores are not equal (here one ran at half
+# the other's speed for minutes at a time): the sum of their speeds, in units of the one
+# core a -j 1 run gets, is the most any -j N run can reach over -j 1 at that moment.
+floor_on_every_core() {
+  for c in $(seq 0 $((cores - 1))); do
+    taskset -c "$c" /usr/bin/time -f '%e' -o "bench/out/scale-core$c.txt" "$build/parse-floor" --fast "$trace" > /dev/null 2>&1 &
+  done
+  wait
+  for c in $(seq 0 $((cores - 1))); do cat "bench/out/scale-core$c.txt"; done
+}
+
 declare -A times=()
+ceilings="" core_times=""
 for _ in $(seq "$repeat"); do
   for i in "${!commands[@]}"; do
     /usr/bin/time -f '%e' -o bench/out/scale-time.txt ${commands[$i]} > /dev/null 2>&1 ||
       { echo "failed: ${commands[$i]}" >&2; exit 1; }
     times[$i]+="$(cat bench/out/scale-time.txt) "
+    [ "${labels[$i]}" = "floor|1" ] && alone=$(cat bench/out/scale-time.txt)
   done
+  together=$(floor_on_every_core | tr '\n' ' ')
+  ceilings+="$(awk -v alone="$alone" -v t="$together" 'BEGIN { n = split(t, v, " "); s = 0; for (i = 1; i <= n; i++) s += alone / v[i]; printf "%.2f", s }') "
+  core_times+="$together| "
 done
 median() { tr ' ' '\n' <<< "$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -75,6 +92,20 @@ for name in "floor" "validate" "stats" "gaps" "report" "window token 10"; do
   echo "$row $speedup |"
 done
 
+ceiling=$(median "$ceilings")
+echo
+echo "Machine ceiling: the floor on all $cores cores at once did ${ceiling}x the work of the floor alone"
+echo "(median of $repeat; seconds a core, each run: ${core_times% | })."
+for name in validate stats; do
+  first="" last=""
+  for i in "${!labels[@]}"; do
+    [ "${labels[$i]}" = "$name|$low" ] && first=$(median "${times[$i]}")
+    [ "${labels[$i]}" = "$name|$high" ] && last=$(median "${times[$i]}")
+  done
+  awk -v n="$name" -v a="$first" -v b="$last" -v c="$ceiling" -v j="$high" \
+    'BEGIN { printf "%s -j%s: %.2fx -j1, %.0f%% of the machine ceiling\n", n, j, a / b, 100 * a / b / c }'
+done
+
 echo
 for command in stats validate; do
   for j in $low $high; do
@@ -82,4 +113,4 @@ for command in stats validate; do
     echo "$command -j $j --timings: ${share#  }"
   done
 done
-echo "(the serial share of -j $high counts the join of the parts, which a -j 1 run does not do)"
+echo "(the parts are joined as they are read: their join is inside the parse phase)"

@@ -117,6 +117,9 @@ class IntColumn {
   /// and columns realloc'd in the heap left holes there (gaps -j 1 of the 32-lane bench
   /// trace peaked 1.5 MB higher with 1 MB here).
   static constexpr std::size_t kMapAbove = std::size_t{1} << 17;
+  /// Unmaps the buffers freed columns left for reuse (int_column.cc): a load calls it when
+  /// its columns are built.
+  static void release_kept_buffers();
 
  private:
   /// Capacities are powers of two: 8 is the word in place, 16 the first buffer (at the
@@ -139,6 +142,8 @@ class IntColumn {
   }
   /// Frees the buffer; empty and in place.
   void release();
+  /// Frees a buffer of 2^log2 bytes as it was allocated (malloc'd or mapped).
+  static void free_buffer(uint8_t* buffer, unsigned log2);
   /// Capacity for at least n bytes (the next power of two), keeping the contents.
   void grow(std::size_t n);
 

@@ -622,6 +622,7 @@ class PartLoader {
   void finish(const ReadResult& r, unsigned threads, Trace* trace) {
     Part& part = first();
     if (r.status != ReadStatus::input_error) part.builder->finish(threads);
+    IntColumn::release_kept_buffers();  // the parts' buffers, reused as they were read
     part.trace->read = r;
     *trace = std::move(*part.trace);
   }

@@ -176,3 +176,29 @@ TEST_CASE("a column grows from its word through malloc'd buffers to mapped ones 
   CHECK(joined[static_cast<std::size_t>(kValues + 10 + 777)] == c[777]);
   CHECK(joined[joined.size() - 1] == int64_t{1} << 50);
 }
+
+TEST_CASE("a column grown into a buffer another column gave back reads only its own values") {
+  // Freed mapped buffers are kept for the next column of their size, full of the old
+  // column's bytes: every value read must be the new column's, at every width.
+  for (int round = 0; round < 3; ++round) {
+    {
+      IntColumn old;
+      for (int64_t i = 0; i < 300000; ++i) old.push(-1 - i * 977);  // 4-byte values, all bits busy
+    }  // its buffers are kept
+    IntColumn fresh;
+    std::vector<int64_t> expect;
+    for (int64_t i = 0; i < 300000; ++i) {
+      int64_t v = i < 100000 ? i % 100 : i < 200000 ? i * 3 : -i * 1000003;  // widens twice
+      fresh.push(v);
+      expect.push_back(v);
+    }
+    IntColumn appended;
+    appended.push(7);
+    appended.append(fresh);
+    REQUIRE(fresh.size() == expect.size());
+    bool same = true;
+    for (std::size_t i = 0; i < expect.size(); ++i) same = same && fresh[i] == expect[i] && appended[i + 1] == expect[i];
+    CHECK(same);
+    IntColumn::release_kept_buffers();
+  }
+}
