@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include "parallel.h"
 #include "timings.h"
 #include "trace.h"
 
@@ -314,6 +315,7 @@ unsigned worker_threads(const CommonOptions& opts) {
   unsigned cores = std::thread::hardware_concurrency();
   unsigned threads = opts.threads ? opts.threads : cores ? cores : 1;
   note_timed_threads(threads);
+  start_pool_threads(threads);  // while the input is opened and planned
   return threads;
 }
 

@@ -239,7 +239,8 @@ class StatsBuilder {
     for (std::size_t wave = 0; wave < groups; wave += kWaveGroups) {
       std::size_t end = std::min(groups, wave + kWaveGroups);
       while (group_stats_.size() < end) make_group(group_stats_.size());
-      run_parallel(end - wave, o_.threads, [&](std::size_t k) { summarize_group(wave + k); });
+      std::vector<std::size_t> order = largest_first(wave, end);
+      run_parallel(order.size(), o_.threads, [&](std::size_t k) { summarize_group(order[k]); });
       while (freed < slices.size() && slice_groups_end_[by_last_group[freed]] <= end)
         slices[by_last_group[freed++]] = SliceTally(0, 0);
       if (end < groups) release_free_memory();  // for the next waves' stats
@@ -454,6 +455,22 @@ class StatsBuilder {
         slice_groups_end_[k] = std::max(slice_groups_end_[k], group + 1);
       }
     }
+  }
+
+  /// Groups [from, to) by their spans, most first: sorting one group's durations is one
+  /// thread's work, and the largest (attn chain, a third of a jobque trace's spans) handed
+  /// out last kept the other threads waiting.
+  std::vector<std::size_t> largest_first(std::size_t from, std::size_t to) const {
+    std::vector<uint64_t> spans(to - from, 0);
+    for (std::size_t k = from; k < to; ++k)
+      if (first_part_[k]) spans[k - from] = first_part_[k]->second.events;
+    for (auto it = std::lower_bound(later_parts_.begin(), later_parts_.end(), LaterPart{from, nullptr}, by_group);
+         it != later_parts_.end() && it->first < to; ++it)
+      spans[it->first - from] += it->second->events;
+    std::vector<std::size_t> order(to - from);
+    std::iota(order.begin(), order.end(), from);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spans[a - from] > spans[b - from]; });
+    return order;
   }
 
   /// One group's tallies taken in (in slice order), then its totals, distribution and

@@ -38,6 +38,16 @@ class Pool {
     return true;
   }
 
+  /// Starts threads up to `helpers` now, so that the first job does not wait for them.
+  void start(std::size_t helpers) {
+    if (taken_) return;  // a job is running: it started what it needed
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      while (started_ < helpers) start_thread();
+    } catch (const std::system_error&) {
+    }
+  }
+
   std::size_t threads() {
     std::lock_guard<std::mutex> lock(mutex_);
     return started_;
@@ -87,3 +97,11 @@ bool run_on_pool(std::size_t helpers, void (*job)(void*), void* context) { retur
 std::size_t pool_threads() { return pool().threads(); }
 
 }  // namespace jqtrace::detail
+
+namespace jqtrace {
+
+void start_pool_threads(unsigned threads) {
+  if (threads > 1) detail::pool().start(threads - 1);
+}
+
+}  // namespace jqtrace

@@ -23,6 +23,11 @@ bool run_on_pool(std::size_t helpers, void (*job)(void*), void* context);
 std::size_t pool_threads();
 }  // namespace detail
 
+/// Starts the pool's helper threads for `threads` threads (the caller's among them) ahead
+/// of the first run_parallel: a thread took 1-5 ms to start and wake on the two-core VMs
+/// here, the head start of the first part of a parallel read over the second.
+void start_pool_threads(unsigned threads);
+
 /// Calls work(i) for every i in [0, items) on up to `threads` threads, the caller's among
 /// them. Each thread takes the next item when done with its last, so a thread on a busy
 /// core takes fewer. Items must not depend on each other; results go to per-item slots.

@@ -65,3 +65,10 @@ TEST_CASE("run_parallel: inside another's work, and from two threads at once") {
   other.join();
   for (std::size_t i = 0; i < a.size(); ++i) CHECK((a[i] == 1 && b[i] == 1));
 }
+
+TEST_CASE("start_pool_threads starts the helpers before the first job asks for them") {
+  jqtrace::start_pool_threads(3);
+  CHECK(jqtrace::detail::pool_threads() >= 2);
+  jqtrace::start_pool_threads(1);  // one thread is the caller's: nothing to start
+  CHECK(jqtrace::detail::pool_threads() <= 4);
+}
