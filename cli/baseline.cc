@@ -86,7 +86,7 @@ int load_baseline(const BaselineOptions& opts, const CommonOptions& common, cons
     return kUsage;
   }
   if (!scope_checkable(baseline_scope, opts.file)) return kUsage;
-  SpanIndex index(trace);
+  SpanIndex index(trace, stats_options.threads);
   StatsOptions options = stats_options;
   options.distributions = false;
   *out = baseline_shares(compute_stats(trace, index, baseline_scope.range, options));

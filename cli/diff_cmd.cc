@@ -49,7 +49,7 @@ int analyse_run(const DiffCommandOptions& o, const std::string& path, const Grou
     print_error(fmt::format("{}: the scope above is not in this trace", display_name(path)));
     return kUsage;
   }
-  SpanIndex index(trace);
+  SpanIndex index(trace, worker_threads(o.common));
   if (side->names.empty()) {
     StatsOptions options;
     if (by) options.by = *by;

@@ -69,7 +69,7 @@ int run_markers(const MarkersCommandOptions& o) {
     }
     UnitRule rule = find_kind(kinds, o.kind)->rule;
     note_unit_rule(o.kind, rule, o.common);
-    SpanIndex index(trace);
+    SpanIndex index(trace, worker_threads(o.common));
     for_each_unit_row(trace, index, o.kind, rule.at, worker_threads(o.common), [&](const UnitRow& row) { units.add(row); });
   }
   std::vector<GateResult> results;

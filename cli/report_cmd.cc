@@ -504,7 +504,7 @@ int run_report(const ReportCommandOptions& o) {
   hand_back_freed();
   ReportSection gaps = gaps_section(trace, a.scope, a.file, a.threads);
   hand_back_freed();
-  SpanIndex index(trace);
+  SpanIndex index(trace, a.threads);
   a.index = &index;
   a.stats = compute_stats(trace, index, a.scope.range, stats);
   hand_back_freed();  // the stats' samples, made on both threads, before the markers' walks

@@ -97,7 +97,7 @@ int run_stats(const StatsCommandOptions& o) {
   options.quantiles = quantile_method(o.quantiles);
   RangeStats stats;
   {
-    SpanIndex index(trace);  // freed before the document is written (16 bytes a lane and more)
+    SpanIndex index(trace, options.threads);  // freed before the document is written (16 bytes a lane and more)
     stats = compute_stats(trace, index, scope.range, options);
   }
   Checks checks;

@@ -39,7 +39,7 @@ int run_timeline(const TimelineCommandOptions& o) {
   layout.width_px = o.width;
   options.plot_width_px = layout.plot_width();
   options.threads = worker_threads(o.common);
-  SpanIndex index(trace);
+  SpanIndex index(trace, options.threads);
   Timeline timeline = compute_timeline(trace, index, scope.range, options);
   PhaseClock clock("render", PhaseKind::serial);
   std::string svg = result::render_timeline_svg(timeline, heading(display_name(o.file), scope, trace), layout);

@@ -929,21 +929,32 @@ class RangesSweep {
 
 }  // namespace
 
-SpanIndex::SpanIndex(const Trace& trace) {
-  PhaseClock clock("index", PhaseKind::serial);  // the ranges' first spans, lane by lane
+SpanIndex::SpanIndex(const Trace& trace, unsigned threads) {
+  PhaseClock clock("index", PhaseKind::scales);  // the ranges' first spans, lane by lane
   lane_blocks_.reserve(trace.lanes.size() + 1);
   lane_blocks_.push_back(0);
   for (const Lane& lane : trace.lanes) lane_blocks_.push_back(lane_blocks_.back() + (lane.spans.size() + kBlock - 1) / kBlock);
   block_max_end_.resize(lane_blocks_.back());
-  for (std::size_t l = 0; l < trace.lanes.size(); ++l) {
+  // Each block's own latest end, in stretches of blocks on the threads (a caller lane is a
+  // third of the spans: lane by lane, it was one thread's work)...
+  constexpr std::size_t kStretchBlocks = 4096;
+  std::vector<std::pair<std::size_t, std::size_t>> stretches;  // (lane, first block of the lane's)
+  for (std::size_t l = 0; l < trace.lanes.size(); ++l)
+    for (std::size_t b = 0; b < lane_blocks_[l + 1] - lane_blocks_[l]; b += kStretchBlocks) stretches.emplace_back(l, b);
+  run_parallel(stretches.size(), threads, [&](std::size_t k) {
+    auto [l, first] = stretches[k];
     const SpanTable& s = trace.lanes[l].spans;
     int64_t* blocks = block_max_end_.data() + lane_blocks_[l];
-    int64_t running = INT64_MIN;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      running = std::max(running, s.end(i));
-      blocks[i / kBlock] = running;
+    std::size_t end = std::min(s.size(), (first + kStretchBlocks) * kBlock);
+    for (std::size_t i = first * kBlock; i < end; ++i) {
+      int64_t& block = blocks[i / kBlock];
+      block = i % kBlock == 0 ? s.end(i) : std::max(block, s.end(i));
     }
-  }
+  });
+  // ...then the running latest end over each lane's blocks (a 64th of the spans).
+  for (std::size_t l = 0; l < trace.lanes.size(); ++l)
+    for (std::size_t b = lane_blocks_[l] + 1; b < lane_blocks_[l + 1]; ++b)
+      block_max_end_[b] = std::max(block_max_end_[b], block_max_end_[b - 1]);
 }
 
 std::size_t SpanIndex::first_candidate(std::size_t lane, int64_t lo) const {

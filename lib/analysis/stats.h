@@ -79,7 +79,8 @@ struct StatsOptions {
 /// at the first block that can overlap it instead of at the lane's first span.
 class SpanIndex {
  public:
-  explicit SpanIndex(const Trace& trace);
+  /// Built on up to `threads` threads.
+  explicit SpanIndex(const Trace& trace, unsigned threads = 1);
   /// The first span of lane that can end at or after lo.
   std::size_t first_candidate(std::size_t lane, int64_t lo) const;
   /// Rows [begin, end) of the lane's spans (of `trace`, the one indexed) that can overlap

@@ -496,3 +496,26 @@ TEST_CASE("stats of ranges out of time order are measured one by one, alike") {
   ranges.push_back(whole);  // contains the others
   check_ranges_as_one_by_one(t, ranges, GroupBy::category);
 }
+
+TEST_CASE("the span index built on threads is the one built on one") {
+  // Two lanes, one longer than a stretch of blocks the threads take (4096 blocks of 64
+  // spans): long spans early in it must still make later blocks' candidates.
+  Trace t;
+  t.lanes.resize(2);
+  for (int64_t i = 0; i < 300000; ++i) {
+    SpanTable& s = t.lanes[0].spans;
+    s.ts.push(i * 10);
+    s.dur.push(i % 50000 == 7 ? 2000000 : 5);  // a few spans that outlast many blocks
+  }
+  for (int64_t i = 0; i < 1000; ++i) {
+    t.lanes[1].spans.ts.push(i * 3);
+    t.lanes[1].spans.dur.push(1);
+  }
+  SpanIndex one(t, 1), many(t, 4);
+  bool same = true;
+  for (std::size_t lane = 0; lane < 2; ++lane)
+    for (int64_t lo = -5; lo < 3100000; lo += 997) same = same && one.first_candidate(lane, lo) == many.first_candidate(lane, lo);
+  CHECK(same);
+  // A span from 500,070 to 2,500,075 reaches past blocks that start after 2,000,000.
+  CHECK(many.first_candidate(0, 2400000) <= 50007);
+}
