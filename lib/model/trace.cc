@@ -240,16 +240,21 @@ class TraceBuilder final : public EventSink {
     // Without span tables (an index's pass, window's) no span takes a category: the
     // chains' table of them would be built for nothing.
     if (categories && options_.spans) chain_categories.emplace(t_.chains);
-    // Largest lanes first: a caller lane holds a third of a jobque trace's spans, and
-    // handed out last it was one thread's work while the others waited.
+    // A lane of more spans than a slice is finished on every thread, a slice each (a caller
+    // lane holds a third of a jobque trace's spans: one thread's work while the others
+    // waited); then the rest, largest first, a lane a thread.
     std::vector<uint32_t> by_size(t_.lanes.size());
     std::iota(by_size.begin(), by_size.end(), 0u);
     std::stable_sort(by_size.begin(), by_size.end(),
                      [&](uint32_t a, uint32_t b) { return t_.lanes[a].spans.size() > t_.lanes[b].spans.size(); });
-    run_parallel(by_size.size(), threads, [&](std::size_t k) {
-      SpanTable& spans = t_.lanes[by_size[k]].spans;
+    const ChainCategories* chains = categories ? &*chain_categories : nullptr;
+    std::size_t big = 0;
+    for (; big < by_size.size() && threads > 1 && t_.lanes[by_size[big]].spans.size() > kFinishSlice; ++big)
+      finish_in_slices(t_.lanes[by_size[big]].spans, chains, threads);
+    run_parallel(by_size.size() - big, threads, [&](std::size_t k) {
+      SpanTable& spans = t_.lanes[by_size[big + k]].spans;
       sort_by_time(spans);
-      if (categories) join_categories(spans, *chain_categories);
+      if (chains) join_categories(spans, *chains);
     });
   }
 
@@ -498,6 +503,30 @@ class TraceBuilder final : public EventSink {
   }
 
   /// Every span of a lane takes its category: publish, chunk and stage_wait their chain's.
+  static constexpr std::size_t kFinishSlice = std::size_t{1} << 17;  // spans
+
+  /// sort_by_time and join_categories of one large lane, its slices on the threads: whether
+  /// it is sorted, then (sorted) each span's category into an array a slice at a time,
+  /// pushed to the column in order.
+  void finish_in_slices(SpanTable& s, const ChainCategories* chains, unsigned threads) const {
+    std::size_t slices = (s.size() + kFinishSlice - 1) / kFinishSlice;
+    std::vector<uint8_t> unsorted(slices, 0);
+    run_parallel(slices, threads, [&](std::size_t k) {
+      std::size_t end = std::min(s.size(), (k + 1) * kFinishSlice);
+      for (std::size_t i = std::max<std::size_t>(1, k * kFinishSlice); i < end && !unsorted[k]; ++i)
+        unsorted[k] = s.ts[i] < s.ts[i - 1] || (s.ts[i] == s.ts[i - 1] && s.dur[i] > s.dur[i - 1]);
+    });
+    if (std::find(unsorted.begin(), unsorted.end(), 1) != unsorted.end()) sort_by_time(s);
+    if (!chains) return;
+    std::vector<uint16_t> category(s.size());
+    run_parallel(slices, threads, [&](std::size_t k) {
+      std::size_t end = std::min(s.size(), (k + 1) * kFinishSlice);
+      for (std::size_t i = k * kFinishSlice; i < end; ++i)
+        category[i] = span_category(span_names_, *chains, s.name[i], s.chain[i]);
+    });
+    for (uint16_t c : category) s.category.push(c);
+  }
+
   void join_categories(SpanTable& s, const ChainCategories& categories) const {
     for (std::size_t i = 0; i < s.size(); ++i) s.category.push(span_category(span_names_, categories, s.name[i], s.chain[i]));
   }

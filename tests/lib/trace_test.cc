@@ -234,3 +234,36 @@ TEST_CASE("a lane with one span costs at most 192 bytes of model") {
   CHECK(t.lanes[0].spans.dur[0] == 12500);
   CHECK(t.lanes[0].spans.ts[0] == 175780914000);
 }
+
+TEST_CASE("a lane of more spans than a finishing slice: the same order and categories on threads as on one") {
+  // Thread 0 holds 300,000 chunks (three slices of the parallel finish), published early
+  // and late with different tags; in the second file two spans are out of order across a
+  // slice boundary, so the lane must be sorted.
+  for (bool out_of_order : {false, true}) {
+    std::vector<std::string> events;
+    events.push_back(span(1, "0", "1", "publish", 2 | (1 << 8), 0, 1));
+    for (int i = 0; i < 300000; ++i) {
+      int ts = i * 2;
+      if (out_of_order && i == 131071) ts = 131072 * 2 + 1;  // after the next slice's first
+      std::string t = std::to_string(ts);
+      int chain = i % 3 == 0 ? 1 : i % 3 == 1 ? 3 : 5;  // 5 is never published
+      events.push_back(span(0, t.c_str(), "1", i % 7 == 0 ? "wake" : "chunk", 0, 0, chain));
+    }
+    events.push_back(span(1, "700000", "1", "publish", 2 | (3 << 8), 0, 3));
+    std::string text = trace_of(events, kProfile);
+    TempFile file(text);
+    Trace one, threads;
+    load_string(text, &one);
+    ReadResult r;
+    REQUIRE(load_trace_parallel(file.path, 4, &threads, nullptr, LoadOptions{}, {}, &r, text.size() / 3));
+    check_same_model(one, threads);
+    std::size_t big = one.lanes[0].spans.size() > one.lanes[1].spans.size() ? 0 : 1;  // tid 0's
+    const SpanTable &a = one.lanes[big].spans, &b = threads.lanes[big].spans;
+    REQUIRE(a.size() == 300000);
+    bool same = true;
+    for (std::size_t i = 0; i < a.size(); ++i) same = same && a.category[i] == b.category[i] && a.chain[i] == b.chain[i];
+    CHECK(same);
+    CHECK(one.categories[static_cast<std::size_t>(b.category[1])].name == "ffn chain");  // chain 3's
+    CHECK(one.categories[static_cast<std::size_t>(b.category[0])].name == "wake");
+  }
+}
