@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "parallel.h"
+
 namespace jqtrace {
 namespace {
 
@@ -93,22 +95,142 @@ double summary_percentile(const std::vector<int64_t>& sorted, int xx, QuantileMe
   return percentile(sorted, xx, method);
 }
 
-Distribution DurationSample::summarize(QuantileMethod method) {
+namespace {
+
+__extension__ typedef __int128 ExactSum;  // as DurationSample's sum_
+
+/// mean, p50, p90/95/99 and max of n values whose sum is sum, from value_at(rank), asked
+/// for in ascending rank order.
+template <typename Lookup>
+Distribution summary_of(std::size_t n, ExactSum sum, QuantileMethod method, Lookup&& value_at) {
   Distribution d;
-  std::size_t n = size();
   d.count = n;
   if (n == 0) return d;
-  d.mean = static_cast<double>(sum_) / static_cast<double>(n);
-  OrderStatistics order(short_, long_);
-  // Ranks must be asked for in ascending order: median first, then the percentiles.
-  auto value_at = [&](std::size_t rank) { return order.at(rank); };
+  d.mean = static_cast<double>(sum) / static_cast<double>(n);
   d.p50 = median_of(n, value_at);
   auto pct = [&](int xx) { return n <= 3 ? d.p50 : interpolate(n, xx, method, value_at); };
   d.p90 = pct(90);
   d.p95 = pct(95);
   d.p99 = pct(99);
-  d.max = static_cast<double>(order.at(n - 1));
+  d.max = static_cast<double>(value_at(n - 1));
   return d;
+}
+
+/// Order statistics of the short values of several samples together, without joining
+/// them: the values fall in 65,536 buckets by their offset from the least (a histogram a
+/// thread, summed); a rank's value is selected among its bucket's values alone, gathered
+/// on the threads. Ranks come in ascending order, so a bucket is gathered once.
+class BucketedOrderStatistics {
+ public:
+  BucketedOrderStatistics(std::vector<const std::vector<uint32_t>*> parts, unsigned threads)
+      : parts_(std::move(parts)), threads_(std::max(threads, 1u)) {
+    for (const auto* p : parts_)
+      for (std::size_t at = 0; at < p->size(); at += kChunk) chunks_.push_back({p->data() + at, std::min(kChunk, p->size() - at)});
+    find_range();
+    count_buckets();
+  }
+
+  int64_t at(std::size_t rank) {
+    std::size_t b = static_cast<std::size_t>(std::upper_bound(below_.begin(), below_.end(), rank) - below_.begin()) - 1;
+    if (b != bucket_) gather(b);
+    std::size_t r = rank - below_[b];
+    if (r + 1 > from_) {
+      std::nth_element(values_.begin() + static_cast<std::ptrdiff_t>(from_), values_.begin() + static_cast<std::ptrdiff_t>(r),
+                       values_.end());
+      from_ = r + 1;
+    }
+    return static_cast<int64_t>(values_[r]);
+  }
+
+ private:
+  static constexpr std::size_t kChunk = std::size_t{1} << 16, kBuckets = std::size_t{1} << 16;
+  struct Chunk {
+    const uint32_t* v;
+    std::size_t size;
+  };
+  std::size_t bucket_of(uint32_t v) const { return static_cast<std::size_t>((v - least_) >> shift_); }
+
+  void find_range() {
+    std::vector<uint32_t> lo(chunks_.size(), UINT32_MAX), hi(chunks_.size(), 0);
+    run_parallel(chunks_.size(), threads_, [&](std::size_t k) {
+      auto [a, b] = std::minmax_element(chunks_[k].v, chunks_[k].v + chunks_[k].size);
+      lo[k] = *a;
+      hi[k] = *b;
+    });
+    least_ = *std::min_element(lo.begin(), lo.end());
+    uint32_t span = *std::max_element(hi.begin(), hi.end()) - least_;
+    while ((span >> shift_) >= kBuckets) ++shift_;
+  }
+
+  /// below_[b]: how many values fall in buckets before b.
+  void count_buckets() {
+    std::vector<std::vector<uint64_t>> counts(threads_, std::vector<uint64_t>(kBuckets, 0));
+    run_parallel(threads_, threads_, [&](std::size_t t) {
+      for (std::size_t k = t; k < chunks_.size(); k += threads_)
+        for (std::size_t i = 0; i < chunks_[k].size; ++i) ++counts[t][bucket_of(chunks_[k].v[i])];
+    });
+    below_.assign(kBuckets + 1, 0);
+    for (std::size_t b = 0; b < kBuckets; ++b) {
+      uint64_t in = 0;
+      for (const auto& c : counts) in += c[b];
+      below_[b + 1] = below_[b] + in;
+    }
+  }
+
+  void gather(std::size_t b) {
+    std::vector<std::vector<uint32_t>> found(chunks_.size());
+    run_parallel(chunks_.size(), threads_, [&](std::size_t k) {
+      for (std::size_t i = 0; i < chunks_[k].size; ++i)
+        if (bucket_of(chunks_[k].v[i]) == b) found[k].push_back(chunks_[k].v[i]);
+    });
+    values_.clear();
+    for (const auto& f : found) values_.insert(values_.end(), f.begin(), f.end());
+    bucket_ = b;
+    from_ = 0;
+  }
+
+  std::vector<const std::vector<uint32_t>*> parts_;
+  unsigned threads_;
+  std::vector<Chunk> chunks_;
+  uint32_t least_ = 0;
+  unsigned shift_ = 0;
+  std::vector<uint64_t> below_;
+  std::size_t bucket_ = SIZE_MAX;  ///< whose values are in values_
+  std::vector<uint32_t> values_;
+  std::size_t from_ = 0;           ///< as OrderStatistics' from, within values_
+};
+
+}  // namespace
+
+Distribution DurationSample::summarize(QuantileMethod method) {
+  OrderStatistics order(short_, long_);
+  return summary_of(size(), sum_, method, [&](std::size_t rank) { return order.at(rank); });
+}
+
+Distribution DurationSample::summarize_together(const std::vector<DurationSample*>& parts, QuantileMethod method,
+                                                unsigned threads) {
+  std::size_t n = 0, shorts = 0;
+  ExactSum sum = 0;
+  std::vector<const std::vector<uint32_t>*> short_parts;
+  std::vector<int64_t> longs;
+  for (DurationSample* p : parts) {
+    n += p->size();
+    shorts += p->short_.size();
+    sum += p->sum_;
+    if (!p->short_.empty()) short_parts.push_back(&p->short_);
+    longs.insert(longs.end(), p->long_.begin(), p->long_.end());
+  }
+  if (shorts == 0) {  // nothing for the buckets: one sample of the long values
+    std::vector<uint32_t> none;
+    OrderStatistics order(none, longs);
+    return summary_of(n, sum, method, [&](std::size_t rank) { return order.at(rank); });
+  }
+  BucketedOrderStatistics short_order(std::move(short_parts), threads);
+  std::vector<uint32_t> none;
+  OrderStatistics long_order(none, longs);
+  return summary_of(n, sum, method, [&](std::size_t rank) {
+    return rank < shorts ? short_order.at(rank) : long_order.at(rank - shorts);
+  });
 }
 
 Distribution summarize_values(std::vector<double> values, QuantileMethod method) {

@@ -46,6 +46,12 @@ class DurationSample {
   std::size_t size() const { return short_.size() + long_.size(); }
   /// Summarises (reorders the values: call once).
   Distribution summarize(QuantileMethod method);
+  /// The summary of the values of several samples taken together (a group's tallies of
+  /// slices walked apart), as summarize() of them joined would give, without joining them:
+  /// a histogram of the values made on `threads` threads, and selection in the buckets
+  /// that hold the ranks asked for. Leaves the samples as they were.
+  static Distribution summarize_together(const std::vector<DurationSample*>& parts, QuantileMethod method,
+                                         unsigned threads);
   /// The values themselves, sorted (for histograms and tests).
   std::vector<int64_t> sorted();
 

@@ -240,7 +240,12 @@ class StatsBuilder {
       std::size_t end = std::min(groups, wave + kWaveGroups);
       while (group_stats_.size() < end) make_group(group_stats_.size());
       std::vector<std::size_t> order = largest_first(wave, end);
-      run_parallel(order.size(), o_.threads, [&](std::size_t k) { summarize_group(order[k]); });
+      // A group of many spans is summarised on every thread, before the rest, a group a
+      // thread: its order statistics were one thread's work while the others waited.
+      std::size_t big = 0;
+      while (big < order.size() && o_.threads > 1 && !o_.hist && group_spans(order[big]) >= kGroupOnThreads)
+        summarize_group_on_threads(order[big++]);
+      run_parallel(order.size() - big, o_.threads, [&](std::size_t k) { summarize_group(order[big + k]); });
       while (freed < slices.size() && slice_groups_end_[by_last_group[freed]] <= end)
         slices[by_last_group[freed++]] = SliceTally(0, 0);
       if (end < groups) release_free_memory();  // for the next waves' stats
@@ -471,6 +476,38 @@ class StatsBuilder {
     std::iota(order.begin(), order.end(), from);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spans[a - from] > spans[b - from]; });
     return order;
+  }
+
+  static constexpr uint64_t kGroupOnThreads = uint64_t{1} << 18;  // spans
+
+  uint64_t group_spans(std::size_t k) const {
+    uint64_t n = first_part_[k] ? first_part_[k]->second.events : 0;
+    auto later = std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr}, by_group);
+    for (auto it = later.first; it != later.second; ++it) n += it->second->events;
+    return n;
+  }
+
+  /// summarize_group without joining the slices' samples: their distribution is found
+  /// across them on the threads (DurationSample::summarize_together).
+  void summarize_group_on_threads(std::size_t k) {
+    GroupTally& first = first_part_[k]->second;
+    std::vector<DurationSample*> samples{&first.sample};
+    GroupStats& stats = group_stats_[k];
+    stats.events = first.events;
+    stats.total_ns = first.total_ns;
+    stats.self_ns = first.self_ns;
+    int64_t busy = first.busy_ns;
+    auto later = std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr}, by_group);
+    for (auto it = later.first; it != later.second; ++it) {
+      stats.events += it->second->events;
+      stats.total_ns += it->second->total_ns;
+      stats.self_ns += it->second->self_ns;
+      busy += it->second->busy_ns;
+      samples.push_back(&it->second->sample);
+    }
+    stats.busy_ns = t_.jobque ? busy : stats.self_ns;
+    if (o_.distributions) stats.dur = DurationSample::summarize_together(samples, o_.quantiles, o_.threads);
+    for (DurationSample* s : samples) *s = DurationSample{};
   }
 
   /// One group's tallies taken in (in slice order), then its totals, distribution and

@@ -144,3 +144,38 @@ TEST_CASE("quantile methods by name") {
   CHECK_FALSE(parse_quantile_method("nearest", &m));
   CHECK(std::string(quantile_method_name(QuantileMethod::inclusive)) == "inclusive");
 }
+
+TEST_CASE("summarize_together of several samples is summarize of them joined, at any thread count") {
+  uint64_t state = 12345;
+  auto next = [&]() { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+  for (int shape = 0; shape < 5; ++shape) {
+    std::vector<DurationSample> parts(4);
+    DurationSample joined;
+    for (std::size_t p = 0; p < parts.size(); ++p)
+      for (int i = 0; i < 40000 + shape * 7 + static_cast<int>(p); ++i) {
+        int64_t v = shape == 0 ? static_cast<int64_t>(next() >> 33)                 // wide spread
+                    : shape == 1 ? 5000 + static_cast<int64_t>(next() >> 60)        // a narrow cluster
+                    : shape == 2 ? 777                                              // all equal
+                    : shape == 3 ? (i % 100 == 0 ? (int64_t{5} << 32) + i : i % 3)  // some past 32 bits
+                                 : static_cast<int64_t>(next() >> 40) * 65536;      // gaps between buckets
+        parts[p].add(v);
+        joined.add(v);
+      }
+    std::vector<DurationSample*> pointers;
+    for (DurationSample& p : parts) pointers.push_back(&p);
+    for (QuantileMethod method : {QuantileMethod::inclusive, QuantileMethod::exclusive}) {
+      DurationSample copy = joined;
+      Distribution want = copy.summarize(method);
+      for (unsigned threads : {1u, 3u}) {
+        Distribution got = DurationSample::summarize_together(pointers, method, threads);
+        CHECK(got.count == want.count);
+        CHECK(got.mean == want.mean);
+        CHECK(got.p50 == want.p50);
+        CHECK(got.p90 == want.p90);
+        CHECK(got.p95 == want.p95);
+        CHECK(got.p99 == want.p99);
+        CHECK(got.max == want.max);
+      }
+    }
+  }
+}
