@@ -69,8 +69,9 @@ int run_markers(const MarkersCommandOptions& o) {
     }
     UnitRule rule = find_kind(kinds, o.kind)->rule;
     note_unit_rule(o.kind, rule, o.common);
-    SpanIndex index(trace, worker_threads(o.common));
-    for_each_unit_row(trace, index, o.kind, rule.at, worker_threads(o.common), [&](const UnitRow& row) { units.add(row); });
+    unsigned threads = worker_threads(o.common);
+    SpanIndex index(trace, threads);
+    for_each_unit_row(trace, index, o.kind, rule.at, threads, [&](const UnitRow& row) { units.add(row); });
   }
   std::vector<GateResult> results;
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);

@@ -122,9 +122,9 @@ Distribution summary_of(std::size_t n, ExactSum sum, QuantileMethod method, Look
 /// on the threads. Ranks come in ascending order, so a bucket is gathered once.
 class BucketedOrderStatistics {
  public:
-  BucketedOrderStatistics(std::vector<const std::vector<uint32_t>*> parts, unsigned threads)
-      : parts_(std::move(parts)), threads_(std::max(threads, 1u)) {
-    for (const auto* p : parts_)
+  BucketedOrderStatistics(const std::vector<const std::vector<uint32_t>*>& parts, unsigned threads)
+      : threads_(std::max(threads, 1u)) {
+    for (const auto* p : parts)
       for (std::size_t at = 0; at < p->size(); at += kChunk) chunks_.push_back({p->data() + at, std::min(kChunk, p->size() - at)});
     find_range();
     count_buckets();
@@ -189,7 +189,6 @@ class BucketedOrderStatistics {
     from_ = 0;
   }
 
-  std::vector<const std::vector<uint32_t>*> parts_;
   unsigned threads_;
   std::vector<Chunk> chunks_;
   uint32_t least_ = 0;
@@ -220,14 +219,11 @@ Distribution DurationSample::summarize_together(const std::vector<DurationSample
     if (!p->short_.empty()) short_parts.push_back(&p->short_);
     longs.insert(longs.end(), p->long_.begin(), p->long_.end());
   }
-  if (shorts == 0) {  // nothing for the buckets: one sample of the long values
-    std::vector<uint32_t> none;
-    OrderStatistics order(none, longs);
-    return summary_of(n, sum, method, [&](std::size_t rank) { return order.at(rank); });
-  }
-  BucketedOrderStatistics short_order(std::move(short_parts), threads);
   std::vector<uint32_t> none;
   OrderStatistics long_order(none, longs);
+  if (shorts == 0)  // nothing for the buckets
+    return summary_of(n, sum, method, [&](std::size_t rank) { return long_order.at(rank); });
+  BucketedOrderStatistics short_order(short_parts, threads);
   return summary_of(n, sum, method, [&](std::size_t rank) {
     return rank < shorts ? short_order.at(rank) : long_order.at(rank - shorts);
   });

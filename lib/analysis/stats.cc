@@ -466,12 +466,8 @@ class StatsBuilder {
   /// thread's work, and the largest (attn chain, a third of a jobque trace's spans) handed
   /// out last kept the other threads waiting.
   std::vector<std::size_t> largest_first(std::size_t from, std::size_t to) const {
-    std::vector<uint64_t> spans(to - from, 0);
-    for (std::size_t k = from; k < to; ++k)
-      if (first_part_[k]) spans[k - from] = first_part_[k]->second.events;
-    for (auto it = std::lower_bound(later_parts_.begin(), later_parts_.end(), LaterPart{from, nullptr}, by_group);
-         it != later_parts_.end() && it->first < to; ++it)
-      spans[it->first - from] += it->second->events;
+    std::vector<uint64_t> spans(to - from);
+    for (std::size_t k = from; k < to; ++k) spans[k - from] = group_spans(k);
     std::vector<std::size_t> order(to - from);
     std::iota(order.begin(), order.end(), from);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spans[a - from] > spans[b - from]; });

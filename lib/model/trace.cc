@@ -843,6 +843,7 @@ ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const
   }
   PhaseClock clock("finish", PhaseKind::scales);
   if (r.status != ReadStatus::input_error) builder.finish();
+  IntColumn::release_kept_buffers();  // those widened columns gave back
   trace->read = r;
   return r;
 }
