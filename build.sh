@@ -116,8 +116,9 @@ case "${1:-}" in
     ;;
   test)
     # work_scaling.sh counts instructions; terminal_width.sh needs script(1); the browser
-    # tests render SVG and HTML in chromium and check them with xmllint.
-    packages+=(valgrind bsdutils chromium libxml2-utils)
+    # tests render SVG and HTML in chromium and check them with xmllint; opened_once.sh
+    # counts a command's opens of its trace with strace.
+    packages+=(valgrind bsdutils chromium libxml2-utils strace)
     install_missing
     extra=()
     # CI also builds with sanitizers so a memory error fails the run, not a user.

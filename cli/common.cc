@@ -271,16 +271,23 @@ bool Output::close() {
   return ok;
 }
 
-std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why,
-                                   GzipPointHunt* hunt) {
+std::shared_ptr<Input> open_trace(const std::string& path, std::string* why) {
   std::string err;
-  auto src = Source::open(path, &err, hunt);
-  if (!src) {
+  auto input = Input::open(path, &err);
+  if (!input) {
     print_error(fmt::format("{}: cannot open: {}", path, err));
     if (why) *why = err;
+  }
+  return input;
+}
+
+std::unique_ptr<Source> open_input(Input& input, const CommonOptions& opts, GzipPointHunt* hunt) {
+  auto src = Source::open(input, hunt);
+  if (!src) {
+    print_error(fmt::format("{}: cannot read again: standard input is read once", input.name()));
     return nullptr;
   }
-  if (ProgressFn bar = progress_bar(path, src->total_size(), opts)) src->set_progress(std::move(bar));
+  if (ProgressFn bar = progress_bar(input.path(), src->total_size(), opts)) src->set_progress(std::move(bar));
   return src;
 }
 
@@ -291,13 +298,6 @@ ProgressFn progress_bar(const std::string& path, uint64_t size, const CommonOpti
 }
 
 namespace {
-
-/// A regular file's size, 0 for anything else (stdin, pipes, missing files).
-uint64_t regular_size(const std::string& path) {
-  struct stat st {};
-  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-  return static_cast<uint64_t>(st.st_size);
-}
 
 uint64_t min_part_bytes() { return bytes_from_env("JQTRACE_MIN_PART_BYTES", kDefaultMinPartBytes); }
 
@@ -319,12 +319,12 @@ unsigned worker_threads(const CommonOptions& opts) {
   return threads;
 }
 
-ParallelRead parallel_read(const std::string& path, const CommonOptions& opts) {
+ParallelRead parallel_read(const Input& input, const CommonOptions& opts) {
   unsigned threads = worker_threads(opts);
-  if (threads > 1 && path == "-") return {threads, {}, min_part_bytes()};  // parts cut as the text comes
-  uint64_t size = threads > 1 ? regular_size(path) : 0;
+  if (threads > 1 && input.is_stdin()) return {threads, {}, min_part_bytes()};  // parts cut as the text comes
+  uint64_t size = threads > 1 ? input.size() : 0;
   if (size == 0) return {};
-  return {threads, progress_bar(path, size, opts), min_part_bytes()};
+  return {threads, progress_bar(input.path(), size, opts), min_part_bytes()};
 }
 
 void end_progress() {

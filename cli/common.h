@@ -92,12 +92,14 @@ class Output {
   std::string path_;
 };
 
-/// Opens FILE or "-" for reading, with a progress bar on a TTY for large inputs. On
-/// failure prints "jqtrace: FILE: cannot open: reason", sets *why (when given) and
-/// returns nullptr.
+/// Opens FILE or "-" once: every read of it takes its bytes from the Input. On failure
+/// prints "jqtrace: FILE: cannot open: reason", sets *why (when given) and returns nullptr.
+std::shared_ptr<Input> open_trace(const std::string& path, std::string* why = nullptr);
+
+/// The input's text from its start, with a progress bar on a TTY for large inputs;
+/// nullptr (after printing why) for a stream read already.
 /// hunt: a gzip file's access points, taken as it is decoded (may be null).
-std::unique_ptr<Source> open_input(const std::string& path, const CommonOptions& opts, std::string* why = nullptr,
-                                   GzipPointHunt* hunt = nullptr);
+std::unique_ptr<Source> open_input(Input& input, const CommonOptions& opts, GzipPointHunt* hunt = nullptr);
 
 /// The progress bar for reading path (size bytes): empty unless stderr is a TTY, the input
 /// is large, and neither -q nor CI says otherwise.
@@ -110,8 +112,8 @@ uint64_t bytes_from_env(const char* name, uint64_t fallback);
 /// The threads -j asks for: N, or every core for 0.
 unsigned worker_threads(const CommonOptions& opts);
 
-/// How to read path in parallel: `threads` above 1 (from -j, 0 meaning every core) for a
-/// regular file, else 0 (read it in one pass); its progress bar; and the smallest part
+/// How to read the input in parallel: `threads` above 1 (from -j, 0 meaning every core) for
+/// a regular file or standard input, else 0 (read it in one pass); its progress bar; and the smallest part
 /// worth a thread (JQTRACE_MIN_PART_BYTES, else 4 MiB: the tests set it tiny so that their
 /// small files are cut too).
 struct ParallelRead {
@@ -119,7 +121,7 @@ struct ParallelRead {
   ProgressFn progress;
   uint64_t min_part_bytes = 0;
 };
-ParallelRead parallel_read(const std::string& path, const CommonOptions& opts);
+ParallelRead parallel_read(const Input& input, const CommonOptions& opts);
 
 /// True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG in that order).
 bool utf8_locale();

@@ -32,14 +32,14 @@ Trace& trace_for_process() {
 
 namespace {
 
-/// Parses in parts on -j threads when the file splits; else reads it in one pass.
-bool read_model(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
+/// Parses in parts on -j threads when the input splits; else reads it in one pass.
+bool read_model(const std::shared_ptr<Input>& input, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
                 ReadResult* r) {
-  ParallelRead parallel = parallel_read(path, opts);
+  ParallelRead parallel = parallel_read(*input, opts);
   if (parallel.threads &&
-      load_trace_parallel(path, parallel.threads, trace, nullptr, load, parallel.progress, r, parallel.min_part_bytes))
+      load_trace_parallel(input, parallel.threads, trace, nullptr, load, parallel.progress, r, parallel.min_part_bytes))
     return true;
-  auto source = open_input(path, opts, nullptr, load.gzip_points);
+  auto source = open_input(*input, opts, load.gzip_points);
   if (!source) return false;
   *r = load_trace(*source, trace, nullptr, load);
   return true;
@@ -102,8 +102,6 @@ int report_read(const std::string& name, const ReadResult& r, const Trace& trace
 /// small files into many blocks).
 uint64_t index_block_bytes() { return bytes_from_env("JQTRACE_INDEX_BLOCK_BYTES", TraceIndex::kBlockBytes); }
 
-bool is_gzip_file(const std::string& path) { return file_compression(path) == Compression::gzip; }
-
 /// Text between a gzip trace's access points: 4 MiB (16 blocks). Each point keeps a 32 KiB
 /// window (~3.8 KB of index a point, deflated), so the points are ~0.8% of the .gz (2 MiB
 /// apart made the index 3.1% of it); a block read decodes ~2 MiB more on average from its
@@ -117,44 +115,43 @@ uint64_t reread_point_spacing() { return 8 * index_block_bytes(); }
 
 /// Access points from a zlib pass of their own, for a build without ISA-L (none when zlib
 /// cannot read the file through: the blocks are then decoded from the start of the stream).
-std::vector<GzipPoint> gzip_points_of(std::string path) {
+std::vector<GzipPoint> gzip_points_of(std::shared_ptr<Input> input) {
   std::vector<GzipPoint> points;
   std::string why;
-  if (!build_gzip_points(path, gzip_point_spacing(), &points, &why)) points.clear();
+  if (!build_gzip_points(std::move(input), gzip_point_spacing(), &points, &why)) points.clear();
   return points;
 }
 
 /// ", 1.37% of the file, 0.14% of its text" (compressed) or ", 0.06% of the trace's text".
-std::string index_share(const std::string& path, const ReadResult& r, uint64_t index_bytes) {
+std::string index_share(const Input& input, const ReadResult& r, uint64_t index_bytes) {
   auto pct = [&](uint64_t of) { return 100.0 * static_cast<double>(index_bytes) / static_cast<double>(of); };
   if (!r.bytes) return "";
-  std::error_code error;
-  uint64_t file = std::filesystem::file_size(path, error);
-  if (r.compression == Compression::none || error || !file) return fmt::format(", {:.2f}% of the trace's text", pct(r.bytes));
+  uint64_t file = input.size();
+  if (r.compression == Compression::none || !file) return fmt::format(", {:.2f}% of the trace's text", pct(r.bytes));
   return fmt::format(", {:.2f}% of the file, {:.2f}% of its text", pct(file), pct(r.bytes));
 }
 
 /// --index: writes the index from the pass just made (a note says where, or why not).
-void write_index_after(const std::string& path, const std::string& name, const Trace& trace, const ReadResult& r,
+void write_index_after(const Input& input, const std::string& name, const Trace& trace, const ReadResult& r,
                        BlockRecorder& recorder, std::vector<GzipPoint> points, const CommonOptions& opts) {
   std::string why;
-  std::string written = write_index(path, trace, r, recorder, std::move(points), worker_threads(opts), &why);
+  std::string written = write_index(input, trace, r, recorder, std::move(points), worker_threads(opts), &why);
   if (written.empty())
     print_warning(opts, fmt::format("{}: no index written: {}", name, why));
   else if (!opts.quiet)
     fmt::print(stderr, "jqtrace: index of {} written to {} ({} blocks, {} bytes{})\n", name, written,
-               recorder.blocks(), recorder.index_bytes(), index_share(path, r, recorder.index_bytes()));
+               recorder.blocks(), recorder.index_bytes(), index_share(input, r, recorder.index_bytes()));
 }
 
 }  // namespace
 
 namespace {
 
-/// Reads path into *trace with load's tee and, with --index, the index's recorder and gzip
+/// Reads input into *trace with load's tee and, with --index, the index's recorder and gzip
 /// access points along; writes the index when the read is usable. announce: say on stderr
 /// what the read lost (the analyses), or nothing (validate reports it as problems).
-int read_and_index(const std::string& path, const std::string& name, const CommonOptions& opts, Trace* trace,
-                   const LoadOptions& load, bool announce, ReadResult* r) {
+int read_and_index(const std::shared_ptr<Input>& input, const std::string& name, const CommonOptions& opts,
+                   Trace* trace, const LoadOptions& load, bool announce, ReadResult* r) {
   bool indexing = will_index(opts, name);
   BlockRecorder recorder(index_block_bytes());
   SinkPair both(load.tee, &recorder);
@@ -167,13 +164,13 @@ int read_and_index(const std::string& path, const std::string& name, const Commo
   // from a zlib pass of their own beside the load.
   std::future<std::vector<GzipPoint>> points;
   std::optional<GzipPointHunt> hunt;
-  if (indexing && is_gzip_file(path)) {
+  if (indexing && input->compression() == Compression::gzip) {
     if (have_isal())
       own.gzip_points = &hunt.emplace(gzip_point_spacing());
     else
-      points = std::async(std::launch::async, gzip_points_of, path);
+      points = std::async(std::launch::async, gzip_points_of, input);
   }
-  bool read = read_model(path, opts, trace, own, r);
+  bool read = read_model(input, opts, trace, own, r);
   // The parts' buffers and tables, freed on the parse threads (gaps -j 2 of a 200 MB
   // trace: ~1 MB less at its peak).
   if (load.release_freed) release_free_memory();
@@ -192,7 +189,7 @@ int read_and_index(const std::string& path, const std::string& name, const Commo
   }
   // The caller's hunt: the index's gzip points serve it (a zstd trace's frames it took itself).
   if (index_took_points && load.gzip_points) load.gzip_points->points = found;
-  if (indexing) write_index_after(path, name, *trace, *r, recorder, std::move(found), opts);
+  if (indexing) write_index_after(*input, name, *trace, *r, recorder, std::move(found), opts);
   return kOk;
 }
 
@@ -203,15 +200,20 @@ bool will_index(const CommonOptions& opts, const std::string& name) {
   return opts.write_index && name != "<stdin>";
 }
 
-int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
-                      const std::string& shown_as) {
+int load_for_analysis(const std::shared_ptr<Input>& input, const CommonOptions& opts, Trace* trace,
+                      const LoadOptions& load, const std::string& shown_as) {
   ReadResult r;
-  return read_and_index(path, display_name(shown_as.empty() ? path : shown_as), opts, trace, load, true, &r);
+  return read_and_index(input, shown_as.empty() ? input->name() : display_name(shown_as), opts, trace, load, true, &r);
 }
 
-bool index_pass_quietly(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load,
-                        ReadResult* read) {
-  return read_and_index(path, display_name(path), opts, trace, load, false, read) == kOk;
+int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load) {
+  auto input = open_trace(path);
+  return input ? load_for_analysis(input, opts, trace, load) : kInput;
+}
+
+bool index_pass_quietly(const std::shared_ptr<Input>& input, const CommonOptions& opts, Trace* trace,
+                        const LoadOptions& load, ReadResult* read) {
+  return read_and_index(input, input->name(), opts, trace, load, false, read) == kOk;
 }
 
 namespace {
@@ -220,10 +222,10 @@ bool range_given(const ScopeOptions& scope) { return !scope.marker.empty() || !s
 
 /// The fresh index of path, unless --no-index, --index (which writes a new one), or the
 /// input is not a file. A stale or broken one is named in a warning and not used.
-std::optional<TraceIndex> fresh_index(const std::string& path, const CommonOptions& opts, const std::string& shown_as) {
-  if (opts.no_index || opts.write_index || path == "-" || shown_as == "-") return std::nullopt;
+std::optional<TraceIndex> fresh_index(const Input& input, const CommonOptions& opts, const std::string& shown_as) {
+  if (opts.no_index || opts.write_index || !input.regular() || shown_as == "-") return std::nullopt;
   std::string warning;
-  auto index = read_fresh_index(path, &warning);
+  auto index = read_fresh_index(input, &warning);
   if (!warning.empty()) print_warning(opts, warning);
   return index;
 }
@@ -232,7 +234,7 @@ constexpr int kReadWhole = -1;  ///< the index could not answer: read the whole 
 
 /// The skeleton, the scope resolved on it, and the blocks the scope needs; kReadWhole when
 /// a block is not where the index says (the file is not the one indexed).
-int load_from_index(TraceIndex& index, const std::string& path, const CommonOptions& opts,
+int load_from_index(TraceIndex& index, const std::shared_ptr<Input>& input, const CommonOptions& opts,
                     const ScopeOptions& scope_options, Trace* trace, Scope* scope, const LoadOptions& load,
                     BlocksFor need, const std::string& name) {
   *trace = std::move(index.skeleton);
@@ -249,7 +251,7 @@ int load_from_index(TraceIndex& index, const std::string& path, const CommonOpti
   LoadOptions block_load = load;
   block_load.gzip_points = nullptr;  // the index has its points
   block_load.categories = true;  // the blocks' publishes give their chains' stage counts and tags
-  if (!load_blocks(blocks, block_opener(path, index, blocks), worker_threads(opts), block_load, &partial, &r)) {
+  if (!load_blocks(blocks, block_opener(input, index, blocks), worker_threads(opts), block_load, &partial, &r)) {
     print_warning(opts, fmt::format("{}: the index does not match the trace; reading it whole", name));
     return kReadWhole;
   }
@@ -259,14 +261,14 @@ int load_from_index(TraceIndex& index, const std::string& path, const CommonOpti
 
 }  // namespace
 
-int load_scoped(const std::string& path, const CommonOptions& opts, const ScopeOptions& scope_options, Trace* trace,
-                Scope* scope, const LoadOptions& load, BlocksFor need, const std::string& shown_as,
+int load_scoped(const std::shared_ptr<Input>& input, const CommonOptions& opts, const ScopeOptions& scope_options,
+                Trace* trace, Scope* scope, const LoadOptions& load, BlocksFor need, const std::string& shown_as,
                 std::vector<GzipPoint>* gzip_points) {
   if (range_given(scope_options)) {
-    auto index = fresh_index(path, opts, shown_as);
+    auto index = fresh_index(*input, opts, shown_as);
     if (index && index->ranges) {
-      std::string name = display_name(shown_as.empty() ? path : shown_as);
-      int status = load_from_index(*index, path, opts, scope_options, trace, scope, load, need, name);
+      std::string name = shown_as.empty() ? input->name() : display_name(shown_as);
+      int status = load_from_index(*index, input, opts, scope_options, trace, scope, load, need, name);
       if (status != kReadWhole) {
         if (gzip_points) *gzip_points = std::move(index->points);
         return status;
@@ -280,21 +282,21 @@ int load_scoped(const std::string& path, const CommonOptions& opts, const ScopeO
   // after lane has a window's events all through it).
   std::optional<GzipPointHunt> hunt;
   LoadOptions whole = load;
-  Compression compression = gzip_points ? file_compression(path) : Compression::none;
+  Compression compression = gzip_points ? input->compression() : Compression::none;
   if ((compression == Compression::gzip && have_isal()) || compression == Compression::zstd)
     whole.gzip_points = &hunt.emplace(reread_point_spacing(), false);
-  if (int status = load_for_analysis(path, opts, trace, whole, shown_as)) return status;
+  if (int status = load_for_analysis(input, opts, trace, whole, shown_as)) return status;
   if (hunt) *gzip_points = std::move(hunt->points);
   return resolve_scope_options(scope_options, *trace, opts, scope) ? kOk : kUsage;
 }
 
-int load_skeleton(const std::string& path, const CommonOptions& opts, Trace* trace) {
-  if (auto index = fresh_index(path, opts, {})) {
+int load_skeleton(const std::shared_ptr<Input>& input, const CommonOptions& opts, Trace* trace) {
+  if (auto index = fresh_index(*input, opts, {})) {
     if (std::getenv("JQTRACE_SHOW_INDEX")) fmt::print(stderr, "jqtrace: index: 0 of {} blocks read\n", index->blocks.size());
     *trace = std::move(index->skeleton);
-    return report_read(display_name(path), trace->read, *trace, opts);
+    return report_read(input->name(), trace->read, *trace, opts);
   }
-  return load_for_analysis(path, opts, trace);
+  return load_for_analysis(input, opts, trace);
 }
 
 }  // namespace jqtrace::cli

@@ -48,7 +48,9 @@ int run_markers(const MarkersCommandOptions& o) {
   Trace& trace = trace_for_process();
   // Kinds and their unit durations need no span: a fresh index answers them alone.
   bool spans_needed = !o.kind.empty() || !gates.empty();
-  if (int status = spans_needed ? load_for_analysis(o.file, o.common, &trace) : load_skeleton(o.file, o.common, &trace))
+  auto input = open_trace(o.file);
+  if (!input) return kInput;
+  if (int status = spans_needed ? load_for_analysis(input, o.common, &trace) : load_skeleton(input, o.common, &trace))
     return status;
   QuantileMethod quantiles = quantile_method(o.quantiles);
   std::vector<KindSummary> kinds = summarize_kinds(trace, unit_at_request(o.unit_at), quantiles);

@@ -387,23 +387,25 @@ class FirstProblems final : public DiagnosticSink {
 
 /// The validation of the file: what rode along the load, else (stdin, or a broken trace
 /// whose parts' checks could not be joined) a pass of its own.
-ReportSection validate_section(const ReportCommandOptions& o, const std::string& file, ValidationTee& along,
-                               Trace& trace) {
+ReportSection validate_section(const ReportCommandOptions& o, const std::shared_ptr<Input>& input,
+                               const std::string& file, ValidationTee& along, Trace& trace) {
   const char* title = "Validation";
-  if (o.file == "-") return {"validate", title, "", "<p>Read from standard input: not validated (run jqtrace validate on the file).</p>\n"};
+  if (!input->regular())
+    return {"validate", title, "",
+            fmt::format("<p>Read from {}: not validated (run jqtrace validate on the file).</p>\n",
+                        input->is_stdin() ? "standard input" : "a stream")};
   FirstProblems problems;
   result::ValidatedFile f;
   f.file = file;
-  std::string why;
-  auto locator = along.exact() ? Source::open(o.file, &why) : nullptr;  // positions of what was found
-  if (locator) {
+  if (along.exact()) {
+    auto locator = Source::open(*input);  // positions of what was found
     f.result = along.conclude(problems, *locator, trace.read, trace.names);
   } else {
-    ParallelRead parallel = parallel_read(o.file, o.common);
+    ParallelRead parallel = parallel_read(*input, o.common);
     if (!parallel.threads ||
-        !validate_trace_parallel(o.file, parallel.threads, problems, {}, parallel.min_part_bytes, &f.result)) {
+        !validate_trace_parallel(input, parallel.threads, problems, {}, parallel.min_part_bytes, &f.result)) {
       problems = FirstProblems{};
-      auto source = open_input(o.file, o.common, &why);
+      auto source = open_input(*input, o.common);
       if (!source) return {"validate", title, "", "<p>Could not read the file again to validate it.</p>\n"};
       f.result = validate_trace(*source, problems);
     }
@@ -479,15 +481,17 @@ int run_report(const ReportCommandOptions& o) {
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace& trace = trace_for_process();
   ValidationTee validation;  // the validate section's checks, made as the file is read
+  auto input = open_trace(o.file);
+  if (!input) return kInput;
   LoadOptions load;
-  if (o.file != "-") load.tee = &validation;
+  if (input->regular()) load.tee = &validation;  // a stream cannot be read again for the positions
   load.release_freed = false;
-  if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;
+  if (int status = load_for_analysis(input, o.common, &trace, load)) return status;
   Analysis a;
   a.trace = &trace;
   a.file = display_name(o.file);
   // First: it frees what the validation kept while the file was read (8 MB of a 200 MB trace).
-  ReportSection validated = validate_section(o, a.file, validation, trace);
+  ReportSection validated = validate_section(o, input, a.file, validation, trace);
   if (!resolve_scope_options(o.scope, trace, o.common, &a.scope)) return kUsage;
   StatsOptions stats;
   choose_grouping("", trace, &stats.by);

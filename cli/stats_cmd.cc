@@ -89,7 +89,9 @@ int run_stats(const StatsCommandOptions& o) {
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
   Trace& trace = trace_for_process();
   Scope scope;
-  if (int status = load_scoped(o.file, o.common, o.scope, &trace, &scope)) return status;
+  auto input = open_trace(o.file);
+  if (!input) return kInput;
+  if (int status = load_scoped(input, o.common, o.scope, &trace, &scope)) return status;
   StatsOptions options;
   if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
   options.hist = o.hist;

@@ -32,7 +32,9 @@ int run_timeline(const TimelineCommandOptions& o) {
   if (!check_output_format(o.common, "timeline")) return kUsage;
   Trace& trace = trace_for_process();
   Scope scope;
-  if (int status = load_scoped(o.file, o.common, o.scope, &trace, &scope)) return status;
+  auto input = open_trace(o.file);
+  if (!input) return kInput;
+  if (int status = load_scoped(input, o.common, o.scope, &trace, &scope)) return status;
   TimelineOptions options;
   if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
   result::SvgLayout layout;

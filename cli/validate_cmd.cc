@@ -71,47 +71,54 @@ FileReport finish_report(FileReport report, const ValidateOptions& opts, bool* u
 /// load; false when that pass cannot stand for a validation (the file is not read as a
 /// trace, or a broken trace's parts cannot be joined exactly): the file is then validated
 /// alone, the same problems either way.
-bool validate_along_index(const std::string& path, const ValidateOptions& opts, DiagnosticPrinter& printer,
-                          FileReport* report) {
+bool validate_along_index(const std::shared_ptr<Input>& input, const ValidateOptions& opts,
+                          DiagnosticPrinter& printer, FileReport* report) {
   Trace trace;
   ValidationTee validation;
   LoadOptions load;
   load.spans = false;  // what jqtrace index reads
   load.tee = &validation;
   ReadResult read;
-  if (!index_pass_quietly(path, opts.common, &trace, load, &read) || !validation.exact()) return false;
-  std::string why;
-  auto locator = Source::open(path, &why);  // positions of what was found
-  if (!locator) return false;
+  if (!index_pass_quietly(input, opts.common, &trace, load, &read) || !validation.exact()) return false;
+  auto locator = Source::open(*input);  // positions of what was found
   report->result = validation.conclude(printer, *locator, read, trace.names);
   return true;
+}
+
+/// The file cannot be opened: said on stderr already; data formats also carry it as a
+/// diagnostic of the file.
+void mark_unreadable(FileReport& report, const std::string& why, const ValidateOptions& opts,
+                     DiagnosticPrinter& printer, bool* unreadable) {
+  *unreadable = true;
+  report.result.readable = false;
+  if (opts.common.format() != Format::table) {
+    report.result.errors = 1;
+    report.result.rule_counts["unreadable"] = 1;
+    printer.report(make_diagnostic("unreadable", "cannot open: " + why));
+  }
 }
 
 FileReport validate_file(const std::string& path, const ValidateOptions& opts, Output* out, bool* unreadable) {
   FileReport report;
   report.file = path == "-" ? "<stdin>" : path;
   DiagnosticPrinter printer(opts, out, report);
-  std::error_code no_file;
-  if (will_index(opts.common, report.file) && std::filesystem::is_regular_file(path, no_file) &&
-      validate_along_index(path, opts, printer, &report))
+  std::string why;
+  auto input = open_trace(path, &why);
+  if (!input) {
+    mark_unreadable(report, why, opts, printer, unreadable);
+    return report;
+  }
+  if (will_index(opts.common, report.file) && input->regular() && validate_along_index(input, opts, printer, &report))
     return finish_report(std::move(report), opts, unreadable);
-  ParallelRead parallel = parallel_read(path, opts.common);
-  if (parallel.threads && validate_trace_parallel(path, parallel.threads, printer, parallel.progress,
+  ParallelRead parallel = parallel_read(*input, opts.common);
+  if (parallel.threads && validate_trace_parallel(input, parallel.threads, printer, parallel.progress,
                                                   parallel.min_part_bytes, &report.result)) {
     end_progress();
     return finish_report(std::move(report), opts, unreadable);
   }
-  std::string why;
-  auto source = open_input(path, opts.common, &why);
+  auto source = open_input(*input, opts.common);
   if (!source) {
-    *unreadable = true;
-    report.result.readable = false;
-    // Said on stderr already; data formats also carry it as a diagnostic of the file.
-    if (opts.common.format() != Format::table) {
-      report.result.errors = 1;
-      report.result.rule_counts["unreadable"] = 1;
-      printer.report(make_diagnostic("unreadable", "cannot open: " + why));
-    }
+    mark_unreadable(report, "standard input is read once", opts, printer, unreadable);
     return report;
   }
   report.result = validate_trace(*source, printer);

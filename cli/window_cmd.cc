@@ -28,38 +28,27 @@ struct WindowCommandOptions {
   ScopeOptions scope;
   bool rebase = false;
   std::string file;
-  std::string file_shown;  ///< the file as the user named it (file may be a spooled copy of stdin)
 };
 
-/// stdin cannot be read twice: it is copied to a temporary file first.
-class SpooledStdin {
- public:
-  ~SpooledStdin() {
-    if (!path_.empty()) std::remove(path_.c_str());
-  }
-  bool spool(std::string* path) {
-    const char* dir = std::getenv("TMPDIR");
-    std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/jqtrace-stdin-XXXXXX";
-    int fd = mkstemp(pattern.data());
-    if (fd < 0) return false;
-    path_ = pattern;
-    char buf[1 << 16];
-    for (;;) {
-      ssize_t n = ::read(0, buf, sizeof buf);
-      if (n == 0) break;
-      if (n < 0 || ::write(fd, buf, static_cast<std::size_t>(n)) != n) {
-        ::close(fd);
-        return false;
-      }
-    }
-    ::close(fd);
-    *path = path_;
-    return true;
-  }
-
- private:
-  std::string path_;
-};
+/// window reads its input twice: a stream (standard input, a pipe) is copied to a
+/// temporary file first, opened, and unlinked at once (nothing is left behind). nullptr
+/// when it cannot be copied.
+std::shared_ptr<Input> spooled(Input& stream) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/jqtrace-stdin-XXXXXX";
+  int fd = mkstemp(pattern.data());
+  if (fd < 0) return nullptr;
+  auto bytes = stream.take_stream();
+  bool ok = bytes != nullptr;
+  char buf[1 << 16];
+  for (long n; ok && (n = bytes->read(buf, sizeof buf)) != 0;)
+    ok = n > 0 && ::write(fd, buf, static_cast<std::size_t>(n)) == n;
+  ok = ::close(fd) == 0 && ok;
+  std::string err;
+  auto copy = ok ? Input::open(pattern, &err) : nullptr;
+  std::remove(pattern.c_str());
+  return copy;
+}
 
 struct Written {
   uint64_t events = 0;
@@ -164,7 +153,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
         if (!replace_top_level_number(event, "ts", us_text(e.ts_ns - shift))) {
           print_warning(o.common, fmt::format("{}: the event at byte {} has no ts that --rebase can rewrite; left "
                                               "out of the window",
-                                              display_name(o.file_shown), e.offset));
+                                              display_name(o.file), e.offset));
           return;
         }
       }
@@ -182,7 +171,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   if (has_profile) doc += ",\"jobqueProfile\":" + profile;
   WindowRecord record;
-  record.source = display_name(o.file_shown);
+  record.source = display_name(o.file);
   record.scope = scope.label;
   record.lo_ns = scope.range.lo - shift;
   record.hi_ns = scope.range.hi - shift;
@@ -296,12 +285,21 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
 }
 
 int run_window(WindowCommandOptions o) {
-  SpooledStdin spool;
   std::string name = display_name(o.file);
-  o.file_shown = o.file;
-  if (o.file == "-" && !spool.spool(&o.file)) {
-    print_error("<stdin>: cannot copy to a temporary file (window reads its input twice)");
-    return kInput;
+  auto input = open_trace(o.file);
+  if (!input) return kInput;
+  if (!input->regular()) {
+    // A copy has no index of its own to read, and none to write beside it.
+    if (o.common.write_index)
+      print_warning(o.common, fmt::format("--index needs a file: {} is not indexed",
+                                          input->is_stdin() ? "standard input" : name));
+    o.common.write_index = false;
+    o.common.no_index = true;
+    input = spooled(*input);
+    if (!input) {
+      print_error(fmt::format("{}: cannot copy to a temporary file (window reads its input twice)", name));
+      return kInput;
+    }
   }
   Trace& trace = trace_for_process();
   EventIndex index;
@@ -310,17 +308,16 @@ int run_window(WindowCommandOptions o) {
   load.tee = &index;
   Scope scope;
   std::vector<GzipPoint> points;  // a compressed trace's access points: where its events' text can be decoded from
-  if (int status =
-          load_scoped(o.file, o.common, o.scope, &trace, &scope, load, BlocksFor::window, o.file_shown, &points))
+  if (int status = load_scoped(input, o.common, o.scope, &trace, &scope, load, BlocksFor::window, o.file, &points))
     return status;
   index.finish(trace.end_ns);
   Range range = scope.range;
   Chosen chosen{index, select_window(index, range)};
   if (std::getenv("JQTRACE_SHOW_INDEX"))  // tests: the second read of a compressed trace starts from its access points
-    if (Compression c = file_compression(o.file); c != Compression::none)
+    if (Compression c = input->compression(); c != Compression::none)
       fmt::print(stderr, "jqtrace: window: {} {} access points\n", points.size(), compression_name(c));
   std::string err;
-  auto text = TextRanges::open(o.file, &err, &points);
+  auto text = TextRanges::open(input, &err, &points);
   if (!text) {
     print_error(fmt::format("{}: cannot read again: {}", name, err));
     return kInput;

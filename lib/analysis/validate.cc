@@ -691,12 +691,13 @@ bool validate_planned(const PartOpener& open, const PartPlan& plan, unsigned thr
 
 }  // namespace
 
-bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
+bool validate_trace_parallel(const std::shared_ptr<Input>& input, unsigned threads, DiagnosticSink& out,
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result) {
   if (threads < 2) return false;
-  if (auto stream = open_stream_input(path))
+  if (auto stream = open_stream_input(*input))
     return validate_stream_parallel(*stream, threads, out, progress, min_part_bytes, result);
-  return validate_planned(file_parts(path), plan_file(path, threads, min_part_bytes), threads, out, progress, result);
+  return validate_planned(file_parts(input), plan_file(*input, threads, min_part_bytes), threads, out, progress,
+                          result);
 }
 
 bool validate_text_parallel(std::shared_ptr<const std::string> text, unsigned parts, unsigned threads,

@@ -27,11 +27,11 @@ struct ValidateResult {
 /// Checks the trace in source, reporting each problem to out as it is found.
 ValidateResult validate_trace(Source& source, DiagnosticSink& out);
 
-/// The same check of a regular, uncompressed file read in up to `threads` parts at once:
+/// The same check of an input read in parts on up to `threads` threads (as load_trace_parallel):
 /// the same diagnostics in the same order, reported after the read. False, with nothing
 /// reported, when the file does not split (see load_trace_parallel) or when a broken
 /// trace's rules need the parts in order: the caller then uses validate_trace.
-bool validate_trace_parallel(const std::string& path, unsigned threads, DiagnosticSink& out,
+bool validate_trace_parallel(const std::shared_ptr<Input>& input, unsigned threads, DiagnosticSink& out,
                              const ProgressFn& progress, uint64_t min_part_bytes, ValidateResult* result);
 /// The same for a text in memory in up to `parts` parts on `threads` threads (tests and
 /// fuzzing, as load_text_parallel).

@@ -205,19 +205,18 @@ namespace {
 /// while they serve one (a window's publishes can be far apart).
 class PlainRanges final : public TextRanges {
  public:
-  explicit PlainRanges(int fd) : fd_(fd), block_(kMaxBlock) {}
-  ~PlainRanges() override { ::close(fd_); }
+  explicit PlainRanges(std::shared_ptr<const Input> input) : input_(std::move(input)), block_(kMaxBlock) {}
   bool read(uint64_t offset, uint64_t end, std::string* out) override {
     std::size_t n = static_cast<std::size_t>(end - offset);
     if (n > kMaxBlock / 2) {  // a long range: straight into out
       std::size_t at = out->size();
       out->resize(at + n);
-      return read_at(fd_, offset, out->data() + at, n) == n;
+      return input_->read_at(offset, out->data() + at, n) == n;
     }
     if (offset < block_at_ || end > block_at_ + filled_) {
       want_ = served_ > 1 ? std::min(want_ * 2, kMaxBlock) : std::max(want_ / 2, kMinBlock);
       block_at_ = offset;
-      filled_ = read_at(fd_, offset, block_.data(), std::max(want_, n));
+      filled_ = input_->read_at(offset, block_.data(), std::max(want_, n));
       served_ = 0;
       if (end > block_at_ + filled_) return false;
     }
@@ -228,7 +227,7 @@ class PlainRanges final : public TextRanges {
 
  private:
   static constexpr std::size_t kMinBlock = 4u << 10, kMaxBlock = 256u << 10;
-  int fd_;
+  std::shared_ptr<const Input> input_;
   std::vector<char> block_;
   uint64_t block_at_ = 0;        ///< file offset of block_[0]
   std::size_t filled_ = 0;       ///< bytes of the file in block_
@@ -278,7 +277,8 @@ class StreamRanges final : public TextRanges {
 /// where the last range ended when that is near.
 class FrameRanges final : public TextRanges {
  public:
-  FrameRanges(std::string path, const std::vector<GzipPoint>& frames) : path_(std::move(path)), frames_(frames) {}
+  FrameRanges(std::shared_ptr<const Input> input, const std::vector<GzipPoint>& frames)
+      : input_(std::move(input)), frames_(frames) {}
   bool read(uint64_t offset, uint64_t end, std::string* out) override {
     const GzipPoint* from = point_before(frames_, offset);
     if (!from) return false;
@@ -294,16 +294,10 @@ class FrameRanges final : public TextRanges {
  private:
   static constexpr uint64_t kMinSkip = 256u << 10;
   std::unique_ptr<StreamRanges> decoded_from(const GzipPoint& frame) const {
-    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return nullptr;
-    if (::lseek(fd, static_cast<off_t>(frame.in), SEEK_SET) < 0) {
-      ::close(fd);
-      return nullptr;
-    }
-    return std::make_unique<StreamRanges>(zstd_decoder(fd_input(fd, true)), frame.out);
+    return std::make_unique<StreamRanges>(zstd_decoder(input_->bytes_from(frame.in)), frame.out);
   }
 
-  std::string path_;
+  std::shared_ptr<const Input> input_;
   const std::vector<GzipPoint>& frames_;
   std::unique_ptr<StreamRanges> stream_;
 };
@@ -312,7 +306,8 @@ class FrameRanges final : public TextRanges {
 /// it, or onwards from the last one when that is near.
 class PointRanges final : public TextRanges {
  public:
-  PointRanges(const std::string& path, const std::vector<GzipPoint>& points) : points_(points), cursor_(path) {}
+  PointRanges(std::shared_ptr<const Input> input, const std::vector<GzipPoint>& points)
+      : points_(points), cursor_(std::move(input)) {}
   bool read(uint64_t offset, uint64_t end, std::string* out) override {
     const GzipPoint* from = point_before(points_, offset);
     if (!from) return false;
@@ -337,26 +332,18 @@ class PointRanges final : public TextRanges {
 
 }  // namespace
 
-std::unique_ptr<TextRanges> TextRanges::open(const std::string& path, std::string* err,
+std::unique_ptr<TextRanges> TextRanges::open(const std::shared_ptr<Input>& input, std::string* err,
                                              const std::vector<GzipPoint>* points) {
-  Compression compression = file_compression(path);
-  bool has_points = points && points->size() > 1;
-  if (compression == Compression::gzip && has_points) return std::make_unique<PointRanges>(path, *points);
-  if (compression == Compression::zstd && has_points) return std::make_unique<FrameRanges>(path, *points);
-  if (compression != Compression::none) {
-    auto text = decoded_again(path)();
-    if (!text) {
-      *err = std::strerror(errno);
-      return nullptr;
-    }
-    return std::make_unique<StreamRanges>(std::move(text));
-  }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *err = std::strerror(errno);
+  if (!input->regular()) {
+    *err = "not a regular file";
     return nullptr;
   }
-  return std::make_unique<PlainRanges>(fd);
+  Compression compression = input->compression();
+  bool has_points = points && points->size() > 1;
+  if (compression == Compression::gzip && has_points) return std::make_unique<PointRanges>(input, *points);
+  if (compression == Compression::zstd && has_points) return std::make_unique<FrameRanges>(input, *points);
+  if (compression != Compression::none) return std::make_unique<StreamRanges>(input->text());
+  return std::make_unique<PlainRanges>(input);
 }
 
 namespace {

@@ -159,8 +159,8 @@ class TextRanges {
   /// A plain file is read with pread at the offsets; a gzip file is inflated again from
   /// the access point before each range (points: an index's, or the load's), a zstd file
   /// from the frame before it (points: the load's, at its frames), else from the start.
-  /// Null with *err on failure. points must outlive the reader.
-  static std::unique_ptr<TextRanges> open(const std::string& path, std::string* err,
+  /// Null with *err when the input is not a regular file. points must outlive the reader.
+  static std::unique_ptr<TextRanges> open(const std::shared_ptr<Input>& input, std::string* err,
                                           const std::vector<GzipPoint>* points = nullptr);
   virtual ~TextRanges() = default;
   /// Appends [offset, end) to *out; offsets must not decrease between calls.

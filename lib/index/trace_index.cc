@@ -452,9 +452,9 @@ bool get_points(Reader& r, std::vector<GzipPoint>* points) {
   return r.ok();
 }
 
-uint32_t crc_of(int fd, uint64_t offset, std::size_t n) {
+uint32_t crc_of(const Input& input, uint64_t offset, std::size_t n) {
   std::string bytes(n, '\0');
-  std::size_t got = read_at(fd, offset, bytes.data(), n);
+  std::size_t got = input.read_at(offset, bytes.data(), n);
   return static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(got)));
 }
 
@@ -536,8 +536,8 @@ constexpr uint64_t kMaxReserve = 16u << 20;
 /// the block being decoded is always one a thread is working on).
 class DecodedBlocks {
  public:
-  DecodedBlocks(const std::string& path, std::vector<ByteRange> blocks) : blocks_(std::move(blocks)) {
-    if (auto open = decoded_again(path)) input_ = open();
+  DecodedBlocks(const Input& input, std::vector<ByteRange> blocks) : blocks_(std::move(blocks)) {
+    if (auto open = input.text_again()) input_ = open();
   }
 
   /// Block k's text, and a few bytes after it (a part proves it stopped at a boundary by
@@ -642,18 +642,15 @@ bool write_atomically(const std::string& path, const std::string& bytes, std::st
 
 // ---------------------------------------------------------------------------------------
 
-BlockOpener block_opener(const std::string& path, const TraceIndex& index, const std::vector<ByteRange>& blocks) {
+BlockOpener block_opener(std::shared_ptr<Input> input, const TraceIndex& index, const std::vector<ByteRange>& blocks) {
   std::string prefix = index.prefix;
   if (index.compression == Compression::none) {
-    return [path, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
-      std::string err;
-      return Source::open_part(path, blocks[k].start, prefix, &err);
-    };
+    return [input, prefix, blocks](std::size_t k) { return Source::open_part(*input, blocks[k].start, prefix); };
   }
   if (index.compression == Compression::gzip && index.points.size() > 1) {
     // Each block decoded from the access point before it, on any thread.
     auto points = std::make_shared<std::vector<GzipPoint>>(index.points);
-    return [points, path, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
+    return [points, input, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
       const ByteRange& b = blocks[k];
       const GzipPoint* from = point_before(*points, b.start);
       std::string text;
@@ -661,33 +658,27 @@ BlockOpener block_opener(const std::string& path, const TraceIndex& index, const
       // Room for the block at once: grown by doubling, a 1 MiB block would touch twice its
       // pages (each a fault of ~9 µs here), 500 a block.
       if (end != UINT64_MAX && end > b.start) text.reserve(static_cast<std::size_t>(std::min<uint64_t>(end - b.start, kMaxReserve)));
-      if (!from || b.start < prefix.size() || !decode_from_point(path, *from, b.start, end, &text)) return nullptr;
-      return block_source(std::move(text), b, prefix, path);
+      if (!from || b.start < prefix.size() || !decode_from_point(input, *from, b.start, end, &text)) return nullptr;
+      return block_source(std::move(text), b, prefix, input->name());
     };
   }
-  auto decoded = std::make_shared<DecodedBlocks>(path, blocks);
-  return [decoded, path, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
+  auto decoded = std::make_shared<DecodedBlocks>(*input, blocks);
+  return [decoded, input, prefix, blocks](std::size_t k) -> std::unique_ptr<Source> {
     std::string text;
     if (!decoded->text(k, &text) || blocks[k].start < prefix.size()) return nullptr;
-    return block_source(std::move(text), blocks[k], prefix, path);
+    return block_source(std::move(text), blocks[k], prefix, input->name());
   };
 }
 
-std::optional<FileIdentity> identify_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return std::nullopt;
-  }
+std::optional<FileIdentity> identify_file(const Input& input) {
+  if (!input.regular()) return std::nullopt;
+  const struct stat& st = input.status();
   FileIdentity id;
-  id.size = static_cast<uint64_t>(st.st_size);
+  id.size = input.size();
   id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
-  id.head_crc = crc_of(fd, 0, static_cast<std::size_t>(std::min<uint64_t>(id.size, kEnds)));
+  id.head_crc = crc_of(input, 0, static_cast<std::size_t>(std::min<uint64_t>(id.size, kEnds)));
   uint64_t tail = std::min<uint64_t>(id.size, kEnds);
-  id.tail_crc = crc_of(fd, id.size - tail, static_cast<std::size_t>(tail));
-  ::close(fd);
+  id.tail_crc = crc_of(input, id.size - tail, static_cast<std::size_t>(tail));
   return id;
 }
 
@@ -1005,9 +996,10 @@ std::vector<std::string> index_paths_for_reading(const std::string& trace_path) 
   return paths;
 }
 
-std::string write_index(const std::string& path, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
+std::string write_index(const Input& input, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
                         std::vector<GzipPoint> points, unsigned threads, std::string* why) {
-  auto identity = identify_file(path);
+  const std::string& path = input.path();
+  auto identity = identify_file(input);
   if (!identity) {
     *why = "not a regular file";
     return "";
@@ -1039,7 +1031,7 @@ namespace {
 /// An index file's bytes when its header describes the trace as it is now and the file is
 /// as long as the header says; else nullopt and *why. The header is read first, so a
 /// stale, foreign or forged index costs 56 bytes of reading, however large the file.
-std::optional<std::string_view> read_index_of(int fd, uint64_t file_size, const std::string& trace,
+std::optional<std::string_view> read_index_of(int fd, uint64_t file_size, const Input& trace,
                                               std::optional<IndexFileBytes>* file, std::string* why, bool* stale) {
   char head_bytes[kHeaderBytes];
   IndexHeader h;
@@ -1060,18 +1052,20 @@ std::optional<std::string_view> read_index_of(int fd, uint64_t file_size, const 
 
 }  // namespace
 
-std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string* warning) {
+std::optional<TraceIndex> read_fresh_index(const Input& trace, std::string* warning) {
+  if (!trace.regular()) return std::nullopt;
+  const std::string& path = trace.path();
   for (const std::string& candidate : index_paths_for_reading(path)) {
     int fd = ::open(candidate.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
-    struct stat st {}, trace_st {};
+    struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(fd);
       continue;
     }
     // An index says where a range's events are: one planted by another user (beside a
     // trace in a directory others can write) could make a window silently wrong.
-    if (st.st_uid != ::geteuid() && (::stat(path.c_str(), &trace_st) != 0 || st.st_uid != trace_st.st_uid)) {
+    if (st.st_uid != ::geteuid() && st.st_uid != trace.status().st_uid) {
       ::close(fd);
       *warning = candidate + ": owned by another user (uid " + std::to_string(st.st_uid) +
                  ") than you and the trace; ignored";
@@ -1080,7 +1074,7 @@ std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string*
     std::optional<IndexFileBytes> file;
     std::string why;
     bool stale = false;
-    std::optional<std::string_view> bytes = read_index_of(fd, static_cast<uint64_t>(st.st_size), path, &file, &why, &stale);
+    std::optional<std::string_view> bytes = read_index_of(fd, static_cast<uint64_t>(st.st_size), trace, &file, &why, &stale);
     ::close(fd);
     TraceIndex index;
     if (bytes && parse_index(*bytes, &index, &why)) return index;  // its identity is the header's, checked

@@ -26,6 +26,7 @@
 
 #include "flat_map.h"
 #include "gzip_points.h"
+#include "input.h"
 #include "reader.h"
 #include "scope.h"
 #include "trace.h"
@@ -53,8 +54,8 @@ struct FileIdentity {
   bool operator==(const FileIdentity&) const = default;
 };
 
-/// The identity of the file at path now; nullopt when it cannot be read.
-std::optional<FileIdentity> identify_file(const std::string& path);
+/// The identity of the input (a regular file) as opened; nullopt for anything else.
+std::optional<FileIdentity> identify_file(const Input& input);
 
 struct TraceIndex {
   static constexpr uint32_t kVersion = 3;  // 3: attribution, guessed categories, reserved groups (issue 41)
@@ -148,10 +149,10 @@ class SinkPair final : public SplittableSink {
   std::unique_ptr<SplittableSink> owned_first_, owned_second_;  ///< a fork's
 };
 
-/// Opens the chosen blocks (ranges of index's blocks, in file order) of the trace at path:
+/// Opens the chosen blocks (ranges of index's blocks, in file order) of the trace input:
 /// a plain file's by offset; a compressed file's decoded once from its start, each
 /// block's text copied out as the decoder passes it.
-BlockOpener block_opener(const std::string& path, const TraceIndex& index, const std::vector<ByteRange>& blocks);
+BlockOpener block_opener(std::shared_ptr<Input> input, const TraceIndex& index, const std::vector<ByteRange>& blocks);
 
 /// The index file's bytes for trace (its spans are not written) and blocks.
 std::string serialize_index(const TraceIndex& index, const Trace& trace);
@@ -170,15 +171,15 @@ std::string index_path_for_writing(const std::string& trace_path);
 /// Where an index of trace_path may be found, in order (beside it, then the cache).
 std::vector<std::string> index_paths_for_reading(const std::string& trace_path);
 
-/// Writes the index of the file at path (already read into trace, blocks recorded by
+/// Writes the index of the file input (already read into trace, blocks recorded by
 /// recorder, gzip access points built by build_gzip_points), its last step on up to
 /// `threads` threads. Returns the index's path, or "" with *why.
-std::string write_index(const std::string& path, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
+std::string write_index(const Input& input, const Trace& trace, const ReadResult& read, BlockRecorder& recorder,
                         std::vector<GzipPoint> points, unsigned threads, std::string* why);
 
-/// The index of path when one exists and describes the file as it is now. nullopt when
+/// The index of the trace input when one exists and describes the file as it was opened. nullopt when
 /// there is none (silently) or with *warning when one exists but is stale, truncated,
 /// corrupt or of another version.
-std::optional<TraceIndex> read_fresh_index(const std::string& path, std::string* warning);
+std::optional<TraceIndex> read_fresh_index(const Input& trace, std::string* warning);
 
 }  // namespace jqtrace

@@ -446,15 +446,6 @@ Compression sniff_compression(std::string_view head) {
   return Compression::none;
 }
 
-Compression file_compression(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Compression::none;
-  char head[4] = {};
-  std::size_t got = read_at(fd, 0, head, sizeof head);
-  ::close(fd);
-  return sniff_compression(std::string_view(head, got));
-}
-
 bool have_isal() {
 #ifdef JQTRACE_HAVE_ISAL
   return true;
@@ -521,13 +512,13 @@ std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed, Gzi
 #endif
 }
 
-std::function<std::unique_ptr<RawInput>()> decoded_again(const std::string& path) {
-  return [path]() -> std::unique_ptr<RawInput> {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return nullptr;
-    Compression same = Compression::none;
-    return decode_by_magic(fd_input(fd, true), &same);
-  };
+std::unique_ptr<RawInput> decode_as(Compression c, std::unique_ptr<RawInput> raw, GzipPointHunt* hunt) {
+  switch (c) {
+    case Compression::gzip: return gzip_decoder(std::move(raw), GzipEngine::best, hunt);
+    case Compression::zstd: return zstd_decoder(std::move(raw), hunt);
+    case Compression::none: break;
+  }
+  return raw;
 }
 
 std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compression* found, GzipPointHunt* hunt) {
@@ -540,13 +531,7 @@ std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compres
   }
   head.resize(got);
   *found = sniff_compression(head);
-  auto whole = prefixed_input(std::move(raw), std::move(head));
-  switch (*found) {
-    case Compression::gzip: return gzip_decoder(std::move(whole), GzipEngine::best, hunt);
-    case Compression::zstd: return zstd_decoder(std::move(whole), hunt);
-    case Compression::none: break;
-  }
-  return whole;
+  return decode_as(*found, prefixed_input(std::move(raw), std::move(head)), hunt);
 }
 
 }  // namespace jqtrace

@@ -27,8 +27,6 @@ const char* compression_name(Compression c);
 
 /// The compression whose magic `head` starts with (its first 4 bytes suffice).
 Compression sniff_compression(std::string_view head);
-/// The compression the magic of the file at path names (none when it cannot be read).
-Compression file_compression(const std::string& path);
 
 /// Which library inflates gzip. `best` is ISA-L when built with it (several times faster
 /// than zlib), else zlib; the others exist so that tests can hold both to the same output.
@@ -71,8 +69,7 @@ std::unique_ptr<RawInput> zstd_decoder(std::unique_ptr<RawInput> compressed, Gzi
 std::unique_ptr<RawInput> decode_by_magic(std::unique_ptr<RawInput> raw, Compression* found,
                                           GzipPointHunt* hunt = nullptr);
 
-/// A function that opens path again and returns its text decoded (nullptr when it cannot
-/// be opened): for positions on the error path, which read a file a second time.
-std::function<std::unique_ptr<RawInput>()> decoded_again(const std::string& path);
+/// raw decoded as compression c says (found by its magic already; raw still starts with it).
+std::unique_ptr<RawInput> decode_as(Compression c, std::unique_ptr<RawInput> raw, GzipPointHunt* hunt = nullptr);
 
 }  // namespace jqtrace

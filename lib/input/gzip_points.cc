@@ -11,6 +11,7 @@
 #endif
 
 #include "decoders.h"
+#include "input.h"
 
 namespace jqtrace {
 namespace {
@@ -22,27 +23,19 @@ constexpr int kRawDeflate = -15;
 
 }  // namespace
 
-/// A file read in chunks from any offset.
+/// A regular file read in chunks from any offset.
 class FileBytes {
  public:
-  explicit FileBytes(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
-  ~FileBytes() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileBytes(const FileBytes&) = delete;
-  FileBytes& operator=(const FileBytes&) = delete;
-  bool ok() const { return fd_ >= 0; }
+  explicit FileBytes(std::shared_ptr<const Input> input) : input_(std::move(input)) {}
+  bool ok() const { return input_ && input_->regular(); }
   /// Up to n bytes at offset into out: the count, 0 at the end, -1 on an error.
   long read(uint64_t offset, unsigned char* out, std::size_t n) const {
-    for (;;) {
-      ssize_t r = ::pread(fd_, out, n, static_cast<off_t>(offset));
-      if (r < 0 && errno == EINTR) continue;
-      return static_cast<long>(r);
-    }
+    std::size_t got = input_->read_at(offset, reinterpret_cast<char*>(out), n);
+    return got == 0 && n > 0 && errno != 0 ? -1 : static_cast<long>(got);
   }
 
  private:
-  int fd_;
+  std::shared_ptr<const Input> input_;
 };
 
 namespace {
@@ -58,10 +51,11 @@ std::string ring_tail(const unsigned char* ring, std::size_t at, std::size_t kee
 
 }  // namespace
 
-bool build_gzip_points(const std::string& path, uint64_t spacing, std::vector<GzipPoint>* points, std::string* why) {
-  FileBytes file(path);
+bool build_gzip_points(std::shared_ptr<const Input> input, uint64_t spacing, std::vector<GzipPoint>* points,
+                       std::string* why) {
+  FileBytes file(std::move(input));
   if (!file.ok()) {
-    *why = "cannot open";
+    *why = "not a regular file";
     return false;
   }
   z_stream z{};
@@ -272,10 +266,10 @@ std::unique_ptr<PointInflater> point_inflater(GzipEngine engine) {
 
 }  // namespace
 
-GzipCursor::GzipCursor(const std::string& path) : GzipCursor(path, GzipEngine::best) {}
+GzipCursor::GzipCursor(std::shared_ptr<const Input> input) : GzipCursor(std::move(input), GzipEngine::best) {}
 
-GzipCursor::GzipCursor(const std::string& path, GzipEngine engine)
-    : file_(std::make_unique<FileBytes>(path)), inflater_(point_inflater(engine)), in_(kInChunk), text_(kInChunk) {}
+GzipCursor::GzipCursor(std::shared_ptr<const Input> input, GzipEngine engine)
+    : file_(std::make_unique<FileBytes>(std::move(input))), inflater_(point_inflater(engine)), in_(kInChunk), text_(kInChunk) {}
 
 GzipCursor::~GzipCursor() = default;
 
@@ -332,14 +326,16 @@ bool GzipCursor::read(uint64_t from, uint64_t to, std::string* out) {
   return ok_;
 }
 
-bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out,
+bool decode_from_point(std::shared_ptr<const Input> input, const GzipPoint& point, uint64_t from, uint64_t to,
+                       std::string* out,
                        GzipEngine engine) {
-  GzipCursor cursor(path, engine);
+  GzipCursor cursor(std::move(input), engine);
   return cursor.start(point) && cursor.read(from, to, out);
 }
 
-bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out) {
-  return decode_from_point(path, point, from, to, out, GzipEngine::best);
+bool decode_from_point(std::shared_ptr<const Input> input, const GzipPoint& point, uint64_t from, uint64_t to,
+                       std::string* out) {
+  return decode_from_point(std::move(input), point, from, to, out, GzipEngine::best);
 }
 
 }  // namespace jqtrace

@@ -15,6 +15,8 @@
 
 namespace jqtrace {
 
+class Input;
+
 struct GzipPoint {
   uint64_t out = 0;    ///< offset in the decoded text
   uint64_t in = 0;     ///< offset in the file of the first byte holding bits of the next block
@@ -51,15 +53,17 @@ bool unpack_point(const GzipPoint& point, GzipPoint* out);
 /// Access points about every `spacing` bytes of decoded text, from one pass of zlib over
 /// the file (the first at its start). False with *why when the file is not gzip or zlib
 /// fails before the end; a stream cut short keeps the points before the cut.
-bool build_gzip_points(const std::string& path, uint64_t spacing, std::vector<GzipPoint>* points, std::string* why);
+bool build_gzip_points(std::shared_ptr<const Input> input, uint64_t spacing, std::vector<GzipPoint>* points,
+                       std::string* why);
 
-/// The decoded text [from, to) of the gzip file at path, decoding from point (point.out <=
+/// The decoded text [from, to) of the gzip file input, decoding from point (point.out <=
 /// from); to = UINT64_MAX: up to the end. Concatenated members are followed. False when
 /// the file cannot be read or is damaged there; text cut short by the end of the file is
 /// returned as far as it goes.
-bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out);
-bool decode_from_point(const std::string& path, const GzipPoint& point, uint64_t from, uint64_t to, std::string* out,
-                       GzipEngine engine);
+bool decode_from_point(std::shared_ptr<const Input> input, const GzipPoint& point, uint64_t from, uint64_t to,
+                       std::string* out);
+bool decode_from_point(std::shared_ptr<const Input> input, const GzipPoint& point, uint64_t from, uint64_t to,
+                       std::string* out, GzipEngine engine);
 
 class FileBytes;
 class PointInflater;
@@ -68,9 +72,9 @@ class PointInflater;
 /// through ISA-L when the build has it (3-4x fewer instructions than zlib), else zlib.
 class GzipCursor {
  public:
-  explicit GzipCursor(const std::string& path);
+  explicit GzipCursor(std::shared_ptr<const Input> input);
   /// engine: GzipEngine::zlib or ::isal to choose (tests hold both to the same text).
-  GzipCursor(const std::string& path, GzipEngine engine);
+  GzipCursor(std::shared_ptr<const Input> input, GzipEngine engine);
   ~GzipCursor();
   GzipCursor(const GzipCursor&) = delete;
   GzipCursor& operator=(const GzipCursor&) = delete;

@@ -3,21 +3,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "decoders.h"
 #include "read_ahead.h"
 
 namespace jqtrace {
 namespace {
-
-/// Decompression runs on a thread of its own, ahead of the parser.
-std::unique_ptr<RawInput> decoded_ahead(std::unique_ptr<RawInput> raw, Compression* found, GzipPointHunt* hunt = nullptr) {
-  auto in = decode_by_magic(std::move(raw), found, hunt);
-  return *found == Compression::none ? std::move(in) : read_ahead(std::move(in));
-}
 
 /// A full window, or for short uncompressed text (size known: 0 when it is not) a smaller
 /// one: a test's or a fuzz target's thousand loads a second then allocate kilobytes, not
@@ -31,70 +22,35 @@ std::size_t window_for(Compression found, uint64_t text_bytes) {
 
 }  // namespace
 
-std::unique_ptr<Source> Source::open(const std::string& path, std::string* err, GzipPointHunt* hunt) {
-  if (path == "-") {
-    Compression found = Compression::none;
-    auto in = decoded_ahead(fd_input(0, false), &found);
-    auto src = std::make_unique<Source>(std::move(in), "<stdin>", 0, std::make_unique<RecordingLineIndex>());
-    src->compression_ = found;
-    return src;
-  }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *err = std::strerror(errno);
-    return nullptr;
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    *err = "is a directory";
-    return nullptr;
-  }
-  bool regular = S_ISREG(st.st_mode);
-  uint64_t size = regular ? static_cast<uint64_t>(st.st_size) : 0;
-#ifdef POSIX_FADV_SEQUENTIAL
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-  Compression found = Compression::none;
-  std::unique_ptr<RawInput> in = decoded_ahead(fd_input(fd, true), &found, hunt);
+std::unique_ptr<Source> Source::open(Input& input, GzipPointHunt* hunt) {
+  auto text = input.text(hunt);
+  if (!text) return nullptr;
+  Compression found = input.compression();
+  if (found != Compression::none) text = read_ahead(std::move(text));  // decoded on a thread of its own
   std::unique_ptr<LineIndex> lines;
-  if (regular) {
-    lines = std::make_unique<ReopeningLineIndex>(decoded_again(path));
-  } else {
+  if (input.regular())
+    lines = std::make_unique<ReopeningLineIndex>(input.text_again());
+  else
     lines = std::make_unique<RecordingLineIndex>();  // a pipe or device: no second reading
-  }
-  auto src = std::make_unique<Source>(std::move(in), path, size, std::move(lines), 0, window_for(found, size));
+  auto src = std::make_unique<Source>(std::move(text), input.name(), input.size(), std::move(lines), 0,
+                                      window_for(found, input.size()));
   src->compression_ = found;
   return src;
 }
 
-std::unique_ptr<Source> Source::open_part(const std::string& path, uint64_t begin, const std::string& prefix,
-                                          std::string* err) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < begin ||
-      prefix.size() > begin) {
-    *err = fd < 0 ? std::strerror(errno) : "not a part of a regular file";
-    if (fd >= 0) ::close(fd);
-    return nullptr;
-  }
-  uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (::lseek(fd, static_cast<off_t>(begin), SEEK_SET) < 0) {
-    *err = std::strerror(errno);
-    ::close(fd);
-    return nullptr;
-  }
-#ifdef POSIX_FADV_SEQUENTIAL
-  ::posix_fadvise(fd, static_cast<off_t>(begin), 0, POSIX_FADV_SEQUENTIAL);
-#endif
-  auto lines = std::make_unique<ReopeningLineIndex>([path]() -> std::unique_ptr<RawInput> {
-    int again = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (again < 0) return nullptr;
-    return fd_input(again, true);
-  });
-  auto in = prefixed_input(fd_input(fd, true), prefix);
-  return std::make_unique<Source>(std::move(in), path, size, std::move(lines), begin - prefix.size(),
-                                  window_for(Compression::none, size - begin + prefix.size()));
+std::unique_ptr<Source> Source::open(const std::string& path, std::string* err, GzipPointHunt* hunt) {
+  std::string why;
+  auto input = Input::open(path, &why);
+  if (!input && err) *err = why;
+  return input ? open(*input, hunt) : nullptr;
+}
+
+std::unique_ptr<Source> Source::open_part(const Input& input, uint64_t begin, const std::string& prefix) {
+  if (!input.splits() || input.size() < begin || prefix.size() > begin) return nullptr;
+  auto lines = std::make_unique<ReopeningLineIndex>(input.text_again());
+  auto in = prefixed_input(input.bytes_from(begin), prefix);
+  return std::make_unique<Source>(std::move(in), input.name(), input.size(), std::move(lines), begin - prefix.size(),
+                                  window_for(Compression::none, input.size() - begin + prefix.size()));
 }
 
 std::unique_ptr<Source> Source::text_part(std::shared_ptr<const std::string> text, uint64_t begin,

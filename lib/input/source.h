@@ -11,6 +11,7 @@
 #include <string>
 
 #include "decoders.h"
+#include "input.h"
 #include "line_index.h"
 #include "raw_input.h"
 
@@ -43,17 +44,19 @@ class Source {
   /// stay in a core's cache while the parser works through them.
   static constexpr std::size_t kWindow = 256 * 1024;
 
-  /// Opens a path or "-" (stdin). On failure returns nullptr with a message in *err.
-  /// A gzip file takes access points into hunt (may be null) as it is decoded.
+  /// The input's text from its start. A gzip or zstd file takes access points into hunt
+  /// (may be null) as it is decoded. nullptr when the input is a stream read already.
+  static std::unique_ptr<Source> open(Input& input, GzipPointHunt* hunt = nullptr);
+  /// Input::open, then the above (tests, and tools that read one file once). On failure
+  /// returns nullptr with a message in *err.
   static std::unique_ptr<Source> open(const std::string& path, std::string* err, GzipPointHunt* hunt = nullptr);
   /// A source over bytes held in memory (tests); gzip magic is honoured here too.
   static std::unique_ptr<Source> from_string(std::string bytes, std::string name = "<memory>");
   /// One part of a regular, uncompressed file, for parallel parsing: `prefix` (text that
   /// puts the parser where the part starts, e.g. {"traceEvents":[ ) and then the file from
   /// `begin` to its end. Offsets (Tell, positions) are the file's own: the prefix takes the
-  /// offsets just before `begin`. nullptr with *err when the file cannot be read.
-  static std::unique_ptr<Source> open_part(const std::string& path, uint64_t begin, const std::string& prefix,
-                                           std::string* err);
+  /// offsets just before `begin`. nullptr when the input is not such a file, or is shorter.
+  static std::unique_ptr<Source> open_part(const Input& input, uint64_t begin, const std::string& prefix);
   /// The same for a text in memory (uncompressed); nullptr when begin is past its end or
   /// the prefix longer than begin.
   static std::unique_ptr<Source> text_part(std::shared_ptr<const std::string> text, uint64_t begin,

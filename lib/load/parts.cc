@@ -113,22 +113,22 @@ PartPlan plan_with(uint64_t size, std::string_view head, unsigned parts, uint64_
 }
 
 /// Reads [lo, hi) of fd into *out: shorter at the file's end, or where it was cut since.
-void read_range(int fd, uint64_t lo, uint64_t hi, std::string* out) {
+void read_range(const Input& input, uint64_t lo, uint64_t hi, std::string* out) {
   out->resize(hi - lo);
-  out->resize(read_at(fd, lo, out->data(), out->size()));
+  out->resize(input.read_at(lo, out->data(), out->size()));
 }
 
 /// next_cut over a file, read a window at a time: each window starts kContext bytes early
 /// and ends kContext late, for the blanks a cut looks across (a cut behind more blanks than
 /// that is missed, which only makes a part longer). Read, not mapped: a file cut short
 /// under a mapping kills the reader with SIGBUS; read, it is only short.
-uint64_t next_cut_in_file(int fd, uint64_t from, uint64_t limit) {
+uint64_t next_cut_in_file(const Input& input, uint64_t from, uint64_t limit) {
   constexpr uint64_t kWindow = 64 * 1024, kContext = 4096;
   std::string window;
   for (uint64_t lo = from; lo < limit; lo += kWindow) {
     uint64_t begin = lo > kContext ? lo - kContext : 0;
     uint64_t stop = std::min(limit, lo + kWindow);
-    read_range(fd, begin, stop + kContext, &window);
+    read_range(input, begin, stop + kContext, &window);
     std::size_t cut = next_cut(window, static_cast<std::size_t>(lo - begin), static_cast<std::size_t>(stop - begin));
     if (cut != std::string_view::npos) return begin + cut;
     if (window.size() < stop - begin) break;  // the file ends (or was cut) before the window did
@@ -145,31 +145,23 @@ PartPlan plan_parts(std::string_view text, unsigned parts, uint64_t min_part) {
 
 /// The cut plan of a regular, uncompressed file (one part when it does not split).
 
-PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part) {
+PartPlan plan_file(const Input& input, unsigned threads, uint64_t min_part) {
   PhaseClock clock("plan", PhaseKind::serial);
-  PartPlan none;
-  none.starts.push_back(0);
-  if (threads < 2) return none;
+  PartPlan plan;
+  plan.starts.push_back(0);
   min_part = std::max<uint64_t>(min_part, 1);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return none;
-  struct stat st {};
-  uint64_t size = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
-  PartPlan plan = none;
+  uint64_t size = input.size();
+  if (threads < 2 || !input.splits() || size < 2 * min_part || size < 2) return plan;
   std::string head;
-  if (size >= 2 * min_part && size >= 2) read_range(fd, 0, std::min<uint64_t>(size, 64 * 1024), &head);
-  bool gzip = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
-  if (head.size() >= 2 && !gzip)
-    plan = plan_with(size, head, threads * kPartsPerThread, min_part,
-                     [&](uint64_t from, uint64_t limit) { return next_cut_in_file(fd, from, limit); });
-  ::close(fd);
-  return plan;
+  read_range(input, 0, std::min<uint64_t>(size, 64 * 1024), &head);
+  if (head.size() < 2) return plan;
+  return plan_with(size, head, threads * kPartsPerThread, min_part,
+                   [&](uint64_t from, uint64_t limit) { return next_cut_in_file(input, from, limit); });
 }
 
-PartOpener file_parts(const std::string& path) {
-  return [path](uint64_t begin, const std::string& prefix) {
-    std::string err;
-    return begin == 0 && prefix.empty() ? Source::open(path, &err) : Source::open_part(path, begin, prefix, &err);
+PartOpener file_parts(std::shared_ptr<Input> input) {
+  return [input](uint64_t begin, const std::string& prefix) {
+    return begin == 0 && prefix.empty() ? Source::open(*input) : Source::open_part(*input, begin, prefix);
   };
 }
 

@@ -64,8 +64,8 @@ constexpr unsigned kPartsPerThread = 4;
 
 /// The cut plan of a regular, uncompressed file of at least 2 × min_part bytes for
 /// `threads` threads, kPartsPerThread parts each (one part when it does not split: one
-/// thread, smaller, gzip, not a file).
-PartPlan plan_file(const std::string& path, unsigned threads, uint64_t min_part);
+/// thread, smaller, compressed, not a file).
+PartPlan plan_file(const Input& input, unsigned threads, uint64_t min_part);
 
 
 /// What a caller does with the parts of a parallel read, of a file or of a stream (trace.cc
@@ -107,8 +107,8 @@ struct PartRead {
 /// text's own (see Source::open_part); begin 0 with no prefix is the whole text. nullptr
 /// when it cannot be read.
 using PartOpener = std::function<std::unique_ptr<Source>(uint64_t begin, const std::string& prefix)>;
-/// The parts of a regular file.
-PartOpener file_parts(const std::string& path);
+/// The parts of a regular file (input.splits()).
+PartOpener file_parts(std::shared_ptr<Input> input);
 /// The parts of a text in memory (tests and fuzzing: the joins without files or threads).
 PartOpener text_parts(std::shared_ptr<const std::string> text);
 

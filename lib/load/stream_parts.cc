@@ -546,31 +546,15 @@ StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part
   return splitter.run();
 }
 
-std::unique_ptr<StreamInput> open_stream_input(const std::string& path, GzipPointHunt* hunt) {
+std::unique_ptr<StreamInput> open_stream_input(Input& input, GzipPointHunt* hunt) {
+  if (input.splits() || (!input.is_stdin() && !input.regular())) return nullptr;
   auto in = std::make_unique<StreamInput>();
-  Compression found = Compression::none;
-  if (path == "-") {
-    in->text = decode_by_magic(fd_input(0, false), &found);
-    in->compression = found;
-    in->name = "<stdin>";
-    return in;
-  }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return nullptr;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return nullptr;
-  }
-  in->text = decode_by_magic(fd_input(fd, true), &found, hunt);
-  if (found == Compression::none) return nullptr;  // a plain file: read in file parts
-  in->compression = found;
-#ifdef POSIX_FADV_SEQUENTIAL
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-  in->name = path;
-  in->total_size = static_cast<uint64_t>(st.st_size);
-  in->reopen = decoded_again(path);
+  in->text = input.text(hunt);
+  if (!in->text) return nullptr;
+  in->compression = input.compression();
+  in->name = input.name();
+  in->total_size = input.size();
+  in->reopen = input.text_again();
   return in;
 }
 

@@ -39,9 +39,7 @@ struct StreamRead {
   std::unique_ptr<LineIndex> lines;
 };
 
-/// Opens path ("-": stdin) for read_stream_parts when it must be read as a stream: stdin,
-/// or a gzip or zstd file. nullptr for a plain regular file (read it in file parts) or
-/// one that cannot be opened (the sequential reader says why).
+/// A text read_stream_parts reads.
 struct StreamInput {
   std::unique_ptr<RawInput> text;
   Compression compression = Compression::none;
@@ -55,8 +53,11 @@ struct StreamInput {
 StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
                              const PartWork& work);
 
-/// A gzip file takes access points into hunt (may be null) as it is decoded.
-std::unique_ptr<StreamInput> open_stream_input(const std::string& path, GzipPointHunt* hunt = nullptr);
+/// The input as a stream of parts when it must be read so: standard input, or a regular
+/// gzip or zstd file (nullptr for a plain regular file, read in file parts, and for other
+/// kinds of file, read in one pass). A gzip file takes access points into hunt (may be
+/// null) as it is decoded.
+std::unique_ptr<StreamInput> open_stream_input(Input& input, GzipPointHunt* hunt = nullptr);
 
 
 }  // namespace jqtrace

@@ -718,14 +718,13 @@ bool load_planned(const PartOpener& open, const PartPlan& plan, unsigned threads
 
 }  // namespace
 
-bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
+bool load_trace_parallel(const std::shared_ptr<Input>& input, unsigned threads, Trace* trace, DiagnosticSink* diags,
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes) {
   if (threads < 2) return false;
-  if (auto stream = open_stream_input(path, options.gzip_points))
-    return load_stream_parallel(*stream, threads, trace, diags, options, progress, result,
-                                min_part_bytes);
-  return load_planned(file_parts(path), plan_file(path, threads, min_part_bytes), threads, trace, diags, options,
+  if (auto stream = open_stream_input(*input, options.gzip_points))
+    return load_stream_parallel(*stream, threads, trace, diags, options, progress, result, min_part_bytes);
+  return load_planned(file_parts(input), plan_file(*input, threads, min_part_bytes), threads, trace, diags, options,
                       progress, result);
 }
 

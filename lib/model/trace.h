@@ -161,14 +161,15 @@ struct LoadOptions {
 /// (may be null). The result's status says whether the input was usable.
 ReadResult load_trace(Source& source, Trace* trace, DiagnosticSink* diags, const LoadOptions& options = {});
 
-/// Loads a regular, uncompressed file in up to `threads` parts parsed at once, joined into
-/// exactly the model load_trace builds (same events and order, same diagnostics in file
-/// order, the same first error). False, with nothing written, when the file does not split:
-/// too small, one huge line, gzip, or a cut that proved not to be an event
-/// boundary; the caller then loads it with load_trace.
+/// Loads an input in parts parsed on up to `threads` threads, joined into exactly the model
+/// load_trace builds (same events and order, same diagnostics in file order, the same first
+/// error): a regular, uncompressed file in parts cut at byte offsets, a compressed file or
+/// standard input in parts cut from the decoded stream as it comes. False, with nothing
+/// read, when the input does not split (too small, one huge line, not a regular file or
+/// standard input); the caller then loads it with load_trace.
 /// Parts are at least min_part_bytes long (smaller files are read in one pass).
 constexpr uint64_t kDefaultMinPartBytes = 4u << 20;
-bool load_trace_parallel(const std::string& path, unsigned threads, Trace* trace, DiagnosticSink* diags,
+bool load_trace_parallel(const std::shared_ptr<Input>& input, unsigned threads, Trace* trace, DiagnosticSink* diags,
                          const LoadOptions& options, const ProgressFn& progress, ReadResult* result,
                          uint64_t min_part_bytes = kDefaultMinPartBytes);
 

@@ -127,7 +127,7 @@ void check_gzip_points(const uint8_t* data, std::size_t size) {
     uint64_t to = std::min<uint64_t>(p.out + 600, text.size());
     for (GzipEngine engine : {GzipEngine::zlib, GzipEngine::isal}) {
       std::string got;
-      check(decode_from_point(path, p, p.out, to, &got, engine) && got == text.substr(p.out, to - p.out));
+      check(decode_from_point(input_of(path), p, p.out, to, &got, engine) && got == text.substr(p.out, to - p.out));
     }
   }
 }
@@ -172,6 +172,14 @@ void check_validation_along_in_memory(const std::shared_ptr<const std::string>& 
   if (tee.exact()) check_concluded(tee, *Source::from_string(*text), r, trace, expected, expected_count);
 }
 
+/// The file at path, opened as jqtrace opens a trace (it was just written: it opens).
+std::shared_ptr<Input> input_of(const std::string& path) {
+  std::string err;
+  auto input = Input::open(path, &err);
+  if (!input) std::abort();
+  return input;
+}
+
 /// FNV-1a of the bytes: picks the inputs that also take the threaded path.
 uint64_t hash_of(const uint8_t* data, std::size_t size) {
   uint64_t h = 14695981039346656037ull;
@@ -188,7 +196,7 @@ void check_validation_along(const std::string& path, const ValidateResult& expec
     LoadOptions options;
     options.tee = &tee;
     ReadResult r;
-    if (threads < 2 || !load_trace_parallel(path, threads, &trace, nullptr, options, {}, &r, 64)) {
+    if (threads < 2 || !load_trace_parallel(input_of(path), threads, &trace, nullptr, options, {}, &r, 64)) {
       auto src = Source::open(path, nullptr);
       if (!src) std::abort();
       r = load_trace(*src, &trace, nullptr, options);
@@ -263,7 +271,7 @@ void check_threaded(const uint8_t* data, std::size_t size) {
   ReadResult r1 = load_trace(*source, &one, nullptr);
   Trace parts;
   ReadResult r2;
-  if (load_trace_parallel(path, 3, &parts, nullptr, LoadOptions{}, {}, &r2, 64)) check_same_model(r1, one, r2, parts);
+  if (load_trace_parallel(input_of(path), 3, &parts, nullptr, LoadOptions{}, {}, &r2, 64)) check_same_model(r1, one, r2, parts);
   // The gzipped copy decodes to the input's bytes as they are (one pass over the input
   // itself would decode them again when they are gzip: compare with one pass over the copy).
   // Two threads (one parsing beside the decoding one) are enough to exercise the joins.
@@ -271,14 +279,14 @@ void check_threaded(const uint8_t* data, std::size_t size) {
   auto gz_source = Source::from_string(gz_bytes);
   ReadResult r1_gz = load_trace(*gz_source, &one_gz, nullptr);
   ReadResult r3;
-  check(load_trace_parallel(gz, 2, &streamed, nullptr, LoadOptions{}, {}, &r3, 64));
+  check(load_trace_parallel(input_of(gz), 2, &streamed, nullptr, LoadOptions{}, {}, &r3, 64));
   check_same_model(r1_gz, one_gz, r3, streamed);
 
   CountingSink a, b, c, d;
   auto again = Source::from_string(std::string(reinterpret_cast<const char*>(data), size));
   ValidateResult v1 = validate_trace(*again, a);
   ValidateResult v2;
-  if (validate_trace_parallel(path, 3, b, {}, 64, &v2)) {
+  if (validate_trace_parallel(input_of(path), 3, b, {}, 64, &v2)) {
     check(v1.errors == v2.errors && v1.warnings == v2.warnings);
     check(a.count == b.count);
   }
@@ -289,7 +297,7 @@ void check_threaded(const uint8_t* data, std::size_t size) {
   ValidateResult v1_gz = validate_trace(*gz_again, d);
   check_validation_along(gz, v1_gz, d.count);
   ValidateResult v3;
-  check(validate_trace_parallel(gz, 2, c, {}, 64, &v3));
+  check(validate_trace_parallel(input_of(gz), 2, c, {}, 64, &v3));
   check(v1_gz.errors == v3.errors && v1_gz.warnings == v3.warnings);
   check(d.count == c.count);
   check_gzip_points(data, size);

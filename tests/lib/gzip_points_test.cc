@@ -42,7 +42,7 @@ TEST_CASE("text decoded from any access point is the text decoded from the start
     TempFile file(gzip_bytes(a, level) + gzip_bytes(b, level));
     std::vector<GzipPoint> points;
     std::string why;
-    REQUIRE(build_gzip_points(file.path, 64 * 1024, &points, &why));
+    REQUIRE(build_gzip_points(input_of(file.path), 64 * 1024, &points, &why));
     CAPTURE(points.size());
     REQUIRE(points.size() > 8);
     CHECK(points.front().out == 0);
@@ -56,7 +56,7 @@ TEST_CASE("text decoded from any access point is the text decoded from the start
         for (uint64_t from : {p.out, p.out + 1000}) {
           uint64_t to = std::min<uint64_t>(from + 70000, text.size());
           std::string got;
-          REQUIRE(decode_from_point(file.path, p, from, to, &got, engine));
+          REQUIRE(decode_from_point(input_of(file.path), p, from, to, &got, engine));
           CHECK(got == text.substr(from, to - from));
         }
       }
@@ -66,7 +66,7 @@ TEST_CASE("text decoded from any access point is the text decoded from the start
       CAPTURE(engine_name(engine));
       for (const GzipPoint* p : {&points[points.size() / 2], &points.back(), &points.front()}) {
         std::string rest;
-        REQUIRE(decode_from_point(file.path, *p, p->out, UINT64_MAX, &rest, engine));
+        REQUIRE(decode_from_point(input_of(file.path), *p, p->out, UINT64_MAX, &rest, engine));
         CHECK(rest == text.substr(p->out));
       }
     }
@@ -81,12 +81,12 @@ TEST_CASE("a gzip stream cut short keeps the points before the cut and decodes a
   TempFile file(gz.substr(0, gz.size() / 2));
   std::vector<GzipPoint> points;
   std::string why;
-  REQUIRE(build_gzip_points(file.path, 64 * 1024, &points, &why));
+  REQUIRE(build_gzip_points(input_of(file.path), 64 * 1024, &points, &why));
   REQUIRE(points.size() > 2);
   for (GzipEngine engine : engines()) {
     CAPTURE(engine_name(engine));
     std::string got;
-    REQUIRE(decode_from_point(file.path, points[1], points[1].out, UINT64_MAX, &got, engine));
+    REQUIRE(decode_from_point(input_of(file.path), points[1], points[1].out, UINT64_MAX, &got, engine));
     // All the text the cut leaves whole, to within what deflate holds back for its end.
     CHECK(got.size() + 64 * 1024 > text.size() / 2 - points[1].out);
     CHECK(got == text.substr(points[1].out, got.size()));
@@ -97,7 +97,7 @@ TEST_CASE("a file that is not gzip has no access points") {
   TempFile file(lines_of_text(100, 5));
   std::vector<GzipPoint> points;
   std::string why;
-  CHECK_FALSE(build_gzip_points(file.path, 64 * 1024, &points, &why));
+  CHECK_FALSE(build_gzip_points(input_of(file.path), 64 * 1024, &points, &why));
   CHECK_FALSE(why.empty());
 }
 
@@ -137,7 +137,7 @@ TEST_CASE("the ISA-L decoder takes access points as it decodes, and each decodes
     // last point. Stored blocks (level 0) have headers too short to catch every time.
     std::vector<GzipPoint> zlib_points;
     std::string why;
-    REQUIRE(build_gzip_points(file.path, hunt.spacing, &zlib_points, &why));
+    REQUIRE(build_gzip_points(input_of(file.path), hunt.spacing, &zlib_points, &why));
     if (level == 0) {
       CHECK(points.size() <= zlib_points.size());
     } else {
@@ -162,7 +162,7 @@ TEST_CASE("the ISA-L decoder takes access points as it decodes, and each decodes
       in_second_member = in_second_member || p.out > a.size();
       uint64_t to = std::min<uint64_t>(p.out + 70000, text.size());
       std::string from_point;
-      REQUIRE(decode_from_point(file.path, p, p.out, to, &from_point));
+      REQUIRE(decode_from_point(input_of(file.path), p, p.out, to, &from_point));
       CHECK(from_point == text.substr(p.out, to - p.out));
     }
     if (level != 0) CHECK(in_second_member);
@@ -197,7 +197,7 @@ TEST_CASE("damaged gzip read from an access point fails, through either inflater
   {
     TempFile clean(gz);
     std::string why;
-    REQUIRE(build_gzip_points(clean.path, 16 * 1024, &points, &why));
+    REQUIRE(build_gzip_points(input_of(clean.path), 16 * 1024, &points, &why));
   }
   REQUIRE(points.size() > 4);
   // The cut stream ISA-L 2.30 leaves with its input count wrapped (decoders_test.cc).
@@ -205,7 +205,7 @@ TEST_CASE("damaged gzip read from an access point fails, through either inflater
   for (GzipEngine engine : engines()) {
     CAPTURE(engine_name(engine));
     std::string got;
-    CHECK_FALSE(decode_from_point(wrapped.path, GzipPoint{}, 0, UINT64_MAX, &got, engine));
+    CHECK_FALSE(decode_from_point(input_of(wrapped.path), GzipPoint{}, 0, UINT64_MAX, &got, engine));
     for (std::size_t at = 40; at < gz.size(); at += gz.size() / 23) {
       CAPTURE(at);
       std::string damaged = gz;
@@ -215,7 +215,7 @@ TEST_CASE("damaged gzip read from an access point fails, through either inflater
         std::string text;
         // Damage may be found (false) or decode into other bytes (deflate has no check
         // before a member's end); either way within the buffers, which the sanitizers see.
-        if (decode_from_point(file.path, p, p.out, UINT64_MAX, &text, engine)) CHECK(text.size() <= 4 * (a.size() + b.size()));
+        if (decode_from_point(input_of(file.path), p, p.out, UINT64_MAX, &text, engine)) CHECK(text.size() <= 4 * (a.size() + b.size()));
       }
     }
   }

@@ -72,7 +72,7 @@ TEST_CASE("a file is cut where its text is: read a window at a time, the same cu
     TempFile file(text);
     for (unsigned threads : {2u, 3u, 8u})
       for (uint64_t min_part : {uint64_t{64}, uint64_t{4096}, uint64_t{100000}}) {
-        PartPlan from_file = plan_file(file.path, threads, min_part),
+        PartPlan from_file = plan_file(*input_of(file.path), threads, min_part),
                  from_text = plan_parts(text, threads * kPartsPerThread, min_part);
         CHECK(from_file.starts == from_text.starts);
         CHECK(from_file.prefix == from_text.prefix);
@@ -84,7 +84,7 @@ TEST_CASE("a file is cut where its text is: read a window at a time, the same cu
   for (int i = 0; i < 200; ++i) blanks += "{\"ph\":\"i\",\"ts\":" + std::to_string(i) + "}," + std::string(9000, ' ') + "\n" + std::string(9000, ' ');
   blanks += "{}]";
   TempFile file(blanks);
-  PartPlan plan = plan_file(file.path, 4, 64);
+  PartPlan plan = plan_file(*input_of(file.path), 4, 64);
   for (std::size_t k = 1; k < plan.starts.size(); ++k) CHECK(blanks[plan.starts[k]] == '{');
 }
 
@@ -105,7 +105,7 @@ TEST_CASE("a file cut short while its cuts are planned is planned or read in one
   constexpr std::size_t kPlans = 10000;  // through the mapping, SIGBUS came in 2 of 3 runs of 3,000
   std::size_t plans = 0;
   for (std::size_t i = 0; i < kPlans; ++i) {
-    PartPlan plan = plan_file(file.path, 8, 4096);
+    PartPlan plan = plan_file(*input_of(file.path), 8, 4096);
     for (std::size_t k = 1; k < plan.starts.size(); ++k) CHECK(plan.starts[k] > plan.starts[k - 1]);
     ++plans;
   }
@@ -119,7 +119,7 @@ TEST_CASE("the parallel loader builds the model one pass builds") {
   Trace one, parts;
   load_string(lines_trace(3000), &one);
   ReadResult r;
-  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 4096));
+  REQUIRE(load_trace_parallel(input_of(file.path), 4, &parts, nullptr, LoadOptions{}, {}, &r, 4096));
   CHECK(r.status == ReadStatus::ok);
   CHECK(r.events == 3000);
   check_same_model(one, parts);
@@ -131,7 +131,7 @@ TEST_CASE("a text in memory is read in parts and joined as its file is, on one t
   auto shared = std::make_shared<const std::string>(text);
   Trace from_file, one;
   ReadResult rf;
-  REQUIRE(load_trace_parallel(file.path, 4, &from_file, nullptr, LoadOptions{}, {}, &rf, 4096));
+  REQUIRE(load_trace_parallel(input_of(file.path), 4, &from_file, nullptr, LoadOptions{}, {}, &rf, 4096));
   load_string(text, &one);
   for (unsigned threads : {1u, 3u}) {
     Trace in_memory;
@@ -169,7 +169,7 @@ TEST_CASE("the parallel join: lanes large and small, names new to a later part, 
   Trace one, parts;
   load_string(text, &one);
   ReadResult r;
-  REQUIRE(load_trace_parallel(file.path, 2, &parts, nullptr, LoadOptions{}, {}, &r, text.size() / 3));
+  REQUIRE(load_trace_parallel(input_of(file.path), 2, &parts, nullptr, LoadOptions{}, {}, &r, text.size() / 3));
   CHECK(r.events == static_cast<uint64_t>(n));
   check_same_model(one, parts);
   REQUIRE(one.lanes.size() > 400);
@@ -194,7 +194,7 @@ TEST_CASE("one-span lanes joined from parts keep their spans in place, as one pa
   TempFile file(text);
   Trace parts;
   ReadResult r;
-  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, LoadOptions{}, {}, &r, 4096));
+  REQUIRE(load_trace_parallel(input_of(file.path), 4, &parts, nullptr, LoadOptions{}, {}, &r, 4096));
   REQUIRE(parts.lanes.size() == 3000);
   std::size_t allocated = 0;
   for (const Lane& lane : parts.lanes)
@@ -210,7 +210,7 @@ void load_one_and_in_parts(const std::string& text, uint64_t min_part_bytes, Tra
   TempFile file(text);
   load_string(text, one);
   ReadResult r;
-  REQUIRE(load_trace_parallel(file.path, 4, parts, nullptr, LoadOptions{}, {}, &r, min_part_bytes));
+  REQUIRE(load_trace_parallel(input_of(file.path), 4, parts, nullptr, LoadOptions{}, {}, &r, min_part_bytes));
 }
 }  // namespace
 
@@ -266,8 +266,8 @@ TEST_CASE("the parallel loader declines what it cannot cut, and reports the firs
   TempFile small(lines_trace(10));
   Trace t;
   ReadResult r;
-  CHECK_FALSE(load_trace_parallel(small.path, 4, &t, nullptr, LoadOptions{}, {}, &r, 1 << 20));
-  CHECK_FALSE(load_trace_parallel(small.path, 1, &t, nullptr, LoadOptions{}, {}, &r, 16));
+  CHECK_FALSE(load_trace_parallel(input_of(small.path), 4, &t, nullptr, LoadOptions{}, {}, &r, 1 << 20));
+  CHECK_FALSE(load_trace_parallel(input_of(small.path), 1, &t, nullptr, LoadOptions{}, {}, &r, 16));
 
   std::string broken = lines_trace(2000);
   std::size_t at = broken.find("\"ts\":15000");
@@ -278,7 +278,7 @@ TEST_CASE("the parallel loader declines what it cannot cut, and reports the firs
   Trace seq;
   ReadResult expected = load_trace(*src, &seq, nullptr);
   REQUIRE(expected.status == ReadStatus::input_error);
-  REQUIRE(load_trace_parallel(file.path, 4, &t, nullptr, LoadOptions{}, {}, &r, 4096));
+  REQUIRE(load_trace_parallel(input_of(file.path), 4, &t, nullptr, LoadOptions{}, {}, &r, 4096));
   CHECK(r.status == ReadStatus::input_error);
   CHECK(r.message == expected.message);
   CHECK(r.offset == expected.offset);

@@ -44,7 +44,7 @@ void check_parts_match_one_pass(const std::string& bytes, uint64_t part_bytes, u
   auto src = Source::from_string(bytes);
   ReadResult expected = load_trace(*src, &one, nullptr);
   ReadResult r;
-  REQUIRE(load_trace_parallel(file.path, threads, &parts, nullptr, LoadOptions{}, {}, &r, part_bytes));
+  REQUIRE(load_trace_parallel(input_of(file.path), threads, &parts, nullptr, LoadOptions{}, {}, &r, part_bytes));
   CHECK(r.status == expected.status);
   CHECK(r.events == expected.events);
   CHECK(r.message == expected.message);
@@ -68,7 +68,7 @@ std::vector<std::string> validate_lines(const std::string& bytes, unsigned threa
   Collected found;
   ValidateResult result;
   if (threads > 1) {
-    REQUIRE(validate_trace_parallel(file.path, threads, found, {}, part_bytes, &result));
+    REQUIRE(validate_trace_parallel(input_of(file.path), threads, found, {}, part_bytes, &result));
   } else {
     auto src = Source::open(file.path, nullptr);
     result = validate_trace(*src, found);

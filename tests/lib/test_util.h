@@ -43,6 +43,14 @@ struct TempFile {
   ~TempFile() { std::remove(path.c_str()); }
 };
 
+/// The file at path, opened as jqtrace opens a trace.
+inline std::shared_ptr<Input> input_of(const std::string& path) {
+  std::string err;
+  auto input = Input::open(path, &err);
+  REQUIRE_MESSAGE(input, path << ": " << err);
+  return input;
+}
+
 /// text as one gzip member (zlib, at `level`).
 inline std::string gzip_bytes(const std::string& text, int level = 6) {
   z_stream z{};

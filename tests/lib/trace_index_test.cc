@@ -58,17 +58,17 @@ void index_file(const std::string& path, bool spans, uint64_t block_bytes, Index
   LoadOptions load;
   load.spans = spans;
   load.tee = &recorder;
-  if (threads < 2 || !load_trace_parallel(path, threads, &out->trace, nullptr, load, {}, &out->read, part)) {
+  if (threads < 2 || !load_trace_parallel(input_of(path), threads, &out->trace, nullptr, load, {}, &out->read, part)) {
     std::string err;
     auto src = Source::open(path, &err);
     REQUIRE(src);
     out->read = load_trace(*src, &out->trace, nullptr, load);
   }
-  out->index.identity = *identify_file(path);
+  out->index.identity = *identify_file(*input_of(path));
   out->index.compression = out->read.compression;
   if (out->read.compression == Compression::gzip) {
     std::string why;
-    REQUIRE(build_gzip_points(path, block_bytes, &out->index.points, &why));
+    REQUIRE(build_gzip_points(input_of(path), block_bytes, &out->index.points, &why));
   }
   out->index.prefix = out->read.container == Container::array ? "[" : "{\"traceEvents\":[";
   out->index.ranges = !recorder.saw_begin_end();
@@ -212,7 +212,7 @@ TEST_CASE("an index rewritten in place while it is read is refused or read, neve
   std::size_t read_whole = 0, refused = 0;
   for (std::size_t i = 0; i < kReads; ++i) {
     std::string warning;
-    if (read_fresh_index(file.path, &warning)) ++read_whole;
+    if (read_fresh_index(*input_of(file.path), &warning)) ++read_whole;
     else ++refused;
   }
   done = true;
@@ -241,7 +241,7 @@ TEST_CASE("a huge file where the index would be costs its header to refuse, not 
     ::close(fd);
     long before = peak_kb();
     std::string warning;
-    CHECK_FALSE(read_fresh_index(file.path, &warning));
+    CHECK_FALSE(read_fresh_index(*input_of(file.path), &warning));
     CHECK(warning.find("ignored") != std::string::npos);
     CHECK(peak_kb() - before < 64 * 1024);
   }
@@ -264,7 +264,7 @@ TEST_CASE("an index is written under a fresh name and renamed: a planted symlink
   REQUIRE(src);
   ReadResult read = load_trace(*src, &trace, nullptr, load);
   std::string why;
-  CHECK(write_index(file.path, trace, read, recorder, {}, 1, &why) == index_path);
+  CHECK(write_index(*input_of(file.path), trace, read, recorder, {}, 1, &why) == index_path);
   std::ifstream in(victim.path);
   std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(kept == "precious");
@@ -272,7 +272,7 @@ TEST_CASE("an index is written under a fresh name and renamed: a planted symlink
   REQUIRE(::stat(index_path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0644);
   std::string warning;
-  CHECK(read_fresh_index(file.path, &warning));
+  CHECK(read_fresh_index(*input_of(file.path), &warning));
   std::remove(planted.c_str());
   std::remove(index_path.c_str());
 }
@@ -287,10 +287,10 @@ TEST_CASE("an index owned by another user than you and the trace is ignored, and
     out << x.bytes;
   }
   std::string warning;
-  CHECK(read_fresh_index(file.path, &warning));
+  CHECK(read_fresh_index(*input_of(file.path), &warning));
   if (::geteuid() == 0) {
     REQUIRE(::chown(index_path.c_str(), 12345, 12345) == 0);
-    CHECK_FALSE(read_fresh_index(file.path, &warning));
+    CHECK_FALSE(read_fresh_index(*input_of(file.path), &warning));
     CHECK(warning.find("owned by another user (uid 12345)") != std::string::npos);
   } else {
     MESSAGE("not root: an index of another owner cannot be made here; that check is skipped");
@@ -360,7 +360,7 @@ TEST_CASE("the blocks a range needs, grafted on the skeleton, hold every span of
       LoadOptions load;
       Trace& skeleton = index.skeleton;
       if (!blocks.empty()) {
-        REQUIRE(load_blocks(blocks, block_opener(file.path, index, blocks), 2, load, &partial, &r));
+        REQUIRE(load_blocks(blocks, block_opener(input_of(file.path), index, blocks), 2, load, &partial, &r));
         graft_blocks(&skeleton, partial, 2);
       }
       CHECK(spans_in(skeleton, range) == spans_in(full, range));
@@ -380,13 +380,13 @@ TEST_CASE("a block that does not end where the index says is refused, and nothin
     Trace partial;
     ReadResult r;
     std::vector<ByteRange> good{{b.start, b.stop}};
-    CHECK(load_blocks(good, block_opener(file.path, x.index, good), 1, LoadOptions{}, &partial, &r));
+    CHECK(load_blocks(good, block_opener(input_of(file.path), x.index, good), 1, LoadOptions{}, &partial, &r));
     std::vector<ByteRange> off{{b.start, b.stop - 3}, {x.index.blocks[3].start, x.index.blocks[3].stop}};
     EventIndex events;
     LoadOptions load;
     load.tee = &events;
     Trace other;
-    CHECK_FALSE(load_blocks(off, block_opener(file.path, x.index, off), 2, load, &other, &r));
+    CHECK_FALSE(load_blocks(off, block_opener(input_of(file.path), x.index, off), 2, load, &other, &r));
     CHECK(events.size() == 0);
   }
 }

@@ -255,7 +255,7 @@ TEST_CASE("a lane of more spans than a finishing slice: the same order and categ
     Trace one, threads;
     load_string(text, &one);
     ReadResult r;
-    REQUIRE(load_trace_parallel(file.path, 4, &threads, nullptr, LoadOptions{}, {}, &r, text.size() / 3));
+    REQUIRE(load_trace_parallel(input_of(file.path), 4, &threads, nullptr, LoadOptions{}, {}, &r, text.size() / 3));
     check_same_model(one, threads);
     std::size_t big = one.lanes[0].spans.size() > one.lanes[1].spans.size() ? 0 : 1;  // tid 0's
     const SpanTable &a = one.lanes[big].spans, &b = threads.lanes[big].spans;

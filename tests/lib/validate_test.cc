@@ -246,7 +246,7 @@ std::vector<std::string> validated_along(const std::string& path, unsigned threa
   LoadOptions options;
   options.tee = &tee;
   ReadResult r;
-  if (threads < 2 || !load_trace_parallel(path, threads, &trace, nullptr, options, {}, &r, part_bytes)) {
+  if (threads < 2 || !load_trace_parallel(input_of(path), threads, &trace, nullptr, options, {}, &r, part_bytes)) {
     auto src = Source::open(path, nullptr);
     REQUIRE(src);
     r = load_trace(*src, &trace, nullptr, options);

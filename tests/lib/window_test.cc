@@ -131,7 +131,7 @@ namespace {
 void check_ranges_read_back(const std::string& bytes, const std::string& text) {
   TempFile file(bytes);
   std::string err;
-  auto ranges = TextRanges::open(file.path, &err);
+  auto ranges = TextRanges::open(input_of(file.path), &err);
   REQUIRE(ranges);
   // Within a block, across the decoder's 256 KiB blocks, touching, empty, at the very end.
   std::vector<std::pair<uint64_t, uint64_t>> asked = {{0, 10},           {17, 17},         {100, 300000},
@@ -180,7 +180,7 @@ TEST_CASE("ranges of a compressed file are decoded again, block by block") {
     for (std::size_t i = 20; i < frames[1].in - 20; i += 97) damaged[i] = static_cast<char>(damaged[i] ^ 0x5a);
     TempFile file(damaged);
     std::string err;
-    auto ranges = TextRanges::open(file.path, &err, &frames);
+    auto ranges = TextRanges::open(input_of(file.path), &err, &frames);
     REQUIRE(ranges);
     std::string got;
     for (auto [lo, hi] : std::vector<std::pair<uint64_t, uint64_t>>{{250000, 250100}, {399990, 400010}, {900000, 999000}}) {
@@ -189,7 +189,7 @@ TEST_CASE("ranges of a compressed file are decoded again, block by block") {
       CHECK(got == text.substr(lo, hi - lo));
     }
     CHECK_FALSE(ranges->read(text.size(), text.size() + 1, &got));
-    auto from_start = TextRanges::open(file.path, &err);  // no frames known: the damage is in the way
+    auto from_start = TextRanges::open(input_of(file.path), &err);  // no frames known: the damage is in the way
     REQUIRE(from_start);
     CHECK_FALSE(from_start->read(250000, 250100, &got));
   }
@@ -207,7 +207,7 @@ TEST_CASE("a plain file's ranges are read a block at a time: runs of small ones,
   std::string text = long_text();
   TempFile file(text);
   std::string err;
-  auto ranges = TextRanges::open(file.path, &err);
+  auto ranges = TextRanges::open(input_of(file.path), &err);
   REQUIRE(ranges);
   std::string got, expected;  // appended to, as a window's writer does
   auto read = [&](uint64_t lo, uint64_t hi) {
@@ -225,7 +225,7 @@ TEST_CASE("a plain file's ranges are read a block at a time: runs of small ones,
   CHECK_FALSE(ranges->read(text.size(), text.size() + 1, &got));  // past the end: the text changed
 
   // A file cut short after it was indexed: a range past its new end is not read.
-  auto again = TextRanges::open(file.path, &err);
+  auto again = TextRanges::open(input_of(file.path), &err);
   REQUIRE(again);
   std::string part;
   CHECK(again->read(10, 20, &part));
@@ -270,7 +270,7 @@ TEST_CASE("the index numbers each event's lane, the same whether the file is rea
   load.spans = false;
   load.tee = &index;
   ReadResult r;
-  REQUIRE(load_trace_parallel(file.path, 4, &parts, nullptr, load, {}, &r, 4096));
+  REQUIRE(load_trace_parallel(input_of(file.path), 4, &parts, nullptr, load, {}, &r, 4096));
   index.finish(parts.end_ns);
   CHECK(labels_of(parts, index) == labels);
   CHECK(index.lanes().size() == 6);
