@@ -109,6 +109,14 @@ std::string small_blocks_gzip(const uint8_t* data, std::size_t size) {
   return out;
 }
 
+/// The file at path, opened as jqtrace opens a trace (it was just written: it opens).
+std::shared_ptr<Input> input_of(const std::string& path) {
+  std::string err;
+  auto input = Input::open(path, &err);
+  if (!input) std::abort();
+  return input;
+}
+
 /// Access points taken by the ISA-L decoder: the text it hands out is unchanged, and each
 /// point decodes (both inflaters) to the text after it.
 void check_gzip_points(const uint8_t* data, std::size_t size) {
@@ -123,11 +131,12 @@ void check_gzip_points(const uint8_t* data, std::size_t size) {
   for (long n; (n = in->read(buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
   in.reset();
   check(text == std::string(reinterpret_cast<const char*>(data), size));
+  auto file = input_of(path);
   for (const GzipPoint& p : hunt.points) {
     uint64_t to = std::min<uint64_t>(p.out + 600, text.size());
     for (GzipEngine engine : {GzipEngine::zlib, GzipEngine::isal}) {
       std::string got;
-      check(decode_from_point(input_of(path), p, p.out, to, &got, engine) && got == text.substr(p.out, to - p.out));
+      check(decode_from_point(file, p, p.out, to, &got, engine) && got == text.substr(p.out, to - p.out));
     }
   }
 }
@@ -170,14 +179,6 @@ void check_validation_along_in_memory(const std::shared_ptr<const std::string>& 
   ReadResult r;
   if (!load_text_parallel(text, kParts, 1, &trace, nullptr, options, &r, 64)) return;
   if (tee.exact()) check_concluded(tee, *Source::from_string(*text), r, trace, expected, expected_count);
-}
-
-/// The file at path, opened as jqtrace opens a trace (it was just written: it opens).
-std::shared_ptr<Input> input_of(const std::string& path) {
-  std::string err;
-  auto input = Input::open(path, &err);
-  if (!input) std::abort();
-  return input;
 }
 
 /// FNV-1a of the bytes: picks the inputs that also take the threaded path.
