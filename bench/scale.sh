@@ -46,26 +46,35 @@ done
 # against the floor alone. On a shared host the cores are not equal (here one ran at half
 # the other's speed for minutes at a time): the sum of their speeds, in units of the one
 # core a -j 1 run gets, is the most any -j N run can reach over -j 1 at that moment.
-floor_on_every_core() {
+# The same for stats -j 1 (its own ceiling): copies that share nothing, so what they lose
+# running together is the machine's (memory bandwidth, shared caches, page faults on a
+# virtual machine), not a join or a serial phase that -j N could do better.
+on_every_core() {  # COMMAND...: the seconds of one copy pinned to each core, all at once
   for c in $(seq 0 $((cores - 1))); do
-    taskset -c "$c" /usr/bin/time -f '%e' -o "bench/out/scale-core$c.txt" "$build/parse-floor" --fast "$trace" > /dev/null 2>&1 &
+    taskset -c "$c" /usr/bin/time -f '%e' -o "bench/out/scale-core$c.txt" "$@" > /dev/null 2>&1 &
   done
   wait
   for c in $(seq 0 $((cores - 1))); do cat "bench/out/scale-core$c.txt"; done
 }
+# ceiling ALONE TOGETHER: the work all cores did together, in units of the one run alone.
+ceiling() { awk -v alone="$1" -v t="$2" 'BEGIN { n = split(t, v, " "); s = 0; for (i = 1; i <= n; i++) s += alone / v[i]; printf "%.2f", s }'; }
 
 declare -A times=()
-ceilings="" core_times=""
+ceilings="" core_times="" stats_ceilings="" stats_core_times=""
 for _ in $(seq "$repeat"); do
   for i in "${!commands[@]}"; do
     /usr/bin/time -f '%e' -o bench/out/scale-time.txt ${commands[$i]} > /dev/null 2>&1 ||
       { echo "failed: ${commands[$i]}" >&2; exit 1; }
     times[$i]+="$(cat bench/out/scale-time.txt) "
     [ "${labels[$i]}" = "floor|1" ] && alone=$(cat bench/out/scale-time.txt)
+    [ "${labels[$i]}" = "stats|1" ] && stats_alone=$(cat bench/out/scale-time.txt)
   done
-  together=$(floor_on_every_core | tr '\n' ' ')
-  ceilings+="$(awk -v alone="$alone" -v t="$together" 'BEGIN { n = split(t, v, " "); s = 0; for (i = 1; i <= n; i++) s += alone / v[i]; printf "%.2f", s }') "
+  together=$(on_every_core "$build/parse-floor" --fast "$trace" | tr '\n' ' ')
+  ceilings+="$(ceiling "$alone" "$together") "
   core_times+="$together| "
+  together=$(on_every_core "$build/jqtrace" stats -q -j 1 "$trace" | tr '\n' ' ')
+  stats_ceilings+="$(ceiling "$stats_alone" "$together") "
+  stats_core_times+="$together| "
 done
 median() { tr ' ' '\n' <<< "$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -93,18 +102,26 @@ for name in "floor" "validate" "stats" "gaps" "report" "window token 10"; do
 done
 
 ceiling=$(median "$ceilings")
+stats_ceiling=$(median "$stats_ceilings")
 echo
 echo "Machine ceiling: the floor on all $cores cores at once did ${ceiling}x the work of the floor alone"
-echo "(median of $repeat; seconds a core, each run: ${core_times% | })."
+echo "(median of $repeat; seconds a core, each run: ${core_times% | });"
+echo "stats -j 1 on all $cores cores at once did ${stats_ceiling}x the work of stats -j 1 alone"
+echo "(seconds a core, each run: ${stats_core_times% | })."
 for name in validate stats; do
   first="" last=""
   for i in "${!labels[@]}"; do
     [ "${labels[$i]}" = "$name|$low" ] && first=$(median "${times[$i]}")
     [ "${labels[$i]}" = "$name|$high" ] && last=$(median "${times[$i]}")
   done
-  awk -v n="$name" -v a="$first" -v b="$last" -v c="$ceiling" -v j="$high" \
-    'BEGIN { printf "%s -j%s: %.2fx -j1, %.0f%% of the machine ceiling\n", n, j, a / b, 100 * a / b / c }'
+  own=""
+  [ "$name" = stats ] && own=$stats_ceiling
+  awk -v n="$name" -v a="$first" -v b="$last" -v c="$ceiling" -v o="$own" -v j="$high" \
+    'BEGIN { printf "%s -j%s: %.2fx -j1, %.0f%% of the machine ceiling", n, j, a / b, 100 * a / b / c
+             if (o != "") printf ", %.0f%% of its own", 100 * a / b / o
+             printf "\n" }'
 done
+awk -v c="$stats_ceiling" -v n="$cores" 'BEGIN { printf "(%d copies of stats -j 1 that share nothing did %.2fx the work of one: the ceiling of this workload here)\n", n, c }'
 
 echo
 for command in stats validate; do
