@@ -112,7 +112,7 @@ PartPlan plan_with(uint64_t size, std::string_view head, unsigned parts, uint64_
   return plan;
 }
 
-/// Reads [lo, hi) of fd into *out: shorter at the file's end, or where it was cut since.
+/// Reads [lo, hi) of the input into *out: shorter at the file's end, or where it was cut since.
 void read_range(const Input& input, uint64_t lo, uint64_t hi, std::string* out) {
   out->resize(hi - lo);
   out->resize(input.read_at(lo, out->data(), out->size()));
@@ -280,7 +280,7 @@ class PlannedRead {
     if (!src) {
       ReadResult failed;
       failed.status = ReadStatus::input_error;
-      failed.message = fmt_reopen_failure(plan_.starts[k]);
+      failed.message = fmt_read_failure(plan_.starts[k]);
       counted_.push_back(PartRead{failed, true});
       return;
     }
@@ -294,8 +294,8 @@ class PlannedRead {
     counted_.push_back(PartRead{r, true});
   }
 
-  static std::string fmt_reopen_failure(uint64_t at) {
-    return "could not open the file again to read it from byte " + std::to_string(at);
+  static std::string fmt_read_failure(uint64_t at) {
+    return "could not read the file from byte " + std::to_string(at) + " (it is shorter than when it was planned)";
   }
 
   const PartOpener& open_;
