@@ -49,9 +49,19 @@ done
 # The same for stats -j 1 (its own ceiling): copies that share nothing, so what they lose
 # running together is the machine's (memory bandwidth, shared caches, page faults on a
 # virtual machine), not a join or a serial phase that -j N could do better.
+# timed OUT COMMAND...: runs COMMAND, writes its wall seconds (to the millisecond: time(1)
+# gives hundredths, a tenth of a -j 2 run's difference on the 100 MB trace) to OUT.
+timed() {
+  local out=$1 start end
+  shift
+  start=$(date +%s%N)
+  "$@" > /dev/null 2>&1 || return 1
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN { printf "%.3f\n", ns / 1e9 }' > "$out"
+}
 on_every_core() {  # COMMAND...: the seconds of one copy pinned to each core, all at once
   for c in $(seq 0 $((cores - 1))); do
-    taskset -c "$c" /usr/bin/time -f '%e' -o "bench/out/scale-core$c.txt" "$@" > /dev/null 2>&1 &
+    timed "bench/out/scale-core$c.txt" taskset -c "$c" "$@" &
   done
   wait
   for c in $(seq 0 $((cores - 1))); do cat "bench/out/scale-core$c.txt"; done
@@ -63,7 +73,7 @@ declare -A times=()
 ceilings="" core_times="" stats_ceilings="" stats_core_times=""
 for _ in $(seq "$repeat"); do
   for i in "${!commands[@]}"; do
-    /usr/bin/time -f '%e' -o bench/out/scale-time.txt ${commands[$i]} > /dev/null 2>&1 ||
+    timed bench/out/scale-time.txt ${commands[$i]} ||
       { echo "failed: ${commands[$i]}" >&2; exit 1; }
     times[$i]+="$(cat bench/out/scale-time.txt) "
     [ "${labels[$i]}" = "floor|1" ] && alone=$(cat bench/out/scale-time.txt)
