@@ -218,7 +218,7 @@ TEST_CASE("gaps over more chains and chunks than one page of its arrays holds") 
 }
 
 TEST_CASE("gaps needs no chain table: a model loaded without categories gives the same report") {
-  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/decode-small.trace.json");
+  std::ifstream in(std::string(jqtrace::test::kSamplesDir) + "/decode-small.trace.json");
   std::stringstream text;
   text << in.rdbuf();
   Trace full, lean;

@@ -18,6 +18,9 @@
 
 namespace jqtrace::test {
 
+/// The repository's samples/ folder (defined in main.cc, the one file compiled with its path).
+extern const char* const kSamplesDir;
+
 /// Numbers in [0, n) from a seed, the same on every machine (xorshift64), for generated traces.
 struct XorShift {
   uint64_t x;
@@ -123,7 +126,7 @@ inline ReadResult load_string(const std::string& json, Trace* trace) {
 
 /// The bytes of samples/NAME.
 inline std::string sample_bytes(const std::string& name) {
-  std::ifstream in(std::string(JQTRACE_SAMPLES) + "/" + name, std::ios::binary);
+  std::ifstream in(std::string(kSamplesDir) + "/" + name, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -156,7 +156,7 @@ TEST_CASE("malformed events are counted / not stored") {
 TEST_CASE("the model of a generated jobque trace stays small") {
   Trace t;
   std::string err;
-  auto src = Source::open(std::string(JQTRACE_SAMPLES) + "/decode-small.trace.json", &err);
+  auto src = Source::open(std::string(jqtrace::test::kSamplesDir) + "/decode-small.trace.json", &err);
   REQUIRE(src);
   ReadResult r = load_trace(*src, &t, nullptr);
   CHECK(r.status == ReadStatus::ok);
