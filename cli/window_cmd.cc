@@ -31,24 +31,41 @@ struct WindowCommandOptions {
 };
 
 /// window reads its input twice: a stream (standard input, a pipe) is copied to a
-/// temporary file first, opened, and unlinked at once (nothing is left behind). nullptr
-/// when it cannot be copied.
-std::shared_ptr<Input> spooled(Input& stream) {
-  const char* dir = std::getenv("TMPDIR");
-  std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/jqtrace-stdin-XXXXXX";
-  int fd = mkstemp(pattern.data());
-  if (fd < 0) return nullptr;
-  auto bytes = stream.take_stream();
-  bool ok = bytes != nullptr;
-  char buf[1 << 16];
-  for (long n; ok && (n = bytes->read(buf, sizeof buf)) != 0;)
-    ok = n > 0 && ::write(fd, buf, static_cast<std::size_t>(n)) == n;
-  ok = ::close(fd) == 0 && ok;
-  std::string err;
-  auto copy = ok ? Input::open(pattern, &err) : nullptr;
-  std::remove(pattern.c_str());
-  return copy;
-}
+/// temporary file as the first pass reads it, and read again from the copy, which is
+/// removed as soon as it is opened.
+class StreamCopy {
+ public:
+  ~StreamCopy() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
+  /// False when no temporary file can be made.
+  bool start(Input& stream) {
+    const char* dir = std::getenv("TMPDIR");
+    path_ = std::string(dir && *dir ? dir : "/tmp") + "/jqtrace-stdin-XXXXXX";
+    fd_ = mkstemp(path_.data());
+    if (fd_ < 0) {
+      path_.clear();
+      return false;
+    }
+    stream.copy_stream_to(fd_);
+    return true;
+  }
+  /// The copy of what the first pass read, opened; nullptr when it could not be written.
+  std::shared_ptr<Input> finish(const Input& stream) {
+    bool ok = ::close(fd_) == 0 && !stream.copy_failed();
+    fd_ = -1;
+    std::string err;
+    auto copy = ok ? Input::open(path_, &err) : nullptr;
+    std::remove(path_.c_str());
+    path_.clear();
+    return copy;
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 
 struct Written {
   uint64_t events = 0;
@@ -288,18 +305,10 @@ int run_window(WindowCommandOptions o) {
   std::string name = display_name(o.file);
   auto input = open_trace(o.file);
   if (!input) return kInput;
-  if (!input->regular()) {
-    // A copy has no index of its own to read, and none to write beside it.
-    if (o.common.write_index)
-      print_warning(o.common, fmt::format("--index needs a file: {} is not indexed",
-                                          input->is_stdin() ? "standard input" : name));
-    o.common.write_index = false;
-    o.common.no_index = true;
-    input = spooled(*input);
-    if (!input) {
-      print_error(fmt::format("{}: cannot copy to a temporary file (window reads its input twice)", name));
-      return kInput;
-    }
+  StreamCopy copy;
+  if (!input->regular() && !copy.start(*input)) {
+    print_error(fmt::format("{}: cannot make a temporary file to copy it to (window reads its input twice)", name));
+    return kInput;
   }
   Trace& trace = trace_for_process();
   EventIndex index;
@@ -316,8 +325,13 @@ int run_window(WindowCommandOptions o) {
   if (std::getenv("JQTRACE_SHOW_INDEX"))  // tests: the second read of a compressed trace starts from its access points
     if (Compression c = input->compression(); c != Compression::none)
       fmt::print(stderr, "jqtrace: window: {} {} access points\n", points.size(), compression_name(c));
+  std::shared_ptr<Input> again = input->regular() ? input : copy.finish(*input);
+  if (!again) {
+    print_error(fmt::format("{}: cannot copy to a temporary file (window reads its input twice)", name));
+    return kInput;
+  }
   std::string err;
-  auto text = TextRanges::open(input, &err, &points);
+  auto text = TextRanges::open(again, &err, &points);
   if (!text) {
     print_error(fmt::format("{}: cannot read again: {}", name, err));
     return kInput;

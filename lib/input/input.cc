@@ -33,6 +33,33 @@ class FileRangeInput final : public RawInput {
   std::string error_;
 };
 
+/// The bytes read, also written to a descriptor (Input::copy_stream_to). It holds the
+/// input, whose copy_failed_ it sets.
+class CopyingInput final : public RawInput {
+ public:
+  CopyingInput(std::unique_ptr<RawInput> inner, int fd, bool* failed, std::shared_ptr<const Input> owner)
+      : inner_(std::move(inner)), fd_(fd), failed_(failed), owner_(std::move(owner)) {}
+  long read(char* out, std::size_t size) override {
+    long n = inner_->read(out, size);
+    for (long done = 0; n > 0 && done < n && !*failed_;) {
+      ssize_t w = ::write(fd_, out + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) *failed_ = true;
+      else done += w;
+    }
+    return n;
+  }
+  const std::string& error() const override { return inner_->error(); }
+  uint64_t consumed() const override { return inner_->consumed(); }
+  bool cut_short() const override { return inner_->cut_short(); }
+
+ private:
+  std::unique_ptr<RawInput> inner_;
+  int fd_;
+  bool* failed_;                        ///< the owner's
+  std::shared_ptr<const Input> owner_;  ///< kept alive while its flag may be set
+};
+
 }  // namespace
 
 std::shared_ptr<Input> Input::open(const std::string& path, std::string* err) {
@@ -104,8 +131,9 @@ std::unique_ptr<RawInput> Input::bytes_from(uint64_t offset) const {
 std::unique_ptr<RawInput> Input::take_stream() {
   if (regular_ || stream_taken_) return nullptr;
   stream_taken_ = true;
-  auto raw = prefixed_input(fd_input(fd_, owned_), std::move(head_));  // the stream closes it
+  std::unique_ptr<RawInput> raw = prefixed_input(fd_input(fd_, owned_), std::move(head_));  // the stream closes it
   owned_ = false;
+  if (copy_to_ >= 0) raw = std::make_unique<CopyingInput>(std::move(raw), copy_to_, &copy_failed_, shared_from_this());
   return raw;
 }
 

@@ -55,6 +55,13 @@ class Input : public std::enable_shared_from_this<Input> {
   /// A stream's raw bytes from its start (its magic included), once: nullptr after, and
   /// for a regular file (see bytes_from).
   std::unique_ptr<RawInput> take_stream();
+  /// Has a stream's raw bytes written to fd as they are read, from the start, by whoever
+  /// takes it (window keeps a copy of a stream to read its events again: copied as the
+  /// first pass reads, a stream that is not a trace, /dev/zero say, costs what the parse
+  /// reads of it, not a disk). Call before the stream is taken.
+  void copy_stream_to(int fd) { copy_to_ = fd; }
+  /// True when writing the copy failed (a full disk): the copy is not the stream.
+  bool copy_failed() const { return copy_failed_; }
   /// The decoded text from its start. A regular file gives it as often as asked; a stream
   /// once (nullptr after). hunt (may be null): access points taken as gzip or zstd decodes.
   std::unique_ptr<RawInput> text(GzipPointHunt* hunt = nullptr);
@@ -77,6 +84,8 @@ class Input : public std::enable_shared_from_this<Input> {
   struct stat status_ {};
   Compression compression_ = Compression::none;
   std::string head_;  ///< a stream's first bytes, read to sniff its magic
+  int copy_to_ = -1;
+  bool copy_failed_ = false;
 };
 
 }  // namespace jqtrace

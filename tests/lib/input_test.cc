@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <fcntl.h>
 #include <string>
 #include <unistd.h>
 
@@ -125,6 +126,34 @@ TEST_CASE("a stream is read once, its sniffed magic handed on ahead of the rest"
   SUBCASE("empty") {
     auto input = pipe_of("");
     CHECK(all_of(*input->text()) == "");
+  }
+}
+
+TEST_CASE("a stream's copy holds what its reader read, and says when it could not be written") {
+  std::string bytes = gzip_bytes("[{\"ph\":\"i\",\"name\":\"token\",\"ts\":5,\"pid\":1,\"tid\":1}]\n");
+  SUBCASE("written") {
+    TempFile copy("");
+    int fd = ::open(copy.path.c_str(), O_WRONLY | O_TRUNC);
+    REQUIRE(fd >= 0);
+    auto input = pipe_of(bytes);
+    input->copy_stream_to(fd);
+    CHECK(all_of(*input->text()).size() > 0);
+    ::close(fd);
+    CHECK_FALSE(input->copy_failed());
+    auto again = input_of(copy.path);
+    std::string raw(bytes.size() + 1, '\0');
+    CHECK(again->read_at(0, raw.data(), raw.size()) == bytes.size());
+    CHECK(raw.substr(0, bytes.size()) == bytes);
+    CHECK(again->compression() == Compression::gzip);
+  }
+  SUBCASE("a full disk") {
+    int fd = ::open("/dev/full", O_WRONLY);
+    REQUIRE(fd >= 0);
+    auto input = pipe_of(bytes);
+    input->copy_stream_to(fd);
+    all_of(*input->take_stream());
+    ::close(fd);
+    CHECK(input->copy_failed());
   }
 }
 

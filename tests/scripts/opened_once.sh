@@ -59,5 +59,27 @@ done
 once "$tmp/t.json" diff "$tmp/t.json" "$tmp/t.json.gz"  # each of the two once
 once "$tmp/t.json.gz" diff "$tmp/t.json" "$tmp/t.json.gz"
 
+# window reads a stream twice through a copy made as its first pass reads: a pipe other
+# than stdin gives the same window as the file (the copy was first made whole before the
+# read: window of /dev/zero filled the disk), and a stream that is not a trace stops at its
+# first byte, its copy removed.
+export TMPDIR=$tmp/spool
+mkdir -p "$TMPDIR"
+a=$("$jqtrace" window -q --format csv --marker token 1 "$tmp/t.json")
+for f in "$tmp/t.json" "$tmp/t.json.gz" "$tmp/t.json.zst"; do
+  for j in 1 2; do
+    b=$(cat "$f" | "$jqtrace" window -q -j $j --format csv --marker token 1 -)
+    c=$("$jqtrace" window -q -j $j --format csv --marker token 1 <(cat "$f"))
+    checked=$((checked + 2))
+    [ "$a" = "$b" ] || fail "window -j $j of $(basename "$f") from stdin differs from the file's"
+    [ "$a" = "$c" ] || fail "window -j $j of $(basename "$f") from a pipe differs from the file's"
+  done
+done
+timeout 20 "$jqtrace" window --marker token 1 /dev/zero > /dev/null 2> "$tmp/err"
+status=$?
+checked=$((checked + 1))
+[ $status -eq 3 ] && grep -q "NUL byte at offset 0" "$tmp/err" || fail "window of /dev/zero: status $status, $(head -c 200 "$tmp/err")"
+[ -z "$(ls -A "$TMPDIR")" ] || fail "window left a copy behind: $(ls "$TMPDIR")"
+
 echo "opened_once: $checked commands, $failures failed"
 [ "$failures" -eq 0 ]
