@@ -1,5 +1,4 @@
 // jqtrace validate FILE...: open → validate (streaming) → render diagnostics and counts.
-#include <filesystem>
 
 #include <fmt/core.h>
 

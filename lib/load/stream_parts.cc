@@ -1,9 +1,5 @@
 #include "stream_parts.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <condition_variable>
 #include <cstring>
 #include <exception>
