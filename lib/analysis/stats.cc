@@ -42,11 +42,15 @@ struct GroupTally {
   DurationSample sample;
 
   void absorb(GroupTally&& t) {
+    add_totals(t);
+    sample.absorb(std::move(t.sample));
+  }
+  /// t's counts and times, without its sample.
+  void add_totals(const GroupTally& t) {
     events += t.events;
     busy_ns += t.busy_ns;
     total_ns += t.total_ns;
     self_ns += t.self_ns;
-    sample.absorb(std::move(t.sample));
   }
 };
 
@@ -476,32 +480,40 @@ class StatsBuilder {
 
   static constexpr uint64_t kGroupOnThreads = uint64_t{1} << 18;  // spans
 
+  /// The later parts (tallies of slices after its first) of group k, in slice order.
+  auto later_parts(std::size_t k) const {
+    return std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr}, by_group);
+  }
+
   uint64_t group_spans(std::size_t k) const {
     uint64_t n = first_part_[k] ? first_part_[k]->second.events : 0;
-    auto later = std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr}, by_group);
-    for (auto it = later.first; it != later.second; ++it) n += it->second->events;
+    auto [from, to] = later_parts(k);
+    for (auto it = from; it != to; ++it) n += it->second->events;
     return n;
+  }
+
+  /// A group's counts and times, from the tally of all its spans.
+  void take_totals(GroupStats& stats, const GroupTally& tally) const {
+    stats.events = tally.events;
+    stats.busy_ns = t_.jobque ? tally.busy_ns : tally.self_ns;
+    stats.total_ns = tally.total_ns;
+    stats.self_ns = tally.self_ns;
   }
 
   /// summarize_group without joining the slices' samples: their distribution is found
   /// across them on the threads (DurationSample::summarize_together).
   void summarize_group_on_threads(std::size_t k) {
+    GroupTally totals;  // the parts' counts and times; their samples stay where they are
     GroupTally& first = first_part_[k]->second;
+    totals.add_totals(first);
     std::vector<DurationSample*> samples{&first.sample};
-    GroupStats& stats = group_stats_[k];
-    stats.events = first.events;
-    stats.total_ns = first.total_ns;
-    stats.self_ns = first.self_ns;
-    int64_t busy = first.busy_ns;
-    auto later = std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr}, by_group);
-    for (auto it = later.first; it != later.second; ++it) {
-      stats.events += it->second->events;
-      stats.total_ns += it->second->total_ns;
-      stats.self_ns += it->second->self_ns;
-      busy += it->second->busy_ns;
+    auto [from, to] = later_parts(k);
+    for (auto it = from; it != to; ++it) {
+      totals.add_totals(*it->second);
       samples.push_back(&it->second->sample);
     }
-    stats.busy_ns = t_.jobque ? busy : stats.self_ns;
+    GroupStats& stats = group_stats_[k];
+    take_totals(stats, totals);
     if (o_.distributions) stats.dur = DurationSample::summarize_together(samples, o_.quantiles, o_.threads);
     for (DurationSample* s : samples) *s = DurationSample{};
   }
@@ -511,13 +523,10 @@ class StatsBuilder {
   void summarize_group(std::size_t k) {
     GroupTally none;
     GroupTally& tally = first_part_[k] ? first_part_[k]->second : none;
-    auto later = std::equal_range(later_parts_.begin(), later_parts_.end(), LaterPart{k, nullptr}, by_group);
-    for (auto it = later.first; it != later.second; ++it) tally.absorb(std::move(*it->second));
+    auto [from, to] = later_parts(k);
+    for (auto it = from; it != to; ++it) tally.absorb(std::move(*it->second));
     GroupStats& stats = group_stats_[k];
-    stats.events = tally.events;
-    stats.busy_ns = t_.jobque ? tally.busy_ns : tally.self_ns;
-    stats.total_ns = tally.total_ns;
-    stats.self_ns = tally.self_ns;
+    take_totals(stats, tally);
     if (o_.hist) stats.hist = histogram(tally.sample.sorted());
     if (o_.distributions) stats.dur = tally.sample.summarize(o_.quantiles);
     tally.sample = DurationSample{};
