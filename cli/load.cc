@@ -200,9 +200,9 @@ bool will_index(const CommonOptions& opts, const std::string& name) {
 }
 
 int load_for_analysis(const std::shared_ptr<Input>& input, const CommonOptions& opts, Trace* trace,
-                      const LoadOptions& load, const std::string& shown_as) {
+                      const LoadOptions& load) {
   ReadResult r;
-  return read_and_index(input, shown_as.empty() ? input->name() : display_name(shown_as), opts, trace, load, true, &r);
+  return read_and_index(input, input->name(), opts, trace, load, true, &r);
 }
 
 int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load) {
@@ -219,10 +219,10 @@ namespace {
 
 bool range_given(const ScopeOptions& scope) { return !scope.marker.empty() || !scope.ms.empty() || !scope.us.empty(); }
 
-/// The fresh index of path, unless --no-index, --index (which writes a new one), or the
+/// The fresh index of the input, unless --no-index, --index (which writes a new one), or the
 /// input is not a file. A stale or broken one is named in a warning and not used.
-std::optional<TraceIndex> fresh_index(const Input& input, const CommonOptions& opts, const std::string& shown_as) {
-  if (opts.no_index || opts.write_index || !input.regular() || shown_as == "-") return std::nullopt;
+std::optional<TraceIndex> fresh_index(const Input& input, const CommonOptions& opts) {
+  if (opts.no_index || opts.write_index || !input.regular()) return std::nullopt;
   std::string warning;
   auto index = read_fresh_index(input, &warning);
   if (!warning.empty()) print_warning(opts, warning);
@@ -235,7 +235,8 @@ constexpr int kReadWhole = -1;  ///< the index could not answer: read the whole 
 /// a block is not where the index says (the file is not the one indexed).
 int load_from_index(TraceIndex& index, const std::shared_ptr<Input>& input, const CommonOptions& opts,
                     const ScopeOptions& scope_options, Trace* trace, Scope* scope, const LoadOptions& load,
-                    BlocksFor need, const std::string& name) {
+                    BlocksFor need) {
+  const std::string& name = input->name();
   *trace = std::move(index.skeleton);
   if (int status = report_read(name, trace->read, *trace, opts)) return status;
   if (!resolve_scope_options(scope_options, *trace, opts, scope)) return kUsage;
@@ -261,13 +262,12 @@ int load_from_index(TraceIndex& index, const std::shared_ptr<Input>& input, cons
 }  // namespace
 
 int load_scoped(const std::shared_ptr<Input>& input, const CommonOptions& opts, const ScopeOptions& scope_options,
-                Trace* trace, Scope* scope, const LoadOptions& load, BlocksFor need, const std::string& shown_as,
+                Trace* trace, Scope* scope, const LoadOptions& load, BlocksFor need,
                 std::vector<GzipPoint>* gzip_points) {
   if (range_given(scope_options)) {
-    auto index = fresh_index(*input, opts, shown_as);
+    auto index = fresh_index(*input, opts);
     if (index && index->ranges) {
-      std::string name = shown_as.empty() ? input->name() : display_name(shown_as);
-      int status = load_from_index(*index, input, opts, scope_options, trace, scope, load, need, name);
+      int status = load_from_index(*index, input, opts, scope_options, trace, scope, load, need);
       if (status != kReadWhole) {
         if (gzip_points) *gzip_points = std::move(index->points);
         return status;
@@ -284,13 +284,13 @@ int load_scoped(const std::shared_ptr<Input>& input, const CommonOptions& opts, 
   Compression compression = gzip_points ? input->compression() : Compression::none;
   if ((compression == Compression::gzip && have_isal()) || compression == Compression::zstd)
     whole.gzip_points = &hunt.emplace(reread_point_spacing(), false);
-  if (int status = load_for_analysis(input, opts, trace, whole, shown_as)) return status;
+  if (int status = load_for_analysis(input, opts, trace, whole)) return status;
   if (hunt) *gzip_points = std::move(hunt->points);
   return resolve_scope_options(scope_options, *trace, opts, scope) ? kOk : kUsage;
 }
 
 int load_skeleton(const std::shared_ptr<Input>& input, const CommonOptions& opts, Trace* trace) {
-  if (auto index = fresh_index(*input, opts, {})) {
+  if (auto index = fresh_index(*input, opts)) {
     if (std::getenv("JQTRACE_SHOW_INDEX")) fmt::print(stderr, "jqtrace: index: 0 of {} blocks read\n", index->blocks.size());
     *trace = std::move(index->skeleton);
     return report_read(input->name(), trace->read, *trace, opts);

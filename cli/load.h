@@ -13,7 +13,7 @@ namespace jqtrace::cli {
 /// Loads the input into *trace (and with --index writes its sidecar index from the same
 /// pass). Returns kOk, or kInput after printing why (with file:line:col).
 int load_for_analysis(const std::shared_ptr<Input>& input, const CommonOptions& opts, Trace* trace,
-                      const LoadOptions& load = {}, const std::string& shown_as = {});
+                      const LoadOptions& load = {});
 /// The same for a path the command reads nothing else of: opened here (open_trace).
 int load_for_analysis(const std::string& path, const CommonOptions& opts, Trace* trace, const LoadOptions& load = {});
 
@@ -41,7 +41,7 @@ enum class BlocksFor { spans, window };
 /// text again through them).
 int load_scoped(const std::shared_ptr<Input>& input, const CommonOptions& opts, const ScopeOptions& scope_options,
                 Trace* trace, Scope* scope, const LoadOptions& load = {}, BlocksFor need = BlocksFor::spans,
-                const std::string& shown_as = {}, std::vector<GzipPoint>* gzip_points = nullptr);
+                std::vector<GzipPoint>* gzip_points = nullptr);
 
 /// For a command that reads no span (markers without --kind): a fresh index's skeleton,
 /// else the whole trace.

@@ -317,7 +317,7 @@ int run_window(WindowCommandOptions o) {
   load.tee = &index;
   Scope scope;
   std::vector<GzipPoint> points;  // a compressed trace's access points: where its events' text can be decoded from
-  if (int status = load_scoped(input, o.common, o.scope, &trace, &scope, load, BlocksFor::window, o.file, &points))
+  if (int status = load_scoped(input, o.common, o.scope, &trace, &scope, load, BlocksFor::window, &points))
     return status;
   index.finish(trace.end_ns);
   Range range = scope.range;

@@ -605,7 +605,7 @@ bool validate_stream_parallel(StreamInput& in, unsigned threads, DiagnosticSink&
   ValidateLoader loader;
   StreamRead read = read_stream_parts(in, threads, part_bytes, progress, part_work(loader));
   if (read.reads.empty()) return false;  // not reached: the last part always counts
-  Source locator(memory_input(""), in.name, in.total_size, std::move(read.lines));
+  Source locator(memory_input(""), in.input.name(), in.input.size(), std::move(read.lines));
   loader.conclude_into(out, locator, read.reads, read.reads.size(), result);
   return true;
 }

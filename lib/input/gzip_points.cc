@@ -30,8 +30,7 @@ class FileBytes {
   bool ok() const { return input_ && input_->regular(); }
   /// Up to n bytes at offset into out: the count, 0 at the end, -1 on an error.
   long read(uint64_t offset, unsigned char* out, std::size_t n) const {
-    std::size_t got = input_->read_at(offset, reinterpret_cast<char*>(out), n);
-    return got == 0 && n > 0 && errno != 0 ? -1 : static_cast<long>(got);
+    return input_->read_or_error(offset, reinterpret_cast<char*>(out), n);
   }
 
  private:

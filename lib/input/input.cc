@@ -14,14 +14,14 @@ class FileRangeInput final : public RawInput {
  public:
   FileRangeInput(std::shared_ptr<const Input> input, uint64_t offset) : input_(std::move(input)), at_(offset) {}
   long read(char* out, std::size_t size) override {
-    std::size_t got = input_->read_at(at_, out, size);
-    if (got == 0 && size > 0 && errno != 0) {
+    long got = input_->read_or_error(at_, out, size);
+    if (got < 0) {
       error_ = std::strerror(errno);
       return -1;
     }
-    at_ += got;
-    consumed_ += got;
-    return static_cast<long>(got);
+    at_ += static_cast<uint64_t>(got);
+    consumed_ += static_cast<uint64_t>(got);
+    return got;
   }
   const std::string& error() const override { return error_; }
   uint64_t consumed() const override { return consumed_; }
@@ -119,8 +119,13 @@ void Input::sniff() {
 }
 
 std::size_t Input::read_at(uint64_t offset, char* out, std::size_t n) const {
-  errno = 0;
   return jqtrace::read_at(fd_, offset, out, n);
+}
+
+long Input::read_or_error(uint64_t offset, char* out, std::size_t n) const {
+  errno = 0;  // read_at stops at an error and at the end alike: errno tells them apart
+  std::size_t got = read_at(offset, out, n);
+  return got == 0 && n > 0 && errno != 0 ? -1 : static_cast<long>(got);
 }
 
 std::unique_ptr<RawInput> Input::bytes_from(uint64_t offset) const {

@@ -50,6 +50,9 @@ class Input : public std::enable_shared_from_this<Input> {
 
   /// Up to n raw bytes at offset (a regular file): fewer only at its end or on an error.
   std::size_t read_at(uint64_t offset, char* out, std::size_t n) const;
+  /// The same for a reader that must tell a failed read from the file's end: -1 (errno
+  /// says why) when an error left nothing read, 0 only at the end.
+  long read_or_error(uint64_t offset, char* out, std::size_t n) const;
   /// The raw bytes from offset on, as a stream of its own (a regular file); nullptr else.
   std::unique_ptr<RawInput> bytes_from(uint64_t offset) const;
   /// A stream's raw bytes from its start (its magic included), once: nullptr after, and

@@ -89,8 +89,8 @@ class StreamSplitter {
  public:
   StreamSplitter(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
                  const PartWork& work)
-      : text_(std::move(input.text)), name_(input.name), total_size_(input.total_size),
-        compression_(input.compression), reopen_(input.reopen),
+      : text_(std::move(input.text)), name_(input.input.name()), total_size_(input.input.size()),
+        compression_(input.input.compression()), reopen_(input.input.text_again()),
         threads_(std::max(threads, 1u)), part_bytes_(std::clamp<uint64_t>(part_bytes, 64, kStreamPartBytes)),
         progress_(progress),
         work_(work) {
@@ -544,14 +544,9 @@ StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part
 
 std::unique_ptr<StreamInput> open_stream_input(Input& input, GzipPointHunt* hunt) {
   if (input.splits() || (!input.is_stdin() && !input.regular())) return nullptr;
-  auto in = std::make_unique<StreamInput>();
-  in->text = input.text(hunt);
-  if (!in->text) return nullptr;
-  in->compression = input.compression();
-  in->name = input.name();
-  in->total_size = input.size();
-  in->reopen = input.text_again();
-  return in;
+  auto text = input.text(hunt);
+  if (!text) return nullptr;
+  return std::make_unique<StreamInput>(StreamInput{input, std::move(text)});
 }
 
 }  // namespace jqtrace

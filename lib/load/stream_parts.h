@@ -39,17 +39,15 @@ struct StreamRead {
   std::unique_ptr<LineIndex> lines;
 };
 
-/// A text read_stream_parts reads.
+/// A text read_stream_parts reads: the input's, decoded, taken from its start.
 struct StreamInput {
+  const Input& input;  ///< its name, size, compression, and text again (none for stdin)
   std::unique_ptr<RawInput> text;
-  Compression compression = Compression::none;
-  std::string name;
-  uint64_t total_size = 0;
-  std::function<std::unique_ptr<RawInput>()> reopen;
 };
 /// Reads input.text (decoded) in parts of part_bytes (at most kStreamPartBytes) on
-/// `threads` parsing threads plus the decoding thread. input.reopen gives the same decoded text again from its start (for positions on
-/// the error path); empty for stdin, whose lines are then recorded as the text passes.
+/// `threads` parsing threads plus the decoding thread. The input's text_again() gives the
+/// same decoded text again from its start (for positions on the error path); stdin has
+/// none, and its lines are recorded as the text passes.
 StreamRead read_stream_parts(StreamInput& input, unsigned threads, uint64_t part_bytes, const ProgressFn& progress,
                              const PartWork& work);
 
