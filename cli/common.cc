@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -176,13 +177,14 @@ int write_document(const result::Document& doc, const CommonOptions& opts, std::
     }
   }
   PhaseClock clock("render", PhaseKind::serial);
-  auto out = Output::open(opts);
-  if (!out) return kInput;  // cannot write: an input or output error
+  int status = kInput;
+  auto out = Output::open(opts, &status);
+  if (!out) return status;  // cannot write, or -o names an input
   render.color = out->color();
   render.utf8 = utf8_locale();
   render.width = terminal_width(fileno(out->file()));
   result::render_to(doc, format, render, [&](std::string_view text) { std::fwrite(text.data(), 1, text.size(), out->file()); });
-  return out->close() ? kOk : kInput;
+  return out->close() ? kOk : out->failure_status();
 }
 
 bool utf8_locale() {
@@ -202,19 +204,81 @@ void print_warning(const CommonOptions& opts, std::string_view message) {
   if (!opts.quiet) fmt::print(stderr, "warning: {}\n", message);
 }
 
-std::unique_ptr<Output> Output::open(const CommonOptions& opts) {
+namespace {
+
+/// (device, inode) of every regular file opened as a trace.
+std::vector<std::pair<dev_t, ino_t>> g_input_files;
+
+std::string directory_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+mode_t creation_mode() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+void refuse_input_as_output(const std::string& path) {
+  print_error(fmt::format("-o {}: that is the trace being read; refusing to overwrite it (write elsewhere)", path));
+}
+
+}  // namespace
+
+void note_input_file(const struct stat& st) { g_input_files.emplace_back(st.st_dev, st.st_ino); }
+
+bool is_input_file(const struct stat& st) {
+  for (const auto& [dev, ino] : g_input_files)
+    if (dev == st.st_dev && ino == st.st_ino) return true;
+  return false;
+}
+
+std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status) {
+  *status = kInput;
   auto out = std::unique_ptr<Output>(new Output());
   if (opts.output.empty() || opts.output == "-") {
     out->file_ = stdout;
-  } else {
-    out->file_ = std::fopen(opts.output.c_str(), "w");
-    if (!out->file_) {
-      print_error(fmt::format("{}: cannot write: {}", opts.output, std::strerror(errno)));
-      return nullptr;
-    }
-    out->owned_ = true;
-    out->path_ = opts.output;
+    out->color_ = color_wanted(opts.color, fileno(out->file_));
+    return out;
   }
+  out->path_ = opts.output;
+  struct stat st {};
+  bool exists = ::stat(opts.output.c_str(), &st) == 0;  // through links: what would be written
+  if (exists && is_input_file(st)) {
+    refuse_input_as_output(opts.output);
+    *status = kUsage;
+    return nullptr;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A device, a FIFO or a terminal: written as it is (a rename would replace the node).
+    out->file_ = std::fopen(opts.output.c_str(), "w");
+  } else {
+    out->target_ = opts.output;
+    if (exists)
+      if (char* real = ::realpath(opts.output.c_str(), nullptr)) {  // replace the file a link names, not the link
+        out->target_ = real;
+        std::free(real);
+      }
+    std::string temporary = directory_of(out->target_) + "/." + base_name(out->target_) + ".jqtrace-XXXXXX";
+    int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
+    if (fd >= 0) {
+      ::fchmod(fd, exists ? (st.st_mode & 07777) : creation_mode());
+      out->temporary_ = temporary;
+      out->file_ = ::fdopen(fd, "w");
+      if (!out->file_) ::close(fd);
+    }
+  }
+  if (!out->file_) {
+    print_error(fmt::format("{}: cannot write: {}", opts.output, std::strerror(errno)));
+    return nullptr;  // the destructor removes a temporary file
+  }
+  out->owned_ = true;
   out->color_ = color_wanted(opts.color, fileno(out->file_));
   return out;
 }
@@ -259,21 +323,42 @@ bool default_to_stdin(std::vector<std::string>& files, std::string_view command)
 
 Output::~Output() {
   if (owned_ && file_) std::fclose(file_);
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
 }
 
 bool Output::close() {
   bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
+  int error = errno;
   if (owned_) {
     ok = std::fclose(file_) == 0 && ok;
     file_ = nullptr;
   }
-  if (!ok) print_error(fmt::format("{}: write failed: {}", path_.empty() ? "<stdout>" : path_, std::strerror(errno)));
-  return ok;
+  if (!ok && error == EPIPE && temporary_.empty()) return true;  // the reader closed the pipe: quietly, as ripgrep
+  if (!ok) {
+    print_error(fmt::format("{}: write failed: {}", path_.empty() ? "<stdout>" : path_, std::strerror(errno)));
+    return false;
+  }
+  if (temporary_.empty()) return true;
+  // An input opened after the output (validate reads its files after opening it) is
+  // checked here, before anything is replaced.
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0 && is_input_file(st)) {
+    refuse_input_as_output(path_);
+    failure_status_ = kUsage;
+    return false;
+  }
+  if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
+    print_error(fmt::format("{}: cannot write: {}", path_, std::strerror(errno)));
+    return false;
+  }
+  temporary_.clear();
+  return true;
 }
 
 std::shared_ptr<Input> open_trace(const std::string& path, std::string* why) {
   std::string err;
   auto input = Input::open(path, &err);
+  if (input && input->regular()) note_input_file(input->status());
   if (!input) {
     print_error(fmt::format("{}: cannot open: {}", path, err));
     if (why) *why = err;

@@ -31,6 +31,8 @@ struct CommonOptions {
   bool quiet = false;
   bool csv_raw = false;      ///< --csv-raw: CSV/TSV text cells as they are (no formula guard)
   bool write_index = false;  ///< --index: write the sidecar index from this command's pass
+  /// The index command: an index that cannot be written is an error (exit 3), not a warning.
+  bool index_required = false;
   bool no_index = false;     ///< --no-index: never read a sidecar index
   bool timings = false;      ///< --timings: each phase's wall and CPU time on stderr at the end
 
@@ -73,24 +75,43 @@ void print_error(std::string_view message);
 /// A warning on stderr unless -q.
 void print_warning(const CommonOptions& opts, std::string_view message);
 
-/// Where the data goes: stdout or the -o file. Closing reports write errors.
+/// Where the data goes: stdout or the -o file. A regular -o file is written under a
+/// temporary name beside it and renamed over it by close(), so a failure never leaves a
+/// half-written file, and a file that is one of the command's inputs is never written
+/// (refused with kUsage). Closing reports write errors.
 class Output {
  public:
-  /// Opens -o PATH (or stdout); on failure prints the reason and returns nullptr.
-  static std::unique_ptr<Output> open(const CommonOptions& opts);
+  /// Opens -o PATH (or stdout); on failure prints the reason, sets *status (kUsage for an
+  /// output that is an input, kInput when it cannot be written) and returns nullptr.
+  static std::unique_ptr<Output> open(const CommonOptions& opts, int* status);
   ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
   std::FILE* file() const { return file_; }
   /// True when colors should be used on this output (--color, NO_COLOR, a TTY).
   bool color() const { return color_; }
-  /// Flushes and closes; false (after printing why) when writing failed.
+  /// Flushes and closes, and puts the file in place; false (after printing why) when
+  /// writing failed or the file is an input read since it was opened. Without it (an
+  /// error on the way) the temporary file is removed and the -o path left as it was.
   bool close();
+  /// The exit status for a failed close(): kUsage when the output is an input, else kInput.
+  int failure_status() const { return failure_status_; }
 
  private:
+  Output() = default;
   std::FILE* file_ = nullptr;
   bool owned_ = false;
   bool color_ = false;
-  std::string path_;
+  int failure_status_ = 3;
+  std::string path_;       ///< the -o path as given (messages)
+  std::string target_;     ///< the file the rename replaces: the path, its links resolved
+  std::string temporary_;  ///< written until close(); empty when writing the path directly
 };
+
+/// Every regular file opened as a trace is noted, so that no -o can overwrite one.
+void note_input_file(const struct stat& st);
+/// The input file (dev, inode) st is, or nullptr.
+bool is_input_file(const struct stat& st);
 
 /// Opens FILE or "-" once: every read of it takes its bytes from the Input. On failure
 /// prints "jqtrace: FILE: cannot open: reason", sets *why (when given) and returns nullptr.

@@ -17,6 +17,7 @@ int run_index(IndexCommandOptions o) {
     return kUsage;
   }
   o.common.write_index = true;
+  o.common.index_required = true;
   Trace& trace = trace_for_process();
   LoadOptions load;
   load.spans = false;  // the index keeps everything but the span tables

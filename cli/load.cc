@@ -93,6 +93,10 @@ int report_read(const std::string& name, const ReadResult& r, const Trace& trace
                                     trace.unclosed_begins));
   if (trace.unmatched_ends)
     print_warning(opts, fmt::format("{}: {} E events close nothing; dropped", name, trace.unmatched_ends));
+  if (!trace.profile.unread.empty())
+    print_warning(opts, fmt::format("{}: its jobqueProfile is {}, more than jqtrace reads: its categories and marker "
+                                    "kinds are unknown, chains are named by their tags ('tag N'; attribution: {})",
+                                    name, trace.profile.unread, attribution_name(Attribution::unread_profile)));
   warn_stopped_lanes(name, trace, opts);
   return kOk;
 }
@@ -131,15 +135,20 @@ std::string index_share(const Input& input, const ReadResult& r, uint64_t index_
 }
 
 /// --index: writes the index from the pass just made (a note says where, or why not).
-void write_index_after(const Input& input, const std::string& name, const Trace& trace, const ReadResult& r,
+bool write_index_after(const Input& input, const std::string& name, const Trace& trace, const ReadResult& r,
                        BlockRecorder& recorder, std::vector<GzipPoint> points, const CommonOptions& opts) {
   std::string why;
   std::string written = write_index(input, trace, r, recorder, std::move(points), worker_threads(opts), &why);
-  if (written.empty())
-    print_warning(opts, fmt::format("{}: no index written: {}", name, why));
-  else if (!opts.quiet)
+  if (written.empty()) {
+    std::string message = fmt::format("{}: no index written: {}", name, why);
+    if (opts.index_required) print_error(message);
+    else print_warning(opts, message);
+    return false;
+  }
+  if (!opts.quiet)
     fmt::print(stderr, "jqtrace: index of {} written to {} ({} blocks, {} bytes{})\n", name, written,
                recorder.blocks(), recorder.index_bytes(), index_share(input, r, recorder.index_bytes()));
+  return true;
 }
 
 }  // namespace
@@ -188,7 +197,9 @@ int read_and_index(const std::shared_ptr<Input>& input, const std::string& name,
   }
   // The caller's hunt: the index's gzip points serve it (a zstd trace's frames it took itself).
   if (index_took_points && load.gzip_points) load.gzip_points->points = found;
-  if (indexing) write_index_after(*input, name, *trace, *r, recorder, std::move(found), opts);
+  if (indexing && !write_index_after(*input, name, *trace, *r, recorder, std::move(found), opts) &&
+      opts.index_required)
+    return kInput;
   return kOk;
 }
 

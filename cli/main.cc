@@ -1,6 +1,7 @@
 // jqtrace: analyse jobque and Chrome JSON traces. main only dispatches: each subcommand
 // lives in its own file (validate_cmd.cc, ...) and returns its SPEC §3 exit status.
 #include <fmt/core.h>
+#include <csignal>
 #include <new>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -146,5 +147,9 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
   mallopt(M_TRIM_THRESHOLD, 4 * 1024 * 1024);
 #endif
+  // A reader that goes away (jqtrace window ... | head -c 10) is not an error of ours:
+  // writes then fail with EPIPE, which Output takes quietly, instead of SIGPIPE ending the
+  // process (exit 141) before a gate's status is returned.
+  std::signal(SIGPIPE, SIG_IGN);
   return run(argc, argv);
 }

@@ -201,6 +201,9 @@ std::vector<std::string> report_warnings(const Analysis& a) {
   if (facts.attribution == Attribution::stage_count)
     warnings.push_back("The trace names no categories: chains are named by their stage count, as the old viewer "
                        "did (names marked * are guesses).");
+  if (facts.attribution == Attribution::unread_profile)
+    warnings.push_back("The trace's jobqueProfile is larger than jqtrace reads: its categories are unknown, and "
+                       "chains are named by their tags (tag N).");
   return warnings;
 }
 
@@ -535,10 +538,11 @@ int run_report(const ReportCommandOptions& o) {
   sections.push_back(std::move(timelines));
   PhaseClock clock("render", PhaseKind::serial);
   std::string html = result::render_report_html("jqtrace report: " + a.file, sections);
-  auto out = Output::open(o.common);
-  if (!out) return kInput;  // cannot write: an input or output error
+  int status = kInput;
+  auto out = Output::open(o.common, &status);
+  if (!out) return status;  // cannot write, or -o names an input
   std::fwrite(html.data(), 1, html.size(), out->file());
-  if (!out->close()) return kInput;
+  if (!out->close()) return out->failure_status();
   return cut_off || any_tripped(results) ? kCheckFailed : kOk;
 }
 

@@ -45,10 +45,11 @@ int run_timeline(const TimelineCommandOptions& o) {
   Timeline timeline = compute_timeline(trace, index, scope.range, options);
   PhaseClock clock("render", PhaseKind::serial);
   std::string svg = result::render_timeline_svg(timeline, heading(display_name(o.file), scope, trace), layout);
-  auto out = Output::open(o.common);
-  if (!out) return kInput;  // cannot write: an input or output error
+  int status = kInput;
+  auto out = Output::open(o.common, &status);
+  if (!out) return status;  // cannot write, or -o names an input
   std::fwrite(svg.data(), 1, svg.size(), out->file());
-  return out->close() ? kOk : kInput;
+  return out->close() ? kOk : out->failure_status();
 }
 
 }  // namespace

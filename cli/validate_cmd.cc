@@ -157,7 +157,8 @@ int run_validate(const ValidateOptions& opts) {
   }
   if (!check_output_format(opts.common, "validate")) return kUsage;
   std::unique_ptr<Output> out;
-  if (f == Format::table && !(out = Output::open(opts.common))) return kInput;  // cannot write
+  int open_status = kInput;
+  if (f == Format::table && !(out = Output::open(opts.common, &open_status))) return open_status;  // cannot write
   std::vector<FileReport> reports;
   bool unreadable = false, all_valid = true;
   for (const std::string& path : opts.files) {
@@ -165,7 +166,7 @@ int run_validate(const ValidateOptions& opts) {
     all_valid = all_valid && reports.back().valid;
     if (out) render_table_summary(reports.back(), *out);
   }
-  if (out && !out->close()) return kInput;
+  if (out && !out->close()) return out->failure_status();
   if (!out)
     if (int status = write_document(result::validate_document(reports, all_valid), opts.common, "validate"))
       return status;

@@ -337,8 +337,9 @@ int run_window(WindowCommandOptions o) {
     return kInput;
   }
   PhaseClock clock("render", PhaseKind::serial);  // the range's events, read again and written
-  auto out = Output::open(o.common);
-  if (!out) return kInput;  // cannot write: an input or output error
+  int status = kInput;
+  auto out = Output::open(o.common, &status);
+  if (!out) return status;  // cannot write, or -o names an input
   Written w;
   bool ok = false;
   switch (o.common.format()) {
@@ -351,7 +352,7 @@ int run_window(WindowCommandOptions o) {
     print_error(fmt::format("{}: the file changed while it was read", name));
     return kInput;
   }
-  if (!out->close()) return kInput;
+  if (!out->close()) return out->failure_status();
   if (!o.common.quiet)
     fmt::print(stderr, "events={} lanes={} span_us={} bytes={}\n", w.events, w.lanes.size(), us_fixed(range.length()),
                w.bytes);

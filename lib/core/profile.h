@@ -23,6 +23,9 @@ struct JobqueProfile {
   int64_t lanes = 0;   ///< 0 when absent
   std::vector<ProfileCategory> categories;
   std::vector<ProfileMarker> markers;
+  /// Why the trace's jobqueProfile could not be read (past jqtrace's limits), empty when
+  /// it was (or there is none): its categories and markers are then unknown, not absent.
+  std::string unread;
 
   const ProfileCategory* category(int64_t id) const {
     for (const auto& c : categories)

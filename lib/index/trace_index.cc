@@ -177,6 +177,7 @@ void put_profile(Writer& w, const JobqueProfile& p) {
     w.s(m.id);
     w.text(m.name);
   }
+  w.text(p.unread);
 }
 
 void get_profile(Reader& r, JobqueProfile* p) {
@@ -194,6 +195,7 @@ void get_profile(Reader& r, JobqueProfile* p) {
     m.id = r.s();
     m.name = r.text();
   }
+  p->unread = r.text();
 }
 
 void put_window(Writer& w, const WindowRecord& x) {
@@ -341,7 +343,7 @@ bool get_skeleton(Reader& r, Trace* t) {
   r.column(&t->counters.ts, true);
   for (IntColumn* c : {&t->counters.lane, &t->counters.name}) r.column(c);
   uint64_t attribution = r.u();
-  if (attribution > static_cast<uint64_t>(Attribution::stage_count)) return false;
+  if (attribution > static_cast<uint64_t>(Attribution::unread_profile)) return false;
   t->attribution = static_cast<Attribution>(attribution);
   t->categories.resize(r.count());
   for (Category& c : t->categories) {
@@ -676,6 +678,9 @@ std::optional<FileIdentity> identify_file(const Input& input) {
   FileIdentity id;
   id.size = input.size();
   id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  id.ctime_ns = int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec;
+  id.device = static_cast<uint64_t>(st.st_dev);
+  id.inode = static_cast<uint64_t>(st.st_ino);
   id.head_crc = crc_of(input, 0, static_cast<std::size_t>(std::min<uint64_t>(id.size, kEnds)));
   uint64_t tail = std::min<uint64_t>(id.size, kEnds);
   id.tail_crc = crc_of(input, id.size - tail, static_cast<std::size_t>(tail));
@@ -903,6 +908,9 @@ std::string index_file_bytes(const FileIdentity& identity, const std::string& pa
   file.u32(TraceIndex::kVersion);
   file.u64(identity.size);
   file.u64(static_cast<uint64_t>(identity.mtime_ns));
+  file.u64(static_cast<uint64_t>(identity.ctime_ns));
+  file.u64(identity.device);
+  file.u64(identity.inode);
   file.u32(identity.head_crc);
   file.u32(identity.tail_crc);
   std::string body = stored_payload(payload, trace);
@@ -921,7 +929,7 @@ struct IndexHeader {
   uint64_t raw_length = 0, length = 0;  ///< the payload, inflated and as stored
   uint32_t crc = 0;                     ///< of the stored payload
 };
-constexpr std::size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 4;
+constexpr std::size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 4;
 
 /// The header at the start of bytes (at least kHeaderBytes of them), or false with why.
 bool parse_header(std::string_view bytes, IndexHeader* h, std::string* why) {
@@ -938,6 +946,9 @@ bool parse_header(std::string_view bytes, IndexHeader* h, std::string* why) {
   }
   h->identity.size = head.u64();
   h->identity.mtime_ns = static_cast<int64_t>(head.u64());
+  h->identity.ctime_ns = static_cast<int64_t>(head.u64());
+  h->identity.device = head.u64();
+  h->identity.inode = head.u64();
   h->identity.head_crc = head.u32();
   h->identity.tail_crc = head.u32();
   h->raw_length = head.u64();
@@ -1030,7 +1041,7 @@ namespace {
 
 /// An index file's bytes when its header describes the trace as it is now and the file is
 /// as long as the header says; else nullopt and *why. The header is read first, so a
-/// stale, foreign or forged index costs 56 bytes of reading, however large the file.
+/// stale, foreign or forged index costs 80 bytes of reading, however large the file.
 std::optional<std::string_view> read_index_of(int fd, uint64_t file_size, const Input& trace,
                                               std::optional<IndexFileBytes>* file, std::string* why, bool* stale) {
   char head_bytes[kHeaderBytes];
@@ -1056,7 +1067,9 @@ std::optional<TraceIndex> read_fresh_index(const Input& trace, std::string* warn
   if (!trace.regular()) return std::nullopt;
   const std::string& path = trace.path();
   for (const std::string& candidate : index_paths_for_reading(path)) {
-    int fd = ::open(candidate.c_str(), O_RDONLY | O_CLOEXEC);
+    // Without blocking: opening a FIFO planted under the index's name would wait for a
+    // writer forever. Anything but a regular file is passed over below.
+    int fd = ::open(candidate.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) continue;
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -11,8 +11,9 @@
 // overlaps the range, in the order a full read gives, each with the category a full read
 // gives it, and everything else exactly as a full read builds it.
 //
-// Format (version 2): "JQTRACEX" magic, a little-endian u32 version, the identity of the
-// trace it describes (size, mtime, CRC-32 of its first and last 64 KiB), the payload's
+// Format (version 4): "JQTRACEX" magic, a little-endian u32 version, the identity of the
+// trace it describes (size, mtime, ctime, device, inode, CRC-32 of its first and last
+// 64 KiB), the payload's
 // length, the stored payload's length and CRC-32, then the stored payload: unsigned LEB128
 // varints (signed values zigzagged) and length-prefixed strings, as they are (as long as
 // the payload) or as a zlib stream (shorter: a compressed trace's). Version 1 always
@@ -47,9 +48,13 @@ struct IndexBlock {
 };
 
 /// The trace an index describes: a different file, or the same one changed, differs here.
+/// A rewrite in place that keeps the size and puts the mtime back (cp -p, rsync -t)
+/// changes the ctime, which no tool can set; a copy made anywhere else has another inode.
 struct FileIdentity {
   uint64_t size = 0;
   int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;    ///< the inode's change time: every write, and every utimes(), moves it
+  uint64_t device = 0, inode = 0;
   uint32_t head_crc = 0, tail_crc = 0;  ///< CRC-32 of the first and of the last 64 KiB
   bool operator==(const FileIdentity&) const = default;
 };
@@ -58,7 +63,7 @@ struct FileIdentity {
 std::optional<FileIdentity> identify_file(const Input& input);
 
 struct TraceIndex {
-  static constexpr uint32_t kVersion = 3;  // 3: attribution, guessed categories, reserved groups (issue 41)
+  static constexpr uint32_t kVersion = 4;  // 4: the trace's ctime, device and inode (issue 52); 3: attribution, guessed categories, reserved groups (issue 41)
   /// 256 KiB: a token's events on each lane of a 4 GB 8-lane trace fit in one or two
   /// blocks; 1 MiB blocks made a query parse ~3x more text (0.18-0.20 s against 0.13-0.14 s
   /// for window --marker token N) for an index 5% smaller.

@@ -75,10 +75,12 @@ class Decoder : public RawInput {
     for (;;) {
       if (avail_in_ == 0 && !in_eof_ && !refill()) return -1;
       if (between_members_) {
+        if (kind_ == Compression::gzip) skip_zero_padding();
         if (avail_in_ == 0) {
           if (in_eof_) return 0;  // the end, after a complete member
           continue;
         }
+        if (zero_padding_) return damaged("bytes other than zeros after the zero padding that ends the gzip data");
         if (!start_member()) return damaged("cannot start the next stream");
         between_members_ = false;
       }
@@ -93,6 +95,15 @@ class Decoder : public RawInput {
       if (s.member_end) continue;
       if (avail_in_ == 0 && in_eof_) return truncated();
       if (avail_in_ == avail_before && avail_in_ != 0) return damaged("the decoder makes no progress");
+    }
+  }
+  /// Zero bytes after a gzip member are padding (tape and block writers leave it; gzip(1)
+  /// reads past it): skipped to the end of the file. Anything else after them is refused.
+  void skip_zero_padding() {
+    while (avail_in_ != 0 && *next_in_ == 0) {
+      ++next_in_;
+      --avail_in_;
+      zero_padding_ = true;
     }
   }
   long hand_out(char* out, std::size_t size) {
@@ -142,6 +153,7 @@ class Decoder : public RawInput {
   std::size_t in_length_ = 0;
   bool in_eof_ = false;
   bool between_members_ = false;
+  bool zero_padding_ = false;  ///< zero bytes followed the last member
   bool failed_ = false;
   bool cut_short_ = false;
   std::string error_;
@@ -443,6 +455,9 @@ Compression sniff_compression(std::string_view head) {
   auto byte = [&](std::size_t i) { return i < head.size() ? static_cast<unsigned char>(head[i]) : -1; };
   if (byte(0) == 0x1f && byte(1) == 0x8b) return Compression::gzip;
   if (byte(0) == 0x28 && byte(1) == 0xb5 && byte(2) == 0x2f && byte(3) == 0xfd) return Compression::zstd;
+  // A skippable frame (0x184D2A50..5F, little-endian), as pzstd writes first: the zstd
+  // library passes over it like any frame.
+  if ((byte(0) & 0xf0) == 0x50 && byte(1) == 0x2a && byte(2) == 0x4d && byte(3) == 0x18) return Compression::zstd;
   return Compression::none;
 }
 

@@ -32,6 +32,19 @@ class FileBytes {
   long read(uint64_t offset, unsigned char* out, std::size_t n) const {
     return input_->read_or_error(offset, reinterpret_cast<char*>(out), n);
   }
+  /// True when every byte from offset to the end is zero (or there are none): the padding
+  /// some writers leave after the last gzip member, which gzip(1) reads past.
+  bool only_zeros_from(uint64_t offset) const {
+    unsigned char chunk[4096];
+    for (;;) {
+      long n = read(offset, chunk, sizeof chunk);
+      if (n == 0) return true;
+      if (n < 0) return false;
+      for (long i = 0; i < n; ++i)
+        if (chunk[i] != 0) return false;
+      offset += static_cast<uint64_t>(n);
+    }
+  }
 
  private:
   std::shared_ptr<const Input> input_;
@@ -82,8 +95,9 @@ bool build_gzip_points(std::shared_ptr<const Input> input, uint64_t spacing, std
     ring_at = (ring_at + made) % kWindow;
     text_out += made;
     member_out += made;
-    if (ret == Z_STREAM_END) {  // a member ended; another may follow
+    if (ret == Z_STREAM_END) {  // a member ended; another, or zero padding, may follow
       member_out = 0;
+      if (file.only_zeros_from(file_at - z.avail_in)) break;
       if (inflateReset(&z) != Z_OK) break;
       continue;
     }
@@ -317,6 +331,7 @@ bool GzipCursor::read(uint64_t from, uint64_t to, std::string* out) {
       file_at_ = file_at_ - avail_in_ - inflater_->held_back() + (raw_ ? 8 : 0);
       avail_in_ = 0;
       raw_ = false;
+      if (file_->only_zeros_from(file_at_)) break;  // the end, or zero padding to it
       ok_ = inflater_->start_member();
     } else if (result == PointInflater::Result::failed) {
       ok_ = false;

@@ -1,10 +1,7 @@
 #include "numbers.h"
 
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <string>
 
 namespace jqtrace {
@@ -12,99 +9,116 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/// Slow path for exponents and huge values: strtod on a bounded copy.
-NumberStatus parse_via_double(std::string_view text, double scale, double* out) {
-  char buf[64];
-  if (text.size() >= sizeof buf) return NumberStatus::out_of_range;
-  std::memcpy(buf, text.data(), text.size());
-  buf[text.size()] = '\0';
-  char* end = nullptr;
-  double v = std::strtod(buf, &end);
-  if (end != buf + text.size()) return NumberStatus::malformed;
-  v *= scale;
-  if (!std::isfinite(v) || std::fabs(v) >= 4.6e18) return NumberStatus::out_of_range;
-  *out = v;
+/// Past this magnitude a scaled number is out of range: every caller's own limit (±2^61 ns
+/// for times) is below it, and sums of two such values still fit in 64 bits.
+constexpr uint64_t kMaxScaled = uint64_t{1} << 62;
+
+struct ScaledDecimal {
+  int64_t value = 0;
+  bool had_fraction = false;  // digits were lost below the unit (rounded away)
+};
+
+/// A JSON number times 10^scale, exactly, from its digits: never through a double, so an
+/// epoch-based "1733400000000000.107" µs is 1733400000000000107 ns to the last digit.
+/// Digits below the unit are rounded half away from zero.
+NumberStatus parse_decimal_scaled(std::string_view text, int scale, ScaledDecimal* out) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  bool negative = p != end && *p == '-';
+  if (negative) ++p;
+  if (p == end || !is_digit(*p)) return NumberStatus::malformed;
+  // The significant digits, up to 19 of them (they fit in 64 bits), and the power of ten
+  // that the last one kept stands for.
+  uint64_t mantissa = 0;
+  int kept = 0;
+  int64_t exponent = scale;
+  // value = (mantissa + 0.<dropped digits>) * 10^exponent
+  bool dropped_nonzero = false;  // a digit past the 19th that is not 0
+  bool dropped_half = false;     // the first digit past the 19th is 5 or more
+  bool any_dropped = false;
+  auto take = [&](char c, bool fractional) {
+    if (kept == 0 && c == '0') {
+      if (fractional) --exponent;
+      return;
+    }
+    if (kept < 19) {
+      mantissa = mantissa * 10 + static_cast<uint64_t>(c - '0');
+      ++kept;
+      if (fractional) --exponent;
+    } else {
+      if (!fractional) ++exponent;
+      if (!any_dropped) dropped_half = c >= '5';
+      dropped_nonzero |= c != '0';
+      any_dropped = true;
+    }
+  };
+  for (; p != end && is_digit(*p); ++p) take(*p, false);
+  if (p != end && *p == '.') {
+    ++p;
+    if (p == end || !is_digit(*p)) return NumberStatus::malformed;
+    for (; p != end && is_digit(*p); ++p) take(*p, true);
+  }
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    bool exp_negative = p != end && *p == '-';
+    if (p != end && (*p == '-' || *p == '+')) ++p;
+    if (p == end || !is_digit(*p)) return NumberStatus::malformed;
+    int64_t e = 0;
+    for (; p != end && is_digit(*p); ++p)
+      if (e < 100000) e = e * 10 + (*p - '0');  // past this every value is 0 or out of range
+    exponent += exp_negative ? -e : e;
+  }
+  if (p != end) return NumberStatus::malformed;
+  uint64_t magnitude = 0;
+  if (mantissa == 0) {
+    magnitude = 0;
+  } else if (exponent >= 0) {
+    if (exponent > 19) return NumberStatus::out_of_range;
+    magnitude = mantissa + (exponent == 0 && dropped_half ? 1 : 0);  // (past 0, 19 digits are out of range)
+    for (int64_t i = 0; i < exponent; ++i) {
+      if (magnitude >= kMaxScaled / 10) return NumberStatus::out_of_range;
+      magnitude *= 10;
+    }
+    out->had_fraction = dropped_nonzero;
+  } else if (exponent < -19) {
+    magnitude = 0;  // below half a unit: 19 digits are less than 10^19
+    out->had_fraction = true;
+  } else {
+    uint64_t divisor = 1;
+    for (int64_t i = 0; i < -exponent; ++i) divisor *= 10;
+    magnitude = mantissa / divisor;
+    uint64_t rest = mantissa % divisor;
+    if (rest >= divisor - rest) ++magnitude;  // half or more: away from zero
+    out->had_fraction = rest != 0 || dropped_nonzero;
+  }
+  if (magnitude >= kMaxScaled) return NumberStatus::out_of_range;
+  out->value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
   return NumberStatus::ok;
 }
 
 }  // namespace
 
 NumberStatus detail::parse_us_to_ns_slow(std::string_view text, int64_t* ns) {
-  const char* p = text.data();
-  const char* end = p + text.size();
-  bool negative = p != end && *p == '-';
-  if (negative) ++p;
-  if (p == end || !is_digit(*p)) return NumberStatus::malformed;
-  // Integer microseconds; anything near int64 overflow goes the slow way.
-  int64_t whole = 0;
-  int digits = 0;
-  for (; p != end && is_digit(*p); ++p, ++digits)
-    if (digits < 18) whole = whole * 10 + (*p - '0');  // longer goes the double way below
-  int64_t frac = 0;  // nanoseconds from the first three decimals
-  bool round_up = false;
-  if (p != end && *p == '.') {
-    ++p;
-    if (p == end || !is_digit(*p)) return NumberStatus::malformed;
-    int place = 0;
-    for (; p != end && is_digit(*p); ++p, ++place) {
-      if (place < 3) frac = frac * 10 + (*p - '0');
-      else if (place == 3) round_up = *p >= '5';
-    }
-    for (; place < 3; ++place) frac *= 10;
-  }
-  if (p != end || digits > 15) {
-    if (p != end && *p != 'e' && *p != 'E') return NumberStatus::malformed;
-    double v = 0;
-    NumberStatus st = parse_via_double(text, 1000.0, &v);
-    if (st == NumberStatus::ok) *ns = std::llround(v);
-    return st;
-  }
-  int64_t value = whole * 1000 + frac + (round_up ? 1 : 0);
-  *ns = negative ? -value : value;
-  return NumberStatus::ok;
+  ScaledDecimal d;
+  NumberStatus st = parse_decimal_scaled(text, 3, &d);
+  if (st == NumberStatus::ok) *ns = d.value;
+  return st;
 }
 
 NumberStatus detail::parse_integer_slow(std::string_view text, int64_t* value) {
-  const char* p = text.data();
-  const char* end = p + text.size();
-  bool negative = p != end && *p == '-';
-  if (negative) ++p;
-  if (p == end || !is_digit(*p)) return NumberStatus::malformed;
-  int64_t v = 0;
-  int digits = 0;
-  for (; p != end && is_digit(*p); ++p, ++digits)
-    if (digits < 18) v = v * 10 + (*p - '0');
-  if (p == end && digits <= 18) {
-    *value = negative ? -v : v;
-    return NumberStatus::ok;
-  }
-  if (p == end && digits > 18) return NumberStatus::out_of_range;
-  double d = 0;
-  NumberStatus st = parse_via_double(text, 1.0, &d);
+  ScaledDecimal d;
+  NumberStatus st = parse_decimal_scaled(text, 0, &d);
   if (st != NumberStatus::ok) return st;
-  if (d != std::floor(d)) return NumberStatus::malformed;
-  *value = static_cast<int64_t>(d);
+  if (d.had_fraction) return NumberStatus::malformed;
+  *value = d.value;
   return NumberStatus::ok;
 }
 
 NumberStatus parse_ms_to_ns(std::string_view text, int64_t* ns) {
-  if (text.find_first_of("eE") != std::string_view::npos) {
-    double v = 0;
-    NumberStatus st = parse_via_double(text, 1e6, &v);
-    if (st == NumberStatus::ok) *ns = std::llround(v);
-    return st;
-  }
-  std::size_t dot = text.find('.');
-  std::string_view whole = text.substr(0, dot);
-  std::string_view frac = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
-  std::string shifted(whole);
-  for (std::size_t i = 0; i < 3; ++i) shifted += i < frac.size() ? frac[i] : '0';
-  if (frac.size() > 3) {
-    shifted += '.';
-    shifted.append(frac.substr(3));
-  }
-  if (dot != std::string_view::npos && frac.empty()) return NumberStatus::malformed;  // "1."
-  return parse_us_to_ns(shifted, ns);
+  ScaledDecimal d;
+  NumberStatus st = parse_decimal_scaled(text, 6, &d);
+  if (st == NumberStatus::ok) *ns = d.value;
+  return st;
 }
 
 void format_ns_as_us(int64_t ns, char* out, std::size_t out_size) {

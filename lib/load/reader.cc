@@ -482,10 +482,14 @@ class TraceHandler {
     }
     profile_end_ = after_closing();
     if (profile_.too_big()) {
-      report("profile-shape",
-             profile_.too_deep() ? "jobqueProfile is nested too deeply (over 64 levels)"
-                                 : "jobqueProfile is too large (over a million values)",
-             Diagnostic::kNoOffset);
+      std::string why = profile_.too_deep() ? "nested too deeply (over 64 levels)" : "too large (over a million values)";
+      report("profile-shape", "jobqueProfile is " + why, Diagnostic::kNoOffset);
+      // Every command says so (a warning and the attribution): its tags stay numbers
+      // rather than take names the trace never gave them.
+      JobqueProfile unread;
+      unread.present = true;
+      unread.unread = why;
+      sink_.on_profile(unread);
       return;
     }
     sink_.on_profile(interpret_profile(profile_.take(), diags_));

@@ -25,11 +25,13 @@ const char* attribution_name(Attribution a) {
     case Attribution::profile: return "profile";
     case Attribution::legacy_tags: return "legacy tags";
     case Attribution::stage_count: return "stage count";
+    case Attribution::unread_profile: return "unread profile";
   }
   return "";
 }
 
 Attribution chain_attribution(const JobqueProfile& profile, bool any_tag) {
+  if (!profile.unread.empty()) return Attribution::unread_profile;
   if (!profile.categories.empty()) return Attribution::profile;
   return any_tag ? Attribution::legacy_tags : Attribution::stage_count;
 }
@@ -55,6 +57,9 @@ ChainName chain_category(int64_t nstages, int64_t tag, const JobqueProfile& prof
     case Attribution::legacy_tags:
       if (tag == 0) return by_stage_count(nstages);
       return {legacy_tag_name(tag)};
+    case Attribution::unread_profile:  // the tag's name is in the profile nobody could read
+      if (tag == 0) return {std::string(kUntagged)};
+      return {"tag " + std::to_string(tag)};
     case Attribution::none:
     case Attribution::stage_count: break;
   }

@@ -21,7 +21,9 @@ inline constexpr std::string_view kFifoJob = "fifo_job";
 /// document: from the trace's profile, from the tracer's legacy tag table (tags but no
 /// profile categories), or guessed from stage counts (no tags at all). none: not a
 /// jobque trace (groups are the events' own cat or name).
-enum class Attribution : uint8_t { none, profile, legacy_tags, stage_count };
+/// unread_profile: the trace has a profile jqtrace could not read (past its limits); its
+/// tags are named "tag N".
+enum class Attribution : uint8_t { none, profile, legacy_tags, stage_count, unread_profile };
 const char* attribution_name(Attribution a);
 
 /// Groups no profile names, each for what it holds (the old viewer lumped them all into

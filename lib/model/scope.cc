@@ -77,7 +77,7 @@ std::string unit_rule_label(const UnitRule& rule) {
 
 std::vector<std::string> marker_kinds(const Trace& trace) {
   std::vector<std::string> kinds;
-  if (trace.profile.present) {
+  if (trace.profile.present && trace.profile.unread.empty()) {  // an unread profile's kinds are the instants'
     for (const ProfileMarker& m : trace.profile.markers) kinds.push_back(m.name);
     return kinds;
   }

@@ -74,3 +74,44 @@ TEST_CASE("nanoseconds print back as the shortest exact microseconds") {
   format_ns_as_us(-250, buf, sizeof buf);
   CHECK(std::string(buf) == "-0.25");
 }
+
+TEST_CASE("epoch-based microseconds keep every nanosecond digit (never through a double)") {
+  // A double has 0.25 µs of resolution near 1e15 µs: both of these used to read .000.
+  CHECK(ns_of("1733400000000000.100") == 1733400000000000100);
+  CHECK(ns_of("1733400000000000.107") == 1733400000000000107);
+  CHECK(ns_of("-1733400000000000.107") == -1733400000000000107);
+  CHECK(ns_of("2305843009213693.951") == 2305843009213693951);  // 2^61 - 1 ns
+  CHECK(ns_of("1733400000000000.1075") == 1733400000000000108);  // the fourth decimal rounds
+  CHECK(ns_of("1.7334000000000001075e15") == 1733400000000000108);
+  CHECK(ns_of("17334000000000001070e-4") == 1733400000000000107);
+  // Every 16-digit epoch time with three decimals round-trips exactly.
+  uint64_t state = 88172645463325252ull;
+  for (int i = 0; i < 2000; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    int64_t ns = 1000000000000000000 + static_cast<int64_t>(state % 1000000000000000000ull);
+    char text[48];
+    format_ns_as_us(ns, text, sizeof text);
+    REQUIRE(ns_of(text) == ns);
+  }
+}
+
+TEST_CASE("exponents and long digit strings are exact") {
+  CHECK(ns_of("1.5e-3") == 2);
+  CHECK(ns_of("1.4999e-3") == 1);
+  CHECK(ns_of("2.5E+2") == 250000);
+  CHECK(ns_of("0.000000000000000000000000001") == 0);
+  CHECK(ns_of("1e-400") == 0);
+  CHECK(ns_of("0e400") == 0);
+  CHECK(ns_of("12.3450000000000000000000000001") == 12345);
+  CHECK(ns_of("0.00050000000000000000000000000") == 1);
+  int64_t v = 0;
+  CHECK((parse_integer("1.5e1", &v) == NumberStatus::ok && v == 15));
+  CHECK((parse_integer("-4e18", &v) == NumberStatus::ok && v == -4000000000000000000));
+  CHECK(parse_integer("1.00000000000000000001", &v) == NumberStatus::malformed);
+  CHECK(parse_integer("1e-1", &v) == NumberStatus::malformed);
+  CHECK(parse_us_to_ns("1e", &v) == NumberStatus::malformed);
+  CHECK(parse_us_to_ns("1.e3", &v) == NumberStatus::malformed);
+  CHECK(parse_us_to_ns("-", &v) == NumberStatus::malformed);
+  CHECK((parse_ms_to_ns("1733400000000.000107", &v) == NumberStatus::ok && v == 1733400000000000107));
+  CHECK((parse_ms_to_ns("1.5e-6", &v) == NumberStatus::ok && v == 2));
+}

@@ -152,7 +152,7 @@ TEST_CASE("a truncated or damaged index is refused, never trusted") {
     bool parsed = parse_index(damaged, &back, &why);
     // The identity fields are not in the payload's CRC: damage there parses, and the
     // index then describes another file (stale). Anywhere else it is refused.
-    if (at >= 12 && at < 36) CHECK((parsed && !(back.identity == x.index.identity)));
+    if (at >= 12 && at < 60) CHECK((parsed && !(back.identity == x.index.identity)));
     else CHECK_FALSE(parsed);
   }
   // An index of format 1 (its payload stored as it is) is another format's, not corrupt.
@@ -165,14 +165,14 @@ TEST_CASE("a truncated or damaged index is refused, never trusted") {
   // compressed trace's deflated (its index stays small beside the .gz), and read back.
   auto raw_length = [](const std::string& bytes) {
     uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = n << 8 | static_cast<uint8_t>(bytes[36 + i]);
+    for (int i = 7; i >= 0; --i) n = n << 8 | static_cast<uint8_t>(bytes[60 + i]);
     return n;
   };
-  CHECK(raw_length(x.bytes) == x.bytes.size() - 56);
+  CHECK(raw_length(x.bytes) == x.bytes.size() - 80);
   TempFile gz(gzip_bytes(lane_by_lane_trace()));
   Indexed z;
   index_file(gz.path, false, 256, &z);
-  CHECK(raw_length(z.bytes) > z.bytes.size() - 56);
+  CHECK(raw_length(z.bytes) > z.bytes.size() - 80);
   TraceIndex again;
   REQUIRE(parse_index(z.bytes, &again, &why));
   CHECK(serialize_index(again, again.skeleton) == z.bytes);
