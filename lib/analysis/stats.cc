@@ -1,6 +1,7 @@
 #include "stats.h"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <span>
 
@@ -132,7 +133,8 @@ struct OpenSpan {
   std::size_t slot;
   int64_t end;
   int64_t clipped;
-  int64_t children = 0;
+  int64_t children = 0;      ///< the union of its children's time, clipped to the range
+  int64_t children_end = 0;  ///< the latest end of its children (they come by start)
 };
 
 std::vector<HistBucket> histogram(const std::vector<int64_t>& sorted) {
@@ -418,10 +420,15 @@ class StatsBuilder {
       g.total_ns += clipped;
       if (wants_duration(SpanKind::other)) g.sample.add(dur);
       // Spans come by start time, longer first on ties: an open span that ends before
-      // this one does (or as it starts) is not its parent.
-      while (!open.empty() && (open.back().end <= ts || open.back().end < end)) close_top();
-      if (!open.empty()) open.back().children += clipped;
-      open.push_back({slot, end, clipped});
+      // this one does (or as it starts) is not its parent. One that it overlaps without
+      // nesting in (ill-formed, validate warns) gives up the overlap to it, so that self
+      // times still add up to the lane's busy time.
+      while (!open.empty() && (open.back().end <= ts || open.back().end < end)) {
+        if (open.back().end > ts) add_child_time(open.back(), ts, open.back().end);
+        close_top();
+      }
+      if (!open.empty()) add_child_time(open.back(), ts, end);
+      open.push_back({slot, end, clipped, 0, ts});
       // The union of span time, clipped to the range.
       int64_t a = std::max(ts, r_.lo), b = std::min(end, r_.hi);
       if (b <= a) return;
@@ -437,6 +444,14 @@ class StatsBuilder {
     while (!open.empty()) close_top();
     if (in_run) busy += run_end - run_start;
     return busy;
+  }
+
+  /// [ts, end) of a child of o, less what its earlier children cover (they overlap when
+  /// spans do not nest), clipped to the range.
+  void add_child_time(OpenSpan& o, int64_t ts, int64_t end) const {
+    int64_t from = std::max(ts, o.children_end);
+    o.children += std::max<int64_t>(0, r_.clipped(from, end));
+    o.children_end = std::max(o.children_end, end);
   }
 
   /// Adds the slices' totals to the range's and points each group at its tallies, which
@@ -645,6 +660,10 @@ class RangesSweep {
     });
     return out;
   }
+
+  /// True when a generic lane had spans that overlap without nesting: the sweep's self
+  /// times assume nesting, so compute_stats must answer each range instead.
+  bool saw_partial_overlap() const { return partial_overlap_; }
 
   /// Whether the sweep gives what compute_stats would: ranges in time order, and none of
   /// the per-lane or per-span detail it does not keep.
@@ -862,7 +881,10 @@ class RangesSweep {
     Met m;
     while (walk.next(&i, &ts, &end, &m)) {
       std::size_t slot = shape_.slot_of(s, lane, i, s.name[i], SpanKind::other);
-      while (!open.empty() && (open.back().end <= ts || open.back().end < end)) close_top(stack, covers);
+      while (!open.empty() && (open.back().end <= ts || open.back().end < end)) {
+        if (open.back().end > ts) partial_overlap_ = true;  // see compute_stats_of_ranges
+        close_top(stack, covers);
+      }
       bool has_parent = !open.empty();
       for_each_partial(m, [&](std::size_t v) {
         GroupTally& g = tallies_[v].counted(slot);
@@ -967,6 +989,7 @@ class RangesSweep {
   StatsBuilder shape_;  ///< slots and kinds as the builders see them
   std::vector<SliceTally> tallies_;  ///< by range
   std::vector<int64_t> busy_;        ///< by range
+  std::atomic<bool> partial_overlap_{false};
 };
 
 }  // namespace
@@ -1023,7 +1046,11 @@ RangeStats compute_stats(const Trace& trace, const SpanIndex& index, Range range
 
 std::vector<RangeStats> compute_stats_of_ranges(const Trace& trace, const SpanIndex& index,
                                                 const std::vector<Range>& ranges, const StatsOptions& options) {
-  if (RangesSweep::applies(ranges, options)) return RangesSweep(trace, index, ranges, options).run(options.threads);
+  if (RangesSweep::applies(ranges, options)) {
+    RangesSweep sweep(trace, index, ranges, options);
+    std::vector<RangeStats> out = sweep.run(options.threads);
+    if (!sweep.saw_partial_overlap()) return out;
+  }
   std::vector<RangeStats> out(ranges.size());
   StatsOptions one = options;
   one.threads = 1;  // each range on one thread
