@@ -69,6 +69,15 @@ void warn_stopped_lanes(const std::string& name, const Trace& trace, const Commo
                                   name, stopped.size(), stopped.size() == 1 ? "" : "s", lanes));
 }
 
+/// Names the reader cut to kMaxNameBytes (each counted once).
+std::size_t cut_names(const Trace& trace) {
+  std::size_t n = 0;
+  for (const Interner* names : {&trace.names, &trace.thread_names})
+    for (uint32_t id = 0; id < names->size(); ++id) n += is_cut_name(names->view(id));
+  for (const ProcessName& p : trace.process_names) n += is_cut_name(p.name);
+  return n;
+}
+
 int report_read(const std::string& name, const ReadResult& r, const Trace& trace, const CommonOptions& opts) {
   if (r.status == ReadStatus::input_error) {
     if (r.position.line)
@@ -93,6 +102,11 @@ int report_read(const std::string& name, const ReadResult& r, const Trace& trace
                                     trace.unclosed_begins));
   if (trace.unmatched_ends)
     print_warning(opts, fmt::format("{}: {} E events close nothing; dropped", name, trace.unmatched_ends));
+  if (std::size_t cut = cut_names(trace))
+    print_warning(opts, fmt::format("{}: {} name{} longer than {} bytes {} cut (shown as {} first bytes, {} length "
+                                    "and a hash)",
+                                    name, cut, cut == 1 ? "" : "s", kMaxNameBytes, cut == 1 ? "was" : "were",
+                                    cut == 1 ? "its" : "their", cut == 1 ? "its" : "their"));
   if (!trace.profile.unread.empty())
     print_warning(opts, fmt::format("{}: its jobqueProfile is {}, more than jqtrace reads: its categories and marker "
                                     "kinds are unknown, chains are named by their tags ('tag N'; attribution: {})",

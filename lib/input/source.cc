@@ -130,7 +130,7 @@ void Source::next_window() {
       }
       if (cut_ == 0 && capacity_ * 2 > max_token_bytes_) {  // a string longer than any the reader takes
         token_too_long_at_ = window_offset_;
-        read_error_ = "a string (or token) of over " + std::to_string(capacity_) + " bytes is longer than jqtrace reads";
+        read_error_ = "a string (or token) of over " + std::to_string(capacity_) + " bytes is longer than jqtrace reads (LIMITS in jqtrace(1))";
         input_done_ = true;
         cut_ = filled_;
         break;

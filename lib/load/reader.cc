@@ -1,5 +1,6 @@
 #include "reader.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include <rapidjson/error/error.h>
@@ -15,6 +16,31 @@ static_assert(RAPIDJSON_MAJOR_VERSION == 1 && RAPIDJSON_MINOR_VERSION == 1 && RA
               "the in-situ number convention of TraceHandler::RawNumber is RapidJSON 1.1.0's");
 
 namespace jqtrace {
+
+namespace {
+constexpr std::string_view kCutMark = "\u2026 [cut: ";
+}  // namespace
+
+std::string cut_name(std::string_view name) {
+  if (name.size() <= kMaxNameBytes) return std::string(name);
+  std::size_t keep = kMaxNameBytes - 64;  // room for the mark, within kMaxNameBytes
+  // Not inside a UTF-8 sequence: back to the byte that starts one.
+  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a of the whole name: two long names stay two
+  for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  char tail[64];
+  std::snprintf(tail, sizeof tail, "%zu bytes, #%016llx]", name.size(), static_cast<unsigned long long>(hash));
+  std::string out(name.substr(0, keep));
+  out += kCutMark;
+  out += tail;
+  return out;
+}
+
+bool is_cut_name(std::string_view name) {
+  return name.size() > kCutMark.size() + 20 && name.back() == ']' &&
+         name.find(kCutMark, name.size() > 64 + kCutMark.size() ? name.size() - 64 - kCutMark.size() : 0) != std::string_view::npos;
+}
+
 namespace {
 
 enum class State { start, root_object, root_value, events, event_key, event_value, args, args_value,
@@ -365,6 +391,10 @@ class TraceHandler {
   /// again with U+FFFD in place of its bad bytes, and events naming it get that id and
   /// are flagged. The usual cost: a compare and an empty-map test.
   __attribute__((always_inline)) uint32_t intern_kept(std::string_view text) {
+    if (__builtin_expect(text.size() > kMaxNameBytes, 0)) {
+      cut_ = cut_name(text);
+      text = cut_;
+    }
     uint32_t id = names_.intern(text);
     if (id >= validated_names_) validate_new_names();
     if (__builtin_expect(repaired_ids_.size() != 0, 0)) {
@@ -387,6 +417,10 @@ class TraceHandler {
 
   /// A string the model keeps outside the interner (args.name): as intern_kept does.
   std::string_view kept(std::string_view text) {
+    if (text.size() > kMaxNameBytes) {
+      cut_ = cut_name(text);
+      text = cut_;
+    }
     if (clean_utf8(text)) return text;
     ev_.problems |= kBadString;
     replaced_ = with_replacements(text);
@@ -512,6 +546,7 @@ class TraceHandler {
   ArgField arg_field_ = ArgField::other;
   RawEvent ev_;
   std::string replaced_;  ///< kept()'s repaired copy of the last bad string
+  std::string cut_;       ///< the last name cut to kMaxNameBytes
   uint32_t validated_names_ = 0;  ///< names_ ids below this were checked by intern_kept
   FlatMap<uint32_t> repaired_ids_;  ///< a name not clean -> its repaired id
   JsonValueBuilder profile_;  ///< the jobqueProfile's tree, or the jqtraceWindow's

@@ -83,12 +83,25 @@ struct ReadResult {
 /// the events array starts exactly there, which proves the offset was a boundary; any other
 /// ending (`overshot`: the offset fell inside an event; `not_reached`: the array ended first)
 /// tells the caller its guess was wrong.
+/// The longest string jqtrace reads (LIMITS in jqtrace(1)): 64 MiB.
+constexpr uint64_t kMaxStringBytes = uint64_t{64} << 20;
+/// Names (event names, categories, thread and process names) longer than this are kept as
+/// their first bytes, their length and a hash (cut_name): no table, picture or index
+/// copies a name of megabytes, and two long names stay two names.
+constexpr std::size_t kMaxNameBytes = 4096;
+/// A name as the model keeps it: itself, or, past kMaxNameBytes, "<its first bytes>…
+/// [cut: N bytes, #hash]".
+std::string cut_name(std::string_view name);
+/// True for a name cut_name shortened.
+bool is_cut_name(std::string_view name);
+
 struct ReadOptions {
   uint64_t stop_at = UINT64_MAX;
-  /// How far the read window may grow to hold one string (escapes included): RapidJSON
-  /// 1.1.0 gives string lengths in 32 bits, so a string that needs a window past 4 GiB is an
-  /// input error where its window starts (tests lower the limit).
-  uint64_t max_string_bytes = uint64_t{1} << 32;
+  /// How far the read window may grow to hold one string (escapes included): a longer
+  /// string is an input error where its window starts, found after buffering this much of
+  /// it, never the whole (a 4.5 GB string took 4.2 GB and 49 s to refuse at 4 GiB, the most
+  /// RapidJSON 1.1.0's 32-bit lengths allow). Tests lower it.
+  uint64_t max_string_bytes = kMaxStringBytes;
 };
 
 /// Reads the whole source, handing events and the profile to sink, container-level problems

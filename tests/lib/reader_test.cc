@@ -6,6 +6,7 @@
 #include <string>
 
 #include "test_util.h"
+#include "utf8.h"
 
 using namespace jqtrace;
 using namespace jqtrace::test;
@@ -240,8 +241,25 @@ TEST_CASE("a string longer than a window is read whole") {
   read_string(R"([{"ph":"i","name":")" + big + R"(","ts":7}])", run);
   REQUIRE(run.result.status == ReadStatus::ok);
   REQUIRE(run.got.events.size() == 1);
-  CHECK(run.got.name(run.got.events[0]) == big);
+  // Read whole (its hash is of every byte), kept cut: a name past 4 KiB is its first bytes,
+  // its length and a hash.
+  CHECK((run.got.name(run.got.events[0]) == cut_name(big)));
   CHECK(run.got.events[0].ts_ns == 7000);
+}
+
+TEST_CASE("names past 4 KiB are cut to their first bytes, length and hash; two stay two") {
+  std::string a(10000, 'a'), b = a + "b", accented;
+  CHECK(cut_name("short") == "short");
+  CHECK(cut_name(std::string(kMaxNameBytes, 'q')) == std::string(kMaxNameBytes, 'q'));
+  std::string cut_a = cut_name(a), cut_b = cut_name(b);
+  CHECK(cut_a.size() <= kMaxNameBytes);
+  CHECK(cut_a != cut_b);
+  CHECK(cut_a.find("[cut: 10000 bytes, #") != std::string::npos);
+  CHECK(is_cut_name(cut_a));
+  CHECK_FALSE(is_cut_name(a));
+  CHECK_FALSE(is_cut_name("x [cut: 3 bytes]"));
+  for (int i = 0; i < 3000; ++i) accented += "\xc3\xa9";  // never cut inside a UTF-8 sequence
+  CHECK(clean_utf8(cut_name(accented)));
 }
 
 TEST_CASE("numbers are read exactly where a window or the input ends") {

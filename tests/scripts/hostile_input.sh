@@ -162,6 +162,30 @@ grep -q "^tag 1 " <<< "$out" || fail "a profile too large: tag 1 is not 'tag 1'"
 "$jqtrace" gaps "$tmp/big-profile.json" 2>&1 > /dev/null | grep -q "jobqueProfile is too large" ||
   fail "a profile too large: gaps does not warn"
 
+# --- Long strings: refused at 64 MiB as they stream, names past 4 KiB cut --------------
+sanitized() { ldd "$jqtrace" 2> /dev/null | grep -qE 'lib(asan|ubsan)'; }
+# A 4.5 GB string in args, as gzip members of 100 MB each (made in a second): refused
+# after 64 MiB of it, not after buffering it whole (49 s and 4.2 GB before).
+printf '{"traceEvents":[{"ph":"X","pid":1,"tid":1,"name":"a","ts":1,"dur":2,"args":{"x":"' | gzip -c > "$tmp/head.gz"
+head -c 100000000 /dev/zero | tr '\0' c | gzip -1 -c > "$tmp/mid.gz"
+printf '"}}]}' | gzip -c > "$tmp/tail.gz"
+{ cat "$tmp/head.gz"; for _ in $(seq 45); do cat "$tmp/mid.gz"; done; cat "$tmp/tail.gz"; } > "$tmp/huge-string.json.gz"
+for j in 1 2; do
+  (ulimit -t 60; /usr/bin/time -f %M -o "$tmp/rss" "$jqtrace" validate -j $j "$tmp/huge-string.json.gz" > "$tmp/out" 2>&1)
+  expect_status "validate -j $j of a 4.5 GB string" 3 $?
+  grep -q "is longer than jqtrace reads" "$tmp/out" || fail "a 4.5 GB string: $(head -2 "$tmp/out")"
+  if ! sanitized && [ "$(tail -1 "$tmp/rss")" -gt 400000 ]; then fail "a 4.5 GB string took $(tail -1 "$tmp/rss") KB (-j $j)"; fi
+done
+# A 10 MB category name: kept as 4 KiB, with a warning, two long names stay two groups.
+{ printf '{"traceEvents":[{"ph":"X","pid":1,"tid":1,"name":"a","cat":"'; head -c 10000000 /dev/zero | tr '\0' c
+  printf '","ts":1,"dur":2},{"ph":"X","pid":1,"tid":1,"name":"b","cat":"'; head -c 10000000 /dev/zero | tr '\0' c
+  printf 'd","ts":5,"dur":2}]}'; } > "$tmp/long-names.json"
+"$jqtrace" stats --format csv "$tmp/long-names.json" > "$tmp/out" 2> "$tmp/err"
+expect_status "stats of 10 MB names" 0 $?
+grep -q "2 names longer than 4096 bytes were cut" "$tmp/err" || fail "10 MB names: no warning ($(cat "$tmp/err"))"
+[ "$(stat -c %s "$tmp/out")" -lt 20000 ] || fail "10 MB names: the table is $(stat -c %s "$tmp/out") bytes"
+[ "$(grep -c 'cut: 1000000' "$tmp/out")" -eq 2 ] || fail "10 MB names: not two groups, each marked cut"
+
 # --- A closed pipe ends jqtrace quietly, not by SIGPIPE -----------------------------------
 "$gen" --workers 3 --tokens 20 --layers 20 --seed 5 -o "$tmp/p.json"
 "$jqtrace" window --us 0 1e9 "$tmp/p.json" 2> "$tmp/err" | head -c 10 > /dev/null
