@@ -85,7 +85,12 @@ void add_range_total_columns(Table& t) {
 }
 
 void add_range_totals(Row& row, const RangeStats& s) {
-  row.insert(row.end(), {count(s.events), ns(s.busy_ns), ns(s.wait_ns), s.idle_pct, s.parallelism, count(s.publishes)});
+  add_range_totals(row, s.events, s.busy_ns, s.wait_ns, s.idle_pct, s.parallelism, s.publishes);
+}
+
+void add_range_totals(Row& row, uint64_t events, int64_t busy_ns, int64_t wait_ns, double idle_pct, double parallelism,
+                      uint64_t publishes) {
+  row.insert(row.end(), {count(events), ns(busy_ns), ns(wait_ns), idle_pct, parallelism, count(publishes)});
 }
 
 Table gates_table(const std::vector<GateResult>& results) {

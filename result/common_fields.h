@@ -61,6 +61,9 @@ std::string scope_prefix(const Scope& scope);
 /// publishes), appended to t; row_totals gives the matching values.
 void add_range_total_columns(Table& t);
 void add_range_totals(Row& row, const RangeStats& s);
+/// The same from the numbers (a table that keeps numbers, not RangeStats, per row).
+void add_range_totals(Row& row, uint64_t events, int64_t busy_ns, int64_t wait_ns, double idle_pct, double parallelism,
+                      uint64_t publishes);
 
 /// "gates": expr, value, ok (and, for people, status ok/FAILED and the value rounded so
 /// it reads on the right side of its threshold). Markdown writes it as a checklist.

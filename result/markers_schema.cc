@@ -65,7 +65,6 @@ UnitsTable::UnitsTable(std::vector<std::string> share_order) : share_order_(std:
   table_.add_column(Column("end_us", Kind::us).rank(5));
   table_.add_column(Column("dur_us", Kind::us));
   add_range_total_columns(table_);
-  first_share_ = table_.columns.size();
 }
 
 std::size_t UnitsTable::slot_of(const std::string& group) {
@@ -79,8 +78,9 @@ std::size_t UnitsTable::slot_of(const std::string& group) {
 }
 
 void UnitsTable::add(const UnitRow& u) {
-  Row row = {u.unit.index, u.unit.arg, ns(u.unit.range.lo), ns(u.unit.range.hi), ns(u.unit.range.length())};
-  add_range_totals(row, u.stats);
+  const RangeStats& s = u.stats;
+  stored_->units.push_back({u.unit.index, u.unit.arg, u.unit.range.lo, u.unit.range.hi, s.busy_ns, s.wait_ns, s.events,
+                            s.publishes, s.idle_pct, s.parallelism, stored_->shares.size()});
   std::vector<std::pair<std::size_t, double>> by_slot;  // those not 0%
   for (const GroupStats& g : u.stats.groups) {
     std::size_t slot = slot_of(g.name);
@@ -91,32 +91,30 @@ void UnitsTable::add(const UnitRow& u) {
   // Groups of one name share its column, and their shares add up: the spans without a cat
   // ("(no cat)") and those with a cat named "(no cat)" kept only the last one's share.
   std::sort(by_slot.begin(), by_slot.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::pair<std::size_t, Value>> shares;
   for (std::size_t k = 0; k < by_slot.size(); ++k) {
     double sum = by_slot[k].second;
     while (k + 1 < by_slot.size() && by_slot[k + 1].first == by_slot[k].first) sum += by_slot[++k].second;
-    shares.emplace_back(by_slot[k].first, sum);
+    stored_->shares.emplace_back(by_slot[k].first, sum);
   }
-  table_.rows.push_back(std::move(row));
-  table_.tail.push_back(std::move(shares));
 }
 
 void UnitsTable::sort_slowest_first() {
-  constexpr std::size_t kDurColumn = 4;  // index, arg, start_us, end_us, dur_us
-  auto dur = [&](std::size_t r) { return std::get<int64_t>(table_.rows[r][kDurColumn]); };
-  std::vector<uint32_t> order(table_.rows.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return dur(a) > dur(b); });
-  std::vector<Row> rows;
-  std::vector<std::vector<std::pair<std::size_t, Value>>> tail;
-  rows.reserve(order.size());
-  tail.reserve(order.size());
-  for (uint32_t r : order) {
-    rows.push_back(std::move(table_.rows[r]));
-    tail.push_back(std::move(table_.tail[r]));
+  Stored& s = *stored_;
+  std::vector<std::size_t> order(s.units.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  auto dur = [&](std::size_t r) { return s.units[r].hi - s.units[r].lo; };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return dur(a) > dur(b); });
+  Stored sorted;
+  sorted.units.reserve(s.units.size());
+  sorted.shares.reserve(s.shares.size());
+  for (std::size_t r : order) {
+    std::size_t to = r + 1 < s.units.size() ? s.units[r + 1].shares_from : s.shares.size();
+    sorted.units.push_back(s.units[r]);
+    sorted.units.back().shares_from = sorted.shares.size();
+    sorted.shares.insert(sorted.shares.end(), s.shares.begin() + static_cast<std::ptrdiff_t>(s.units[r].shares_from),
+                         s.shares.begin() + static_cast<std::ptrdiff_t>(to));
   }
-  table_.rows = std::move(rows);
-  table_.tail = std::move(tail);
+  s = std::move(sorted);
 }
 
 Table UnitsTable::finish() && {
@@ -153,12 +151,25 @@ Table UnitsTable::finish() && {
     table_.add_column(shown[k] ? share : share.data_only());
   }
   // Most units have a share in few of the groups: the others stay 0%, unstored.
-  table_.tail_from = first_share_;
-  table_.tail_fill = 0.0;
-  for (auto& shares : table_.tail) {
-    for (auto& [slot, value] : shares) slot = column_of[slot];
-    std::sort(shares.begin(), shares.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::shared_ptr<Stored> stored = stored_;
+  for (auto& [slot, share] : stored->shares) slot = column_of[slot];
+  for (std::size_t r = 0; r < stored->units.size(); ++r) {
+    auto from = stored->shares.begin() + static_cast<std::ptrdiff_t>(stored->units[r].shares_from);
+    auto to = r + 1 < stored->units.size()
+                  ? stored->shares.begin() + static_cast<std::ptrdiff_t>(stored->units[r + 1].shares_from)
+                  : stored->shares.end();
+    std::sort(from, to, [](const auto& x, const auto& y) { return x.first < y.first; });
   }
+  table_.made_rows = stored->units.size();
+  std::size_t columns = table_.columns.size();
+  table_.make_row = [stored, columns](std::size_t r, Row& row) {
+    const UnitNumbers& u = stored->units[r];
+    row = {u.index, u.arg, ns(u.lo), ns(u.hi), ns(u.hi - u.lo)};
+    add_range_totals(row, u.events, u.busy_ns, u.wait_ns, u.idle_pct, u.parallelism, u.publishes);
+    row.resize(columns, 0.0);  // the shares: 0% unless stored
+    std::size_t to = r + 1 < stored->units.size() ? stored->units[r + 1].shares_from : stored->shares.size();
+    for (std::size_t k = u.shares_from; k < to; ++k) row[stored->shares[k].first] = stored->shares[k].second;
+  };
   return std::move(table_);
 }
 
@@ -183,7 +194,7 @@ Document markers_document(const std::vector<KindSummary>& kinds, UnitsTable&& un
                               trace_facts_text(c.facts));
   } else {
     kind_rows.in_text = false;
-    std::size_t n = units.rows.size();
+    std::size_t n = units.row_count();
     doc.heading = fmt::format("{}: {} unit{} of '{}' ({}; {})", c.file, n, n == 1 ? "" : "s", c.kind,
                               unit_rule_text(k->rule), trace_facts_text(c.facts));
     doc.add(Field("kind", Kind::text, c.kind));

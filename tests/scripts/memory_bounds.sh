@@ -67,6 +67,21 @@ for j in 1 2; do
   done
 done
 
+# A unit of `markers --kind` costs at most 200 bytes more than `stats` of the same file
+# (200,000 token units, a span each of 3 categories): its row was made as cells, ~550 bytes
+# a unit (534 MB for a million units; issue 52).
+awk -v n=$groups 'BEGIN { printf "{\"traceEvents\":[\n";
+  for (i = 0; i < n; i++) { printf "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"token\",\"pid\":0,\"tid\":0,\"ts\":%d,\"args\":{\"arg\":%d}},\n", i * 10, i;
+    printf "{\"ph\":\"X\",\"name\":\"w\",\"cat\":\"c%d\",\"pid\":0,\"tid\":1,\"ts\":%d,\"dur\":5},\n", i % 3, i * 10 + 1 }
+  printf "{\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/units.json"
+base=$(peak_kb stats -q -j 1 "$tmp/units.json")
+for format in csv json table; do
+  units=$(peak_kb markers --kind token --format $format -q -j 1 "$tmp/units.json")
+  per_unit=$(( (units - base) * 1024 / groups ))
+  echo "markers --kind token --format $format: $base KiB for stats, $units KiB: $per_unit bytes a unit"
+  [ "$per_unit" -le 200 ] || fail "markers --kind token --format $format of $groups units: $per_unit bytes a unit (at most 200)"
+done
+
 gen=$2
 "$gen" --workers 7 --size-mb 20 --seed 5 -o "$tmp/jobque.json"
 file_kb=$(( $(stat -c %s "$tmp/jobque.json") / 1024 ))
