@@ -157,6 +157,9 @@ class Validator final : public EventSink, public DiagnosticSink {
     for (const auto& [name, seen] : later.global_instants_) merge_first_seen(global_instants_[names[name]], seen);
     for (const auto& [tag, seen] : later.tags_) merge_first_seen(tags_[tag], seen);
     if (later.profile_.present) profile_ = later.profile_;
+    for (auto [into, from] : {std::pair{&events_arrays_, &later.events_arrays_}, std::pair{&profiles_, &later.profiles_}})
+      for (uint64_t at : *from)
+        if (into->size() < 2) into->push_back(at);
     window_ = window_ || later.window_;
     jobque_ = jobque_ || later.jobque_;
     if (later.have_time_) {
@@ -169,6 +172,11 @@ class Validator final : public EventSink, public DiagnosticSink {
   }
 
   void on_profile(const JobqueProfile& p) override { profile_ = p; }
+  /// Where the first two traceEvents arrays and jobqueProfiles start (a second is warned of).
+  void on_root_member(RootMember m, uint64_t offset) override {
+    std::vector<uint64_t>& seen = m == RootMember::events ? events_arrays_ : profiles_;
+    if (seen.size() < 2) seen.push_back(offset);
+  }
   /// A window jqtrace cut: its lanes end at the cut on purpose.
   void on_window_record(const WindowRecord& w) override { window_ = window_ || w.present; }
 
@@ -207,6 +215,10 @@ class Validator final : public EventSink, public DiagnosticSink {
     for (LaneCheck& lane : lanes_)
       for (uint64_t b : lane.begin_ends ? lane.begin_ends->unclosed() : std::vector<uint64_t>{})
         defer(make_diagnostic("unclosed-begin", "B event on lane " + label(lane) + " is never closed", b));
+    if (events_arrays_.size() > 1)
+      defer(make_diagnostic("duplicate-root-key", "a second traceEvents array: its events are read as well", events_arrays_[1]));
+    if (profiles_.size() > 1)
+      defer(make_diagnostic("duplicate-root-key", "a second jobqueProfile: it replaces the first", profiles_[1]));
     result_->jobque = jobque_ || profile_.present;
     if (result_->jobque) {
       // A cut-off file loses publishes and lane ends to the cut, not to full rings.
@@ -471,6 +483,7 @@ class Validator final : public EventSink, public DiagnosticSink {
   std::vector<Diagnostic> deferred_;
   JobqueNames span_names_;
   JobqueProfile profile_;
+  std::vector<uint64_t> events_arrays_, profiles_;  ///< where they start, the first two
   bool jobque_ = false;
   bool truncated_ = false;
   bool window_ = false;  ///< the file carries a jqtraceWindow record
@@ -633,6 +646,7 @@ DiagnosticSink* ValidationTee::container_diagnostics() { return state_->validato
 void ValidationTee::on_event(const RawEvent& e, const Interner& names) { state_->validator->on_event(e, names); }
 void ValidationTee::on_profile(const JobqueProfile& p) { state_->validator->on_profile(p); }
 void ValidationTee::on_window_record(const WindowRecord& w) { state_->validator->on_window_record(w); }
+void ValidationTee::on_root_member(RootMember m, uint64_t offset) { state_->validator->on_root_member(m, offset); }
 
 void ValidationTee::absorb(SplittableSink& later_sink, const std::vector<uint32_t>& names) {
   State& later = *static_cast<ValidationTee&>(later_sink).state_;

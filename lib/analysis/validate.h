@@ -57,6 +57,7 @@ class ValidationTee final : public SplittableSink {
   void on_event(const RawEvent& e, const Interner& names) override;
   void on_profile(const JobqueProfile& p) override;
   void on_window_record(const WindowRecord& w) override;
+  void on_root_member(RootMember m, uint64_t offset) override;
 
   /// Whether every join was exact (the result is validate_trace's).
   bool exact() const;

@@ -139,6 +139,10 @@ class SinkPair final : public SplittableSink {
     first_->on_window_record(w);
     second_->on_window_record(w);
   }
+  void on_root_member(RootMember m, uint64_t offset) override {
+    first_->on_root_member(m, offset);
+    second_->on_root_member(m, offset);
+  }
   void bind(Interner& names) override {
     first_->bind(names);
     second_->bind(names);

@@ -79,6 +79,7 @@ Source::Source(std::unique_ptr<RawInput> input, std::string name, uint64_t total
     : input_(std::move(input)), name_(std::move(name)), total_size_(total_size),
       buffer_(new char[std::max<std::size_t>(window, 64) + 1]), capacity_(std::max<std::size_t>(window, 64)),
       window_offset_(first_offset), lines_(std::move(lines)) {
+  first_offset_ = first_offset;
   buffer_[0] = '\0';
   current_ = last_ = put_ = buffer_.get();
   next_window();

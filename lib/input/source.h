@@ -115,6 +115,9 @@ class Source {
   /// The offset of the first NUL byte read so far (UINT64_MAX: none).
   uint64_t first_nul() const { return first_nul_; }
   const std::string& name() const { return name_; }
+  /// The offset of the input's first byte: 0 for a whole file or text, else a part's,
+  /// whose first bytes are a prefix standing in for the text before it.
+  uint64_t first_offset() const { return first_offset_; }
   /// True when the text is decoded from gzip or zstd (it cannot be read from an offset).
   bool compressed() const { return compression_ != Compression::none; }
   Compression compression() const { return compression_; }
@@ -139,6 +142,7 @@ class Source {
   std::unique_ptr<RawInput> input_;
   std::string name_;
   uint64_t total_size_ = 0;
+  uint64_t first_offset_ = 0;
   Compression compression_ = Compression::none;
   ProgressFn progress_;
   std::string read_error_;

@@ -245,6 +245,9 @@ class TraceHandler {
         return true;
       case State::root_value:
         if (root_key_ == RootKey::trace_events && !object) {
+          // A part of a file starts with a prefix that opens the events array (its first
+          // byte is not the file's first): that array is the file's, already announced.
+          if (src_.first_offset() == 0 || has_events_array_) sink_.on_root_member(EventSink::RootMember::events, here());
           has_events_array_ = true;
           state_ = State::events;
           return true;
@@ -258,6 +261,7 @@ class TraceHandler {
         }
         if (root_key_ == RootKey::profile && object) {
           profile_start_ = here();
+          sink_.on_root_member(EventSink::RootMember::profile, profile_start_);
           profile_ = JsonValueBuilder{};
           profile_.start(true, here());
           state_ = State::profile;

@@ -34,6 +34,10 @@ class EventSink {
   virtual void on_profile(const JobqueProfile&) {}
   /// The jqtraceWindow record of a window jqtrace wrote (when well-formed).
   virtual void on_window_record(const WindowRecord&) {}
+  /// A traceEvents array or a jobqueProfile object of the top-level object starts at
+  /// offset: validate warns when either comes twice (the file's own, never a part's prefix).
+  enum class RootMember { events, profile };
+  virtual void on_root_member(RootMember, uint64_t /*offset*/) {}
 };
 
 /// An EventSink that parallel loading can split: fork() makes an empty sink of the same

@@ -136,6 +136,9 @@ class TraceBuilder final : public EventSink {
     t_.window = w;
     if (options_.tee) options_.tee->on_window_record(w);
   }
+  void on_root_member(RootMember m, uint64_t offset) override {
+    if (options_.tee) options_.tee->on_root_member(m, offset);
+  }
 
   void on_event(const RawEvent& e, const Interner& names) override {
     record(e);

@@ -247,7 +247,7 @@ TEST_CASE("a string longer than a window is read whole") {
   CHECK(run.got.events[0].ts_ns == 7000);
 }
 
-TEST_CASE("names past 4 KiB are cut to their first bytes, length and hash; two stay two") {
+TEST_CASE("names past 4 KiB are cut to their first bytes, length and hash, and two stay two") {
   std::string a(10000, 'a'), b = a + "b", accented;
   CHECK(cut_name("short") == "short");
   CHECK(cut_name(std::string(kMaxNameBytes, 'q')) == std::string(kMaxNameBytes, 'q'));

@@ -186,6 +186,29 @@ grep -q "2 names longer than 4096 bytes were cut" "$tmp/err" || fail "10 MB name
 [ "$(stat -c %s "$tmp/out")" -lt 20000 ] || fail "10 MB names: the table is $(stat -c %s "$tmp/out") bytes"
 [ "$(grep -c 'cut: 1000000' "$tmp/out")" -eq 2 ] || fail "10 MB names: not two groups, each marked cut"
 
+# --- A second jobqueProfile or traceEvents array is a warning, at any -j -----------------
+python3 - "$tmp/dup.json" << 'EOF'
+import json, sys
+events = [{"ph": "X", "pid": 1, "tid": 1, "name": "a%d" % (i % 5), "ts": i, "dur": 1} for i in range(3000)]
+profile = json.dumps({"version": 1, "categories": [], "markers": []})
+def array(evs): return "[" + ",\n".join(json.dumps(e) for e in evs) + "]"
+open(sys.argv[1], "w").write('{"jobqueProfile":%s,"traceEvents":%s,\n"traceEvents":%s,\n"jobqueProfile":%s}'
+                             % (profile, array(events), array(events[:100]), profile))
+EOF
+gzip -c "$tmp/dup.json" > "$tmp/dup.json.gz"
+for file in dup.json dup.json.gz; do
+  for j in 1 2; do
+    out=$(JQTRACE_MIN_PART_BYTES=4096 "$jqtrace" validate -j $j "$tmp/$file" 2>&1)
+    expect_status "validate -j $j $file with two profiles and two arrays" 0 $?
+    if ! grep -q ":3001:15: warning: a second traceEvents array: its events are read as well \[duplicate-root-key\]" <<< "$out" ||
+       ! grep -q ":3101:17: warning: a second jobqueProfile: it replaces the first \[duplicate-root-key\]" <<< "$out"; then
+      fail "validate -j $j $file: the second traceEvents and jobqueProfile not warned of: $out"
+    fi
+  done
+done
+"$gen" --workers 2 --tokens 3 --layers 4 --seed 3 | JQTRACE_MIN_PART_BYTES=4096 "$jqtrace" validate -j 2 - 2>&1 |
+  grep -q duplicate-root-key && fail "a generated trace read in parts: a prefix taken for a second traceEvents"
+
 # --- A closed pipe ends jqtrace quietly, not by SIGPIPE -----------------------------------
 "$gen" --workers 3 --tokens 20 --layers 20 --seed 5 -o "$tmp/p.json"
 "$jqtrace" window --us 0 1e9 "$tmp/p.json" 2> "$tmp/err" | head -c 10 > /dev/null
