@@ -272,6 +272,10 @@ std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status) {
       out->temporary_ = temporary;
       out->file_ = ::fdopen(fd, "w");
       if (!out->file_) ::close(fd);
+    } else if (exists && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+      // A file we may write in a folder we may not: written in place, as before (no
+      // temporary name to rename from).
+      out->file_ = std::fopen(out->target_.c_str(), "w");
     }
   }
   if (!out->file_) {
