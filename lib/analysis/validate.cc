@@ -70,13 +70,25 @@ std::string event_count(uint32_t events) {
   return std::to_string(events) + (events == ChainCheck::kMaxEvents ? " or more" : "");
 }
 
-/// 72 bytes, its label made when a message needs it (a trace of a million one-span lanes
+/// An X span as the overlap check keeps it: where it lies and where it is in the file.
+struct SpanAt {
+  int64_t ts = 0, end = 0;
+  uint64_t offset = 0;
+};
+
+/// 128 bytes, its label made when a message needs it (a trace of a million one-span lanes
 /// kept a million labels, 32 bytes each and more for long string ids).
 struct LaneCheck {
   ProcessId pid, tid;
   uint64_t first = 0;  ///< offset of the lane's first event
   int64_t last_end = 0;
   uint64_t spans = 0;
+  /// The overlap check: the lane's first and last X span (in file order), and the spans
+  /// that start inside the X span before them and end after it (count, first offset).
+  SpanAt first_x;
+  int64_t last_x_ts = 0, last_x_end = 0;
+  uint64_t overlaps = 0, first_overlap = 0;
+  bool has_x = false;
   bool timed = false;
   /// File offsets of the lane's B and E events: made at the first one (jobque traces have
   /// none), so that the lane stays small where every event touches it.
@@ -87,7 +99,7 @@ struct LaneCheck {
     return *begin_ends;
   }
 };
-static_assert(sizeof(LaneCheck) <= 72);
+static_assert(sizeof(LaneCheck) <= 128);
 
 struct FirstSeen {
   uint64_t first = 0;  ///< offset
@@ -220,6 +232,9 @@ class Validator final : public EventSink, public DiagnosticSink {
     if (profiles_.size() > 1)
       defer(make_diagnostic("duplicate-root-key", "a second jobqueProfile: it replaces the first", profiles_[1]));
     result_->jobque = jobque_ || profile_.present;
+    // Generic traces only: their self times depend on nesting. A jobque lane's spans follow
+    // one another, and the tracer's clock lets one start a few ns before the last ends.
+    if (!result_->jobque) check_overlaps();
     if (result_->jobque) {
       // A cut-off file loses publishes and lane ends to the cut, not to full rings.
       if (!truncated_) check_chains();
@@ -265,6 +280,19 @@ class Validator final : public EventSink, public DiagnosticSink {
       if (p.begin_ends)
         c.pairing().absorb(std::move(*p.begin_ends), [&](uint64_t, uint64_t end) { withdrawn->push_back(end); });
       c.spans += p.spans;
+      // The later part's first X span follows this part's last: one pass compared them.
+      if (c.has_x && p.has_x && overlaps_without_nesting(c.last_x_ts, c.last_x_end, p.first_x))
+        note_overlap(c, p.first_x.offset);
+      if (p.overlaps) {
+        if (c.overlaps == 0) c.first_overlap = p.first_overlap;
+        c.overlaps += p.overlaps;
+      }
+      if (p.has_x) {
+        if (!c.has_x) c.first_x = p.first_x;
+        c.last_x_ts = p.last_x_ts;
+        c.last_x_end = p.last_x_end;
+        c.has_x = true;
+      }
       if (p.timed) {
         c.last_end = c.timed ? std::max(c.last_end, p.last_end) : p.last_end;
         c.timed = true;
@@ -333,8 +361,25 @@ class Validator final : public EventSink, public DiagnosticSink {
     return &lanes_[at];
   }
 
+  /// Spans on one lane nest or follow each other; one that starts inside the span before it
+  /// and ends after it does neither (self times then give the overlap to the later one).
+  static bool overlaps_without_nesting(int64_t before_ts, int64_t before_end, const SpanAt& s) {
+    return s.ts > before_ts && s.ts < before_end && s.end > before_end;
+  }
+  static void note_overlap(LaneCheck& lane, uint64_t offset) {
+    if (lane.overlaps++ == 0) lane.first_overlap = offset;
+  }
+
   void span(const RawEvent& e, LaneCheck* lane) {
     ++lane->spans;
+    if (e.has_ts && e.has_dur && e.dur_ns >= 0) {
+      SpanAt s{e.ts_ns, e.ts_ns + e.dur_ns, e.offset};
+      if (!lane->has_x) lane->first_x = s;
+      else if (overlaps_without_nesting(lane->last_x_ts, lane->last_x_end, s)) note_overlap(*lane, e.offset);
+      lane->last_x_ts = s.ts;
+      lane->last_x_end = s.end;
+      lane->has_x = true;
+    }
     bool jobque_name = span_names_.chained(e.name);
     if (!jobque_name) return;
     bool any = e.has_stage || e.has_arg || e.has_chain || (e.problems & (kStageBad | kArgBad | kChainBad));
@@ -459,6 +504,18 @@ class Validator final : public EventSink, public DiagnosticSink {
                                  std::to_string(seen.count) + " publishes; shown as '" + legacy_tag_name(tag) + "')",
                              seen.first));
     }
+  }
+
+  void check_overlaps() {
+    for (const LaneCheck& lane : lanes_)
+      if (lane.overlaps)
+        defer(make_diagnostic("overlapping-spans",
+                              (lane.overlaps == 1 ? std::string("an X span on lane ") + label(lane) +
+                                                        " starts inside the span before it and ends after it"
+                                                  : std::to_string(lane.overlaps) + " X spans on lane " + label(lane) +
+                                                        " start inside the span before them and end after it") +
+                                  " (neither nested nor following: self times give the overlap to the later span)",
+                              lane.first_overlap));
   }
 
   void check_lanes() {

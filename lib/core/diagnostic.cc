@@ -28,6 +28,8 @@ const std::vector<RuleInfo>& rules() {
       {"bad-string", Severity::error, "a string is not valid UTF-8 or holds a NUL (read with U+FFFD instead)"},
       {"unknown-metadata", Severity::warning, "a metadata event with a name jqtrace does not know"},
       {"unclosed-begin", Severity::warning, "a B event never closed by an E on its lane"},
+      {"overlapping-spans", Severity::warning,
+       "an X span starts inside the X span before it on its lane and ends after it (they neither nest nor follow)"},
       {"unmatched-end", Severity::warning, "an E event with no open B on its lane"},
       // jobque
       {"profile-shape", Severity::error, "jobqueProfile is not shaped as the tracer writes it"},

@@ -209,6 +209,26 @@ done
 "$gen" --workers 2 --tokens 3 --layers 4 --seed 3 | JQTRACE_MIN_PART_BYTES=4096 "$jqtrace" validate -j 2 - 2>&1 |
   grep -q duplicate-root-key && fail "a generated trace read in parts: a prefix taken for a second traceEvents"
 
+# --- X spans that overlap without nesting: a validate warning, the same at any -j ----------
+# 40 lanes, every 7th span on a lane starting inside the one before and ending after it.
+awk 'BEGIN { printf "{\"traceEvents\":[\n";
+  for (i = 0; i < 4000; i++) { lane = i % 40; k = int(i / 40); ts = k * 100 + ((k % 7 == 3) ? -70 : 0);
+    printf "{\"ph\":\"X\",\"name\":\"s\",\"cat\":\"c\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":60},\n", lane, ts }
+  printf "{\"ph\":\"X\",\"name\":\"s\",\"pid\":1,\"tid\":0,\"ts\":100000,\"dur\":1}]}\n" }' > "$tmp/overlaps.json"
+gzip -c "$tmp/overlaps.json" > "$tmp/overlaps.json.gz"
+serial=$("$jqtrace" validate -j 1 "$tmp/overlaps.json" 2>&1)
+[ "$(grep -c 'X spans on lane .* start inside the span before them and end after it' <<< "$serial")" -eq 40 ] ||
+  fail "overlapping X spans: not one warning a lane: $(head -3 <<< "$serial")"
+grep -q "^$tmp/overlaps.json:[0-9]*:1: warning: 14 X spans on lane 1:0 " <<< "$serial" ||
+  fail "overlapping X spans: lane 1:0 does not count 14: $(grep '1:0 ' <<< "$serial")"
+for file in overlaps.json overlaps.json.gz; do
+  for j in 2 3; do
+    got=$(JQTRACE_MIN_PART_BYTES=4096 "$jqtrace" validate -j $j "$tmp/$file" 2>&1)
+    [ "$(sed 's/\.gz:/:/' <<< "$got")" = "$serial" ] || fail "overlapping X spans: validate -j $j $file differs from -j 1"
+  done
+done
+"$jqtrace" validate -q samples/chrome-small.json > /dev/null 2>&1 || fail "chrome-small.json is no longer valid"
+
 # --- A closed pipe ends jqtrace quietly, not by SIGPIPE -----------------------------------
 "$gen" --workers 3 --tokens 20 --layers 20 --seed 5 -o "$tmp/p.json"
 "$jqtrace" window --us 0 1e9 "$tmp/p.json" 2> "$tmp/err" | head -c 10 > /dev/null
