@@ -65,6 +65,7 @@ grep -q "^events " "$tmp/stats.txt" || fail "-o through a link did not write the
 # --- A failed write leaves the old file as it was and no partial file (a full disk) -------
 "$gen" --workers 3 --tokens 12 --layers 8 --seed 4 -o "$tmp/big.json"  # ~550 KB: more than the disk holds
 if mkdir "$tmp/small" && mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2> /dev/null; then
+  trap 'umount "$tmp/small" 2> /dev/null; rm -rf "$tmp"' EXIT  # never leave the mount behind
   echo "previous" > "$tmp/small/w.json"
   "$jqtrace" window --us 0 1e9 "$tmp/big.json" -o "$tmp/small/w.json" > /dev/null 2> "$tmp/err"
   expect_status "window -o on a full disk" 3 $?
