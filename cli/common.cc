@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include "parallel.h"
+#include "paths.h"
 #include "timings.h"
 #include "trace.h"
 
@@ -208,16 +209,6 @@ namespace {
 
 /// (device, inode) of every regular file opened as a trace.
 std::vector<std::pair<dev_t, ino_t>> g_input_files;
-
-std::string directory_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string base_name(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 mode_t creation_mode() {
   mode_t mask = ::umask(0);

@@ -102,7 +102,7 @@ class Output {
   std::FILE* file_ = nullptr;
   bool owned_ = false;
   bool color_ = false;
-  int failure_status_ = 3;
+  int failure_status_ = kInput;
   std::string path_;       ///< the -o path as given (messages)
   std::string target_;     ///< the file the rename replaces: the path, its links resolved
   std::string temporary_;  ///< written until close(); empty when writing the path directly
@@ -110,7 +110,7 @@ class Output {
 
 /// Every regular file opened as a trace is noted, so that no -o can overwrite one.
 void note_input_file(const struct stat& st);
-/// The input file (dev, inode) st is, or nullptr.
+/// True when st is (device and inode) a file opened as a trace.
 bool is_input_file(const struct stat& st);
 
 /// Opens FILE or "-" once: every read of it takes its bytes from the Input. On failure

@@ -108,11 +108,10 @@ void UnitsTable::sort_slowest_first() {
   sorted.units.reserve(s.units.size());
   sorted.shares.reserve(s.shares.size());
   for (std::size_t r : order) {
-    std::size_t to = r + 1 < s.units.size() ? s.units[r + 1].shares_from : s.shares.size();
     sorted.units.push_back(s.units[r]);
     sorted.units.back().shares_from = sorted.shares.size();
     sorted.shares.insert(sorted.shares.end(), s.shares.begin() + static_cast<std::ptrdiff_t>(s.units[r].shares_from),
-                         s.shares.begin() + static_cast<std::ptrdiff_t>(to));
+                         s.shares.begin() + static_cast<std::ptrdiff_t>(s.shares_end(r)));
   }
   s = std::move(sorted);
 }
@@ -154,11 +153,9 @@ Table UnitsTable::finish() && {
   std::shared_ptr<Stored> stored = stored_;
   for (auto& [slot, share] : stored->shares) slot = column_of[slot];
   for (std::size_t r = 0; r < stored->units.size(); ++r) {
-    auto from = stored->shares.begin() + static_cast<std::ptrdiff_t>(stored->units[r].shares_from);
-    auto to = r + 1 < stored->units.size()
-                  ? stored->shares.begin() + static_cast<std::ptrdiff_t>(stored->units[r + 1].shares_from)
-                  : stored->shares.end();
-    std::sort(from, to, [](const auto& x, const auto& y) { return x.first < y.first; });
+    auto at = [&](std::size_t k) { return stored->shares.begin() + static_cast<std::ptrdiff_t>(k); };
+    std::sort(at(stored->units[r].shares_from), at(stored->shares_end(r)),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
   }
   table_.made_rows = stored->units.size();
   std::size_t columns = table_.columns.size();
@@ -167,8 +164,7 @@ Table UnitsTable::finish() && {
     row = {u.index, u.arg, ns(u.lo), ns(u.hi), ns(u.hi - u.lo)};
     add_range_totals(row, u.events, u.busy_ns, u.wait_ns, u.idle_pct, u.parallelism, u.publishes);
     row.resize(columns, 0.0);  // the shares: 0% unless stored
-    std::size_t to = r + 1 < stored->units.size() ? stored->units[r + 1].shares_from : stored->shares.size();
-    for (std::size_t k = u.shares_from; k < to; ++k) row[stored->shares[k].first] = stored->shares[k].second;
+    for (std::size_t k = u.shares_from; k < stored->shares_end(r); ++k) row[stored->shares[k].first] = stored->shares[k].second;
   };
   return std::move(table_);
 }

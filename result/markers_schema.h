@@ -59,6 +59,10 @@ class UnitsTable {
   struct Stored {
     std::vector<UnitNumbers> units;
     std::vector<std::pair<std::size_t, double>> shares;  ///< (slot, then column; share %)
+    /// Unit r's shares are shares[units[r].shares_from, shares_end(r)).
+    std::size_t shares_end(std::size_t r) const {
+      return r + 1 < units.size() ? units[r + 1].shares_from : shares.size();
+    }
   };
 
   std::vector<std::string> share_order_;

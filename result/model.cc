@@ -16,12 +16,7 @@ const Row& Table::row(std::size_t r, Row& scratch) const {
     make_row(r, scratch);
     return scratch;
   }
-  if (tail_from == SIZE_MAX) return rows[r];
-  scratch.assign(rows[r].begin(), rows[r].end());
-  scratch.resize(columns.size(), tail_fill);
-  if (r < tail.size())
-    for (const auto& [column, value] : tail[r]) scratch[column] = value;
-  return scratch;
+  return rows[r];
 }
 
 const Table* Document::delimited() const {

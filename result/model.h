@@ -114,15 +114,9 @@ struct Table {
   bool checklist = false;           ///< gates: Markdown writes "- [x] expr" lines
   bool in_json = true;              ///< false: a view for people only (its data is in fields)
   bool in_text = true;              ///< false: JSON only
-  /// Columns from tail_from on hold mostly one value (a unit's share of each of 5,000
-  /// categories, nearly all 0%: whole rows took 5.4 GB for 20,000 units). Then rows end
-  /// at tail_from, each row's other cells are in tail[row] as (column, value) in column
-  /// order, and every cell not there is tail_fill. Read rows through row().
-  std::size_t tail_from = SIZE_MAX;  ///< SIZE_MAX: every row is whole
-  Value tail_fill;
-  std::vector<std::vector<std::pair<std::size_t, Value>>> tail;
-  /// Rows made as they are read, for tables of a row per lane: held as cells, a million
-  /// lanes' rows took 160 bytes each. When set, `rows` stays empty and the table has
+  /// Rows made as they are read, for tables of a row per lane, kind or unit: held as
+  /// cells, a million lanes' rows took 160 bytes each (and a unit's shares of 5,000
+  /// categories, nearly all 0%, 5.4 GB for 20,000 units). When set, `rows` stays empty and the table has
   /// made_rows rows, row r made by make_row(r, row); what it reads must outlive the table.
   std::function<void(std::size_t r, Row& row)> make_row;
   std::size_t made_rows = 0;
@@ -135,8 +129,7 @@ struct Table {
     return columns.size() - 1;
   }
   std::size_t row_count() const { return make_row ? made_rows : rows.size(); }
-  /// Row r with every column: rows[r] itself, or rows[r] and its tail made whole in
-  /// scratch, or the row make_row makes in scratch.
+  /// Row r with every column: rows[r] itself, or the row make_row makes in scratch.
   const Row& row(std::size_t r, Row& scratch) const;
 };
 

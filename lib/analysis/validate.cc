@@ -169,9 +169,8 @@ class Validator final : public EventSink, public DiagnosticSink {
     for (const auto& [name, seen] : later.global_instants_) merge_first_seen(global_instants_[names[name]], seen);
     for (const auto& [tag, seen] : later.tags_) merge_first_seen(tags_[tag], seen);
     if (later.profile_.present) profile_ = later.profile_;
-    for (auto [into, from] : {std::pair{&events_arrays_, &later.events_arrays_}, std::pair{&profiles_, &later.profiles_}})
-      for (uint64_t at : *from)
-        if (into->size() < 2) into->push_back(at);
+    for (uint64_t at : later.events_arrays_) note_first_two(events_arrays_, at);
+    for (uint64_t at : later.profiles_) note_first_two(profiles_, at);
     window_ = window_ || later.window_;
     jobque_ = jobque_ || later.jobque_;
     if (later.have_time_) {
@@ -186,7 +185,9 @@ class Validator final : public EventSink, public DiagnosticSink {
   void on_profile(const JobqueProfile& p) override { profile_ = p; }
   /// Where the first two traceEvents arrays and jobqueProfiles start (a second is warned of).
   void on_root_member(RootMember m, uint64_t offset) override {
-    std::vector<uint64_t>& seen = m == RootMember::events ? events_arrays_ : profiles_;
+    note_first_two(m == RootMember::events ? events_arrays_ : profiles_, offset);
+  }
+  static void note_first_two(std::vector<uint64_t>& seen, uint64_t offset) {
     if (seen.size() < 2) seen.push_back(offset);
   }
   /// A window jqtrace cut: its lanes end at the cut on purpose.

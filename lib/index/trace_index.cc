@@ -18,6 +18,7 @@
 
 #include "jobque.h"
 #include "parallel.h"
+#include "paths.h"
 #include "line_index.h"
 #include "raw_input.h"
 
@@ -483,8 +484,7 @@ std::string cached_index_path(const std::string& trace_path) {
   std::string dir = cache_directory();
   if (dir.empty()) return "";
   std::string abs = absolute(trace_path);
-  auto slash = abs.rfind('/');
-  std::string base = abs.substr(slash + 1);
+  std::string base = base_name(abs);
   uint32_t hash = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(abs.data()), static_cast<uInt>(abs.size())));
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", hash);
@@ -995,9 +995,7 @@ bool parse_index(std::string_view bytes, TraceIndex* index, std::string* why) {
 
 std::string index_path_for_writing(const std::string& trace_path) {
   std::string beside = trace_path + ".jqx";
-  auto slash = trace_path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : trace_path.substr(0, slash);
-  if (::access(dir.c_str(), W_OK) == 0) return beside;
+  if (::access(directory_of(trace_path).c_str(), W_OK) == 0) return beside;
   return cached_index_path(trace_path);
 }
 

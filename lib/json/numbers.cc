@@ -34,8 +34,7 @@ NumberStatus parse_decimal_scaled(std::string_view text, int scale, ScaledDecima
   int64_t exponent = scale;
   // value = (mantissa + 0.<dropped digits>) * 10^exponent
   bool dropped_nonzero = false;  // a digit past the 19th that is not 0
-  bool dropped_half = false;     // the first digit past the 19th is 5 or more
-  bool any_dropped = false;
+  char first_dropped = 0;        // the 20th significant digit (0: none): from '5', the 19 round up
   auto take = [&](char c, bool fractional) {
     if (kept == 0 && c == '0') {
       if (fractional) --exponent;
@@ -47,9 +46,8 @@ NumberStatus parse_decimal_scaled(std::string_view text, int scale, ScaledDecima
       if (fractional) --exponent;
     } else {
       if (!fractional) ++exponent;
-      if (!any_dropped) dropped_half = c >= '5';
+      if (!first_dropped) first_dropped = c;
       dropped_nonzero |= c != '0';
-      any_dropped = true;
     }
   };
   for (; p != end && is_digit(*p); ++p) take(*p, false);
@@ -74,7 +72,7 @@ NumberStatus parse_decimal_scaled(std::string_view text, int scale, ScaledDecima
     magnitude = 0;
   } else if (exponent >= 0) {
     if (exponent > 19) return NumberStatus::out_of_range;
-    magnitude = mantissa + (exponent == 0 && dropped_half ? 1 : 0);  // (past 0, 19 digits are out of range)
+    magnitude = mantissa + (exponent == 0 && first_dropped >= '5' ? 1 : 0);  // (past 0, 19 digits are out of range)
     for (int64_t i = 0; i < exponent; ++i) {
       if (magnitude >= kMaxScaled / 10) return NumberStatus::out_of_range;
       magnitude *= 10;
@@ -96,14 +94,17 @@ NumberStatus parse_decimal_scaled(std::string_view text, int scale, ScaledDecima
   return NumberStatus::ok;
 }
 
-}  // namespace
-
-NumberStatus detail::parse_us_to_ns_slow(std::string_view text, int64_t* ns) {
+/// A number times 10^scale, rounded: microseconds (3) or milliseconds (6) to nanoseconds.
+NumberStatus parse_scaled(std::string_view text, int scale, int64_t* out) {
   ScaledDecimal d;
-  NumberStatus st = parse_decimal_scaled(text, 3, &d);
-  if (st == NumberStatus::ok) *ns = d.value;
+  NumberStatus st = parse_decimal_scaled(text, scale, &d);
+  if (st == NumberStatus::ok) *out = d.value;
   return st;
 }
+
+}  // namespace
+
+NumberStatus detail::parse_us_to_ns_slow(std::string_view text, int64_t* ns) { return parse_scaled(text, 3, ns); }
 
 NumberStatus detail::parse_integer_slow(std::string_view text, int64_t* value) {
   ScaledDecimal d;
@@ -114,12 +115,7 @@ NumberStatus detail::parse_integer_slow(std::string_view text, int64_t* value) {
   return NumberStatus::ok;
 }
 
-NumberStatus parse_ms_to_ns(std::string_view text, int64_t* ns) {
-  ScaledDecimal d;
-  NumberStatus st = parse_decimal_scaled(text, 6, &d);
-  if (st == NumberStatus::ok) *ns = d.value;
-  return st;
-}
+NumberStatus parse_ms_to_ns(std::string_view text, int64_t* ns) { return parse_scaled(text, 6, ns); }
 
 void format_ns_as_us(int64_t ns, char* out, std::size_t out_size) {
   const char* sign = ns < 0 ? "-" : "";
