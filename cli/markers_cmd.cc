@@ -73,7 +73,7 @@ int run_markers(const MarkersCommandOptions& o) {
     note_unit_rule(o.kind, rule, o.common);
     unsigned threads = worker_threads(o.common);
     SpanIndex index(trace, threads);
-    for_each_unit_row(trace, index, o.kind, rule.at, threads, [&](const UnitRow& row) { units.add(row); });
+    for_each_unit_row(trace, index, o.kind, unit_at_request(o.unit_at), threads, [&](const UnitRow& row) { units.add(row); });
   }
   std::vector<GateResult> results;
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);

@@ -51,6 +51,7 @@ struct Analysis {
   std::string file;
   RangeStats stats;
   std::vector<KindSummary> kinds;
+  UnitRequest unit_at;                ///< --unit-at: the kinds' units are cut by it
   std::vector<TimelineGroup> groups;  ///< the stats groups with their colours, for charts
   /// Each group's colour in every chart: shared colours shaded apart (shade_shared_colors).
   std::unordered_map<std::string, std::string> color_of;
@@ -327,7 +328,7 @@ ReportSection markers_section(const Analysis& a) {
   std::vector<std::vector<Unit>> charted_of_kind, slowest_of_kind;
   std::vector<std::size_t> units_in_kind;
   for (const KindSummary& k : charted_kinds) {
-    std::vector<Unit> units = k.count ? units_of(*a.trace, k.kind, k.rule.at) : std::vector<Unit>{};
+    std::vector<Unit> units = k.count ? units_of(*a.trace, k.kind, a.unit_at) : std::vector<Unit>{};
     units_in_kind.push_back(units.size());
     charted_of_kind.push_back(chart_units(units));
     slowest_of_kind.push_back(slowest_units(std::move(units)));
@@ -449,7 +450,7 @@ ReportSection timelines_section(const Analysis& a) {
     body += "<p>" + result::xml_escape(fmt::format("The {} kinds of {} with the most markers.", drawn.size(), with_units)) + "</p>\n";
   for (std::size_t k = 0; k < drawn.size(); ++k) {
     const KindSummary& kind = *drawn[k];
-    std::vector<Unit> units = units_of(*a.trace, kind.kind, kind.rule.at);
+    std::vector<Unit> units = units_of(*a.trace, kind.kind, a.unit_at);
     if (units.empty()) continue;
     body += "<h3>" + result::xml_escape(fmt::format("{} ({})", kind.kind, result::unit_rule_text(kind.rule))) + "</h3>\n";
     std::size_t drawn_unit = SIZE_MAX;
@@ -519,7 +520,8 @@ int run_report(const ReportCommandOptions& o) {
     a.groups.push_back({g.name, a.color(g), g.share_pct});
   shade_shared_colors(a.groups, trace, stats.by);
   for (const TimelineGroup& g : a.groups) a.color_of.emplace(g.name, g.color);
-  a.kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), stats.quantiles);
+  a.unit_at = unit_at_request(o.scope.unit_at);
+  a.kinds = summarize_kinds(trace, a.unit_at, stats.quantiles);
   warn_ambiguous_kinds(a.kinds, o.common);
   std::vector<GateResult> results;
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);

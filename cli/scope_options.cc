@@ -64,15 +64,21 @@ void add_scope_options(CLI::App& cmd, ScopeOptions& opts) {
 void add_unit_at_option(CLI::App& cmd, std::string& unit_at) {
   cmd.add_option("--unit-at", unit_at,
                  "Where a marker stands in its unit: start (unit N runs from marker N to the next), end (from the "
-                 "previous marker to marker N) or auto (end when the markers look like closers)")
-      ->check(CLI::IsMember({"start", "end", "auto"}))
-      ->option_text("start|end|auto")
+                 "previous marker to marker N) or auto (decided per kind from the trace); or a rule per kind, "
+                 "e.g. token=end,layer=start")
+      ->check([](const std::string& text) {
+        UnitRequest request;
+        std::string error;
+        return parse_unit_request(text, &request, &error) ? std::string() : error;
+      })
+      ->option_text("start|end|auto|KIND=RULE,...")
       ->default_str("auto");
 }
 
-UnitAtRequest unit_at_request(const std::string& unit_at) {
-  UnitAtRequest request = UnitAtRequest::automatic;
-  parse_unit_at(unit_at, &request);  // CLI11 checked the value
+UnitRequest unit_at_request(const std::string& unit_at) {
+  UnitRequest request;
+  std::string error;
+  parse_unit_request(unit_at, &request, &error);  // CLI11 checked the value
   return request;
 }
 
@@ -93,18 +99,25 @@ QuantileMethod quantile_method(const std::string& text) {
 
 void note_unit_rule(const std::string& kind, const UnitRule& rule, const CommonOptions& common) {
   static std::set<std::string> said;
-  if (!rule.automatic || common.quiet || !said.insert(kind + unit_at_name(rule.at)).second) return;
+  if (common.quiet || !said.insert(kind + unit_at_name(rule.at)).second) return;
+  if (rule.lane_stopped)
+    fmt::print(stderr,
+               "jqtrace: warning: the lane holding the '{}' markers stopped recording at {} us (its ring filled); "
+               "its units end there, and the work of the other lanes after it is in none of them\n",
+               kind, us_text(rule.stop_ns));
+  if (!rule.automatic) return;
+  std::string nested = rule.nested_in.empty() ? "" : fmt::format(", nested in '{}'", rule.nested_in);
   if (rule.ambiguous) {
     fmt::print(stderr,
-               "jqtrace: warning: where '{}' markers stand in their units is ambiguous ({}: neither clearly longer); "
-               "taken as start, the viewer's rule; give --unit-at start or end (gates and baselines on these units "
-               "need it)\n",
-               kind, unit_rule_evidence(rule));
+               "jqtrace: warning: where '{}' markers stand in their units is ambiguous ({}: no clear evidence either "
+               "way){}; taken as start, the viewer's rule; give --unit-at start or end (gates and baselines on these "
+               "units need it)\n",
+               kind, unit_rule_evidence(rule), nested);
     return;
   }
   const char* other = rule.at == UnitAt::start ? "end" : "start";
-  fmt::print(stderr, "jqtrace: units of '{}' {} at their markers (--unit-at auto: {}; --unit-at {} overrides)\n", kind,
-             unit_at_name(rule.at), unit_rule_evidence(rule), other);
+  fmt::print(stderr, "jqtrace: units of '{}' {} at their markers{} (--unit-at auto: {}; --unit-at {}={} overrides)\n",
+             kind, unit_at_name(rule.at), nested, unit_rule_evidence(rule), kind, other);
 }
 
 void warn_ambiguous_kinds(const std::vector<KindSummary>& kinds, const CommonOptions& common) {

@@ -19,14 +19,14 @@ struct ScopeOptions {
   std::vector<std::string> marker;  ///< KIND, N[..M]
   std::vector<std::string> ms;      ///< LO, HI
   std::vector<std::string> us;      ///< LO, HI
-  std::string unit_at = "auto";     ///< start, end or auto
+  std::string unit_at = "auto";     ///< start, end or auto, or KIND=RULE,...
 };
 
 void add_scope_options(CLI::App& cmd, ScopeOptions& opts);
 
 /// --unit-at alone (markers, which has no range options).
 void add_unit_at_option(CLI::App& cmd, std::string& unit_at);
-UnitAtRequest unit_at_request(const std::string& unit_at);
+UnitRequest unit_at_request(const std::string& unit_at);
 
 /// --quantiles inclusive|exclusive, defaulting to `fallback`.
 void add_quantiles_option(CLI::App& cmd, std::string& text, QuantileMethod fallback);

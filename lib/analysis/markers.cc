@@ -7,20 +7,21 @@
 
 namespace jqtrace {
 
-std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_at, QuantileMethod quantiles) {
+std::vector<KindSummary> summarize_kinds(const Trace& trace, const UnitRequest& unit_at, QuantileMethod quantiles) {
   PhaseClock clock("markers", PhaseKind::serial);
   std::vector<KindSummary> out;
   std::vector<std::string> kinds = marker_kinds(trace);
-  Range whole = whole_trace(trace);
+  UnitPlanner planner(trace, unit_at);
   out.reserve(kinds.size());
   for_each_kind_markers(trace, kinds, [&](std::size_t i, const Markers& markers) {
     KindSummary k;
     k.kind = std::move(kinds[i]);
-    k.rule = unit_rule(markers, whole, unit_at);
-    k.count = markers.ts.size();  // a unit a marker
+    KindUnits plan = planner.plan(k.kind, markers);
+    k.rule = plan.rule;
     DurationSample durations;
-    durations.reserve(k.count);
-    for_each_unit(markers, whole, k.rule.at, [&](std::size_t, Range r) { durations.add(r.length()); });
+    durations.reserve(markers.size());
+    for_each_unit(markers, plan, [&](std::size_t, std::size_t, Range r) { durations.add(r.length()); });
+    k.count = durations.size();  // a unit a marker (but those at a window's edges)
     if (k.count) {
       k.first_ns = markers.ts.front();
       k.last_ns = markers.ts.back();
@@ -31,14 +32,14 @@ std::vector<KindSummary> summarize_kinds(const Trace& trace, UnitAtRequest unit_
   return out;
 }
 
-std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind, UnitAt at,
-                               unsigned threads) {
-  return unit_rows_of(trace, index, units_of(trace, kind, at), threads);
+std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind,
+                               const UnitRequest& unit_at, unsigned threads) {
+  return unit_rows_of(trace, index, units_of(trace, kind, unit_at), threads);
 }
 
-void for_each_unit_row(const Trace& trace, const SpanIndex& index, std::string_view kind, UnitAt at, unsigned threads,
-                       const std::function<void(const UnitRow&)>& add, std::size_t units_per_block) {
-  std::vector<Unit> units = units_of(trace, kind, at);
+void for_each_unit_row(const Trace& trace, const SpanIndex& index, std::string_view kind, const UnitRequest& unit_at,
+                       unsigned threads, const std::function<void(const UnitRow&)>& add, std::size_t units_per_block) {
+  std::vector<Unit> units = units_of(trace, kind, unit_at);
   std::size_t block = std::max<std::size_t>(units_per_block, 1);
   for (std::size_t from = 0; from < units.size(); from += block) {
     auto first = units.begin() + static_cast<std::ptrdiff_t>(from);

@@ -21,14 +21,14 @@ int64_t total(const std::vector<int64_t>& v) {
 
 }  // namespace
 
-void add_unit_samples(const Trace& trace, const SpanIndex& index, UnitAtRequest unit_at, unsigned threads,
+void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequest& unit_at, unsigned threads,
                       std::vector<KindSamples>* pooled) {
   // One pass sorts the instants by kind, and the pooled kinds are found by name: a trace
   // can have a kind an instant, and a pass (or a search of the pooled kinds) a kind would
   // make that quadratic.
   std::map<std::string, std::size_t> pooled_at;
   for (std::size_t i = 0; i < pooled->size(); ++i) pooled_at.emplace((*pooled)[i].kind, i);
-  Range whole = whole_trace(trace);
+  UnitPlanner planner(trace, unit_at);
   std::vector<std::string> kinds = marker_kinds(trace);
   for_each_kind_markers(trace, kinds, [&](std::size_t kind_index, const Markers& markers) {
     if (markers.ts.empty()) return;  // a registered kind with no marker here
@@ -36,11 +36,11 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, UnitAtRequest 
     auto [at, added] = pooled_at.try_emplace(kind, pooled->size());
     if (added) pooled->push_back({kind, false, {}, {}});
     KindSamples& k = (*pooled)[at->second];
-    UnitRule rule = unit_rule(markers, whole, unit_at);
-    k.ambiguous = k.ambiguous || rule.ambiguous;
+    KindUnits plan = planner.plan(kind, markers);
+    k.ambiguous = k.ambiguous || plan.rule.ambiguous;
     // A block of units at a time, as for_each_unit_row measures them: a unit's stats are
     // ~300 bytes a category, and a kind can have tens of thousands of units.
-    std::vector<Unit> units = cut_units(markers, whole, rule.at);
+    std::vector<Unit> units = cut_units(markers, plan);
     constexpr std::size_t kBlock = 1024;
     for (std::size_t from = 0; from < units.size(); from += kBlock) {
       auto first = units.begin() + static_cast<std::ptrdiff_t>(from);

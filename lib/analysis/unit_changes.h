@@ -29,7 +29,7 @@ struct KindSamples {
 
 /// Adds the units of every marker kind of trace (its rule: the request's, or auto's) to
 /// pooled, kind by kind, on `threads` threads.
-void add_unit_samples(const Trace& trace, const SpanIndex& index, UnitAtRequest unit_at, unsigned threads,
+void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequest& unit_at, unsigned threads,
                       std::vector<KindSamples>* pooled);
 
 /// The group of a kind's own row: the units' durations.

@@ -33,6 +33,40 @@ std::string json_quote(std::string_view text) {
   return out + "\"";
 }
 
+/// "units":{"token":"end","layer":"start in token"}: the rules a window's source cut its
+/// units by (a value that says neither start nor end is passed over).
+std::vector<WindowRecord::KindRule> interpret_unit_rules(const JsonValue* units) {
+  std::vector<WindowRecord::KindRule> rules;
+  if (!units || units->kind != JsonValue::Kind::object) return rules;
+  for (const auto& [kind, v] : units->members) {
+    if (v.kind != JsonValue::Kind::string) continue;
+    std::string_view text = v.text;
+    WindowRecord::KindRule rule{kind, false, ""};
+    std::size_t in = text.find(" in ");
+    std::string_view at = text.substr(0, in);
+    if (at != "start" && at != "end") continue;
+    rule.at_end = at == "end";
+    if (in != std::string_view::npos) rule.nested_in = std::string(text.substr(in + 4));
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+/// ,"units":{...} ("" when no kind is recorded).
+std::string unit_rules_json(const std::vector<WindowRecord::KindRule>& units) {
+  if (units.empty()) return "";
+  std::string json = ",\"units\":{";
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    std::string rule = units[i].at_end ? "end" : "start";
+    if (!units[i].nested_in.empty()) rule += " in " + units[i].nested_in;
+    if (i) json += ',';
+    json += json_quote(units[i].kind);
+    json += ':';
+    json += json_quote(rule);
+  }
+  return json + "}";
+}
+
 }  // namespace
 
 WindowRecord interpret_window_record(const JsonValue& value) {
@@ -43,6 +77,7 @@ WindowRecord interpret_window_record(const JsonValue& value) {
   r.source = string_member(value, "source");
   r.scope = string_member(value, "scope");
   if (r.scope.empty()) r.scope = "window";
+  r.units = interpret_unit_rules(value.member("units"));
   r.present = true;
   return r;
 }
@@ -50,7 +85,7 @@ WindowRecord interpret_window_record(const JsonValue& value) {
 std::string window_record_json(const WindowRecord& record) {
   return "{\"version\":1,\"source\":" + json_quote(record.source) + ",\"scope\":" + json_quote(record.scope) +
          ",\"lo_us\":" + us_text(record.lo_ns) + ",\"hi_us\":" + us_text(record.hi_ns) +
-         ",\"rebased_by_us\":" + us_text(record.rebased_by_ns) + "}";
+         ",\"rebased_by_us\":" + us_text(record.rebased_by_ns) + unit_rules_json(record.units) + "}";
 }
 
 }  // namespace jqtrace

@@ -5,9 +5,11 @@
 // "Windows") and validate knows its lanes end where the cut is, on purpose.
 //
 //   "jqtraceWindow":{"version":1,"source":"big.json","scope":"--marker token 3 --unit-at end",
-//                    "lo_us":9378.887,"hi_us":24619.743,"rebased_by_us":0}
+//                    "lo_us":9378.887,"hi_us":24619.743,"rebased_by_us":0,
+//                    "units":{"token":"end","layer":"start in token","step":"start"}}
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "json_value.h"
 
@@ -20,6 +22,14 @@ struct WindowRecord {
   int64_t lo_ns = 0;          ///< the scope's range in this file's clock
   int64_t hi_ns = 0;
   int64_t rebased_by_ns = 0;  ///< subtracted from every ts by --rebase (0: the source's clock)
+  /// How each marker kind's units were cut in the source (SPEC §2 "Units"): analyses of
+  /// the window cut theirs the same way ("units":{"token":"end","layer":"start in token"}).
+  struct KindRule {
+    std::string kind;
+    bool at_end = false;
+    std::string nested_in;  ///< "" when not nested
+  };
+  std::vector<KindRule> units;
 };
 
 /// Reads a jqtraceWindow value; not present (ignored) unless lo_us <= hi_us are numbers.

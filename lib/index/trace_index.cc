@@ -206,6 +206,12 @@ void put_window(Writer& w, const WindowRecord& x) {
   w.s(x.lo_ns);
   w.s(x.hi_ns);
   w.s(x.rebased_by_ns);
+  w.u(x.units.size());
+  for (const WindowRecord::KindRule& k : x.units) {
+    w.text(k.kind);
+    w.b(k.at_end);
+    w.text(k.nested_in);
+  }
 }
 
 void get_window(Reader& r, WindowRecord* x) {
@@ -215,6 +221,14 @@ void get_window(Reader& r, WindowRecord* x) {
   x->lo_ns = r.s();
   x->hi_ns = r.s();
   x->rebased_by_ns = r.s();
+  std::size_t units = r.count();
+  for (std::size_t i = 0; i < units && r.ok(); ++i) {
+    WindowRecord::KindRule k;
+    k.kind = r.text();
+    k.at_end = r.b();
+    k.nested_in = r.text();
+    x->units.push_back(std::move(k));
+  }
 }
 
 void put_lanes(Writer& w, const Trace& t) {
@@ -288,7 +302,10 @@ void put_skeleton(Writer& w, const Trace& t) {
   w.b(t.jobque);
   put_lanes(w, t);
   w.column(t.instants.ts, true);  // sorted by time
-  for (const IntColumn* c : {&t.instants.lane, &t.instants.name, &t.instants.arg, &t.instants.scope}) w.column(*c);
+  for (const IntColumn* c : {&t.instants.lane, &t.instants.name, &t.instants.arg, &t.instants.scope,
+                             &t.instants.quiet_before, &t.instants.quiet_after, &t.instants.busy_before,
+                             &t.instants.busy_after})
+    w.column(*c);
   w.column(t.counters.ts, true);  // in file order: mostly increasing
   for (const IntColumn* c : {&t.counters.lane, &t.counters.name}) w.column(*c);
   w.u(static_cast<uint64_t>(t.attribution));
@@ -328,6 +345,8 @@ bool names_in_range(const Trace& t) {
          lanes_within(t.counters.lane) && t.instants.lane.size() == t.instants.ts.size() &&
          t.instants.name.size() == t.instants.ts.size() && t.instants.arg.size() == t.instants.ts.size() &&
          t.instants.scope.size() == t.instants.ts.size() && t.counters.lane.size() == t.counters.ts.size() &&
+         t.instants.quiet_before.size() == t.instants.ts.size() && t.instants.quiet_after.size() == t.instants.ts.size() &&
+         t.instants.busy_before.size() == t.instants.ts.size() && t.instants.busy_after.size() == t.instants.ts.size() &&
          t.counters.name.size() == t.counters.ts.size();
 }
 
@@ -340,7 +359,10 @@ bool get_skeleton(Reader& r, Trace* t) {
   t->jobque = r.b();
   get_lanes(r, names, t);
   r.column(&t->instants.ts, true);
-  for (IntColumn* c : {&t->instants.lane, &t->instants.name, &t->instants.arg, &t->instants.scope}) r.column(c);
+  for (IntColumn* c : {&t->instants.lane, &t->instants.name, &t->instants.arg, &t->instants.scope,
+                       &t->instants.quiet_before, &t->instants.quiet_after, &t->instants.busy_before,
+                       &t->instants.busy_after})
+    r.column(c);
   r.column(&t->counters.ts, true);
   for (IntColumn* c : {&t->counters.lane, &t->counters.name}) r.column(c);
   uint64_t attribution = r.u();

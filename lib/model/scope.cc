@@ -21,45 +21,11 @@ bool parse_unit_at(std::string_view text, UnitAtRequest* request) {
   return true;
 }
 
-namespace {
-
-/// The median of the gaps between consecutive markers (sorted), in ns; the mean of the
-/// two middle gaps when their count is even.
-double median_gap(const std::vector<int64_t>& marker_ts) {
-  std::vector<int64_t> gaps;
-  gaps.reserve(marker_ts.size() - 1);
-  for (std::size_t i = 1; i < marker_ts.size(); ++i) gaps.push_back(marker_ts[i] - marker_ts[i - 1]);
-  std::sort(gaps.begin(), gaps.end());
-  std::size_t mid = gaps.size() / 2;
-  if (gaps.size() % 2) return static_cast<double>(gaps[mid]);
-  return (static_cast<double>(gaps[mid - 1]) + static_cast<double>(gaps[mid])) / 2.0;
-}
-
-/// True when a is clearly longer than b (see kClearRatio).
-bool clearly_longer(double a, double b) { return a >= kClearMinGaps && a >= kClearRatio * b; }
-
-}  // namespace
-
-UnitRule detect_unit_rule(const std::vector<int64_t>& marker_ts, Range whole) {
-  UnitRule rule;
-  rule.automatic = true;
-  if (marker_ts.empty()) return rule;
-  double gap = marker_ts.size() >= 2 ? median_gap(marker_ts) : 0.0;
-  if (gap <= 0) gap = static_cast<double>(whole.length());
-  double head = static_cast<double>(std::max<int64_t>(0, marker_ts.front() - whole.lo));
-  double tail = static_cast<double>(std::max<int64_t>(0, whole.hi - marker_ts.back()));
-  rule.measured = true;
-  rule.head_gaps = gap > 0 ? head / gap : 0.0;
-  rule.tail_gaps = gap > 0 ? tail / gap : 0.0;
-  if (clearly_longer(rule.head_gaps, rule.tail_gaps)) rule.at = UnitAt::end;
-  else if (!clearly_longer(rule.tail_gaps, rule.head_gaps)) rule.ambiguous = true;
-  return rule;
-}
-
 std::string unit_rule_evidence(const UnitRule& rule) {
   if (!rule.measured) return "";
-  char text[96];
-  std::snprintf(text, sizeof text, "head %.2f gaps, tail %.2f", rule.head_gaps, rule.tail_gaps);
+  char text[160];
+  std::snprintf(text, sizeof text, "head %.2f gaps, tail %.2f; evidence %lld start, %lld end", rule.head_gaps,
+                rule.tail_gaps, static_cast<long long>(rule.starts), static_cast<long long>(rule.closes));
   return text;
 }
 
@@ -70,9 +36,12 @@ std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule) {
 
 std::string unit_rule_label(const UnitRule& rule) {
   std::string label = unit_at_name(rule.at);
-  if (!rule.automatic) return label;
-  if (!rule.measured) return label + " (auto)";
-  return label + (rule.ambiguous ? " (auto, ambiguous: " : " (auto: ") + unit_rule_evidence(rule) + ")";
+  if (rule.recorded) label += " (the window's record)";
+  else if (rule.automatic && !rule.measured) label += " (auto)";
+  else if (rule.automatic)
+    label += (rule.ambiguous ? " (auto, ambiguous: " : " (auto: ") + unit_rule_evidence(rule) + ")";
+  if (!rule.nested_in.empty()) label += ", in " + rule.nested_in;
+  return label;
 }
 
 std::vector<std::string> marker_kinds(const Trace& trace) {
@@ -137,12 +106,18 @@ void for_each_kind_markers(const Trace& trace, const std::vector<std::string>& k
     if (uint32_t k = kind_at(trace, kind_of, i)) rows[next[k - 1]++] = i;
   std::vector<std::size_t>().swap(next);
   Markers m;  // one kind's at a time: a vector or two a kind cost ~110 bytes each of a million kinds
+  auto measured = [&](const IntColumn& c, std::size_t row) { return row < c.size() ? c[row] : -1; };
   for (std::size_t k = 0; k < kinds.size(); ++k) {
-    m.ts.clear();
-    m.arg.clear();
+    for (auto* v : {&m.ts, &m.arg, &m.lane, &m.quiet_before, &m.quiet_after, &m.busy_before, &m.busy_after}) v->clear();
     for (std::size_t r = begin[k]; r < begin[k + 1]; ++r) {
-      m.ts.push_back(in.ts[rows[r]]);
-      m.arg.push_back(in.arg[rows[r]]);
+      std::size_t row = rows[r];
+      m.ts.push_back(in.ts[row]);
+      m.arg.push_back(in.arg[row]);
+      m.lane.push_back(in.lane[row]);
+      m.quiet_before.push_back(measured(in.quiet_before, row));
+      m.quiet_after.push_back(measured(in.quiet_after, row));
+      m.busy_before.push_back(std::max<int64_t>(0, measured(in.busy_before, row)));
+      m.busy_after.push_back(std::max<int64_t>(0, measured(in.busy_after, row)));
     }
     f(k, m);
   }
@@ -156,33 +131,6 @@ std::vector<Markers> markers_of_kinds(const Trace& trace, const std::vector<std:
 
 Markers markers_of(const Trace& trace, std::string_view kind) {
   return std::move(markers_of_kinds(trace, {std::string(kind)}).front());
-}
-
-UnitRule unit_rule(const Markers& markers, Range whole, UnitAtRequest request) {
-  switch (request) {
-    case UnitAtRequest::start: return {UnitAt::start, false};
-    case UnitAtRequest::end: return {UnitAt::end, false};
-    case UnitAtRequest::automatic: break;
-  }
-  return detect_unit_rule(markers.ts, whole);
-}
-
-UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request) {
-  return unit_rule(markers_of(trace, kind), whole_trace(trace), request);
-}
-
-std::vector<Unit> cut_units(const Markers& markers, Range whole, UnitAt at) {
-  std::vector<Unit> units(markers.ts.size());
-  for_each_unit(markers, whole, at, [&](std::size_t i, Range r) {
-    units[i].index = static_cast<int64_t>(i);
-    units[i].arg = markers.arg[i];
-    units[i].range = r;
-  });
-  return units;
-}
-
-std::vector<Unit> units_of(const Trace& trace, std::string_view kind, UnitAt at) {
-  return cut_units(markers_of(trace, kind), whole_trace(trace), at);
 }
 
 Range whole_trace(const Trace& trace) {
@@ -252,17 +200,17 @@ bool cut_scope(const ScopeRequest& request, const std::vector<Unit>& units, int6
   scope->last_unit = request.last_unit;
   std::string span = std::to_string(request.first_unit);
   if (request.last_unit != request.first_unit) span += ".." + std::to_string(request.last_unit);
-  scope->label = "--marker " + request.marker_kind + " " + span + " --unit-at " + unit_at_name(scope->rule.at);
+  scope->label = "--marker " + request.marker_kind + " " + span + " --unit-at " + unit_request_text(request.marker_kind, scope->rule);
   return true;
 }
 
 bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error) {
   if (!check_marker_kind(trace, request.marker_kind, error)) return false;
   Markers markers = markers_of(trace, request.marker_kind);  // one pass: the rule and the units
-  Range whole = whole_trace(trace);
-  scope->rule = unit_rule(markers, whole, request.unit_at);
+  KindUnits plan = UnitPlanner(trace, request.unit_at).plan(request.marker_kind, markers);
+  scope->rule = plan.rule;
   scope->marker_kind = request.marker_kind;
-  std::vector<Unit> units = cut_units(markers, whole, scope->rule.at);
+  std::vector<Unit> units = cut_units(markers, plan);
   int64_t n = static_cast<int64_t>(units.size());
   ScopeRequest picked = request;
   if (!request.pick.empty()) {

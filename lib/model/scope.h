@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trace.h"
@@ -34,36 +36,104 @@ enum class UnitAt { start, end };
 /// --unit-at: a fixed rule, or `automatic` (detect_unit_rule decides per kind).
 enum class UnitAtRequest { automatic, start, end };
 
-/// The rule applied to one kind, whether auto chose it, and the evidence auto read.
+/// The rule applied to one kind, whether auto chose it, the evidence auto read, and what
+/// else shapes the kind's units: the kind they nest in, a marker lane that stopped.
 struct UnitRule {
   UnitAt at = UnitAt::start;
   bool automatic = false;
-  /// Auto found neither stretch clearly larger and fell back to start: gates and
-  /// baselines on these units then need an explicit --unit-at.
+  /// Auto found no clear evidence (or evidence both ways) and fell back to start: gates
+  /// and baselines on these units then need an explicit --unit-at.
   bool ambiguous = false;
-  /// Auto's evidence (measured: there were markers): the trace before the first marker
-  /// (head) and after the last (tail), in median marker gaps (the trace's length when
-  /// there is one marker, or when the markers share one time).
+  /// Taken from the window's record of how its units were cut (not detected again).
+  bool recorded = false;
+  /// Auto's evidence (measured: there were markers). head and tail: the marker lane's busy
+  /// time before the first marker and after the last (wall time when the markers' lanes
+  /// hold no spans), in median marker gaps (the extent's length when there is one marker,
+  /// or when the markers share one time). starts and closes: the samples that said the
+  /// markers start or close their units (a marker with a clear pause on one side, a
+  /// stretch at the head or tail of the extent or of a coarser unit clearly the longer).
   bool measured = false;
   double head_gaps = 0, tail_gaps = 0;
+  int64_t starts = 0, closes = 0;
+  /// The coarser kind whose boundaries also end these units ("" when not nested).
+  std::string nested_in;
+  UnitAt nested_in_at = UnitAt::start;  ///< the coarser kind's rule
+  /// A lane holding the markers stopped recording (its ring filled) before the trace
+  /// ended: the units end where it stopped (stop_ns), not at the trace's end.
+  bool lane_stopped = false;
+  int64_t stop_ns = 0;
 };
 
 const char* unit_at_name(UnitAt at);
 /// "start", "end", "auto"; false for anything else.
 bool parse_unit_at(std::string_view text, UnitAtRequest* request);
 
-/// The auto rule, decided by comparison, not by one threshold: the side of the trace that
-/// no unit would hold tells the convention. A long head (work before the first marker)
-/// means the markers close their units (end); a long tail (work after the last marker)
-/// means they start them. One stretch is clearly the longer when it is at least
-/// kClearRatio times the other and at least kClearMinGaps median gaps; otherwise the
-/// rule is start, marked ambiguous. (Stretches of 2x and 0.2 gaps are called with room
-/// to spare: tests sweep both conventions around these edges.)
+/// The auto rule, decided by comparison, not by one threshold (SPEC §2 "Units"). A starter
+/// is followed at once by its unit's work and a closer follows its unit's last work at
+/// once, so the program's pauses sit before starters and after closers; and the work no
+/// unit would hold (before the first starter, after the last closer) is the smaller of the
+/// head and the tail. Each sample is one stretch against another: clearly the longer when
+/// at least kClearRatio times the other and at least kClearMinGaps median gaps. The rule
+/// is the side with at least kClearVotes times the samples of the other; a rule whose
+/// first (end) or last (start) unit would hold under kClearMinGaps of the lane's work is
+/// never chosen. Anything less is ambiguous, taken as start. (Stretches of 2x and 0.2
+/// gaps are called with room to spare: tests sweep both conventions around these edges.)
 inline constexpr double kClearRatio = 1.75;
 inline constexpr double kClearMinGaps = 0.1;
-/// marker_ts must be sorted; whole is the trace's range. No markers: start, not ambiguous
-/// (there are no units to cut).
-UnitRule detect_unit_rule(const std::vector<int64_t>& marker_ts, Range whole);
+inline constexpr double kClearVotes = 3.0;
+
+/// --unit-at: one rule for every kind, or a rule per kind ("token=end,layer=start"; the
+/// kinds not named take `all`).
+struct UnitRequest {
+  UnitRequest() = default;
+  UnitRequest(UnitAtRequest every) : all(every) {}  // NOLINT(google-explicit-constructor): one rule for all
+  UnitRequest(UnitAt every) : all(every == UnitAt::start ? UnitAtRequest::start : UnitAtRequest::end) {}  // NOLINT
+  UnitAtRequest all = UnitAtRequest::automatic;
+  std::vector<std::pair<std::string, UnitAt>> kinds;
+  UnitAtRequest of(std::string_view kind) const;
+  /// A request fixing one kind's rule (the others auto).
+  static UnitRequest fixed(std::string_view kind, UnitAt at);
+};
+/// "auto", "start", "end", or a comma-separated list of RULE and KIND=RULE items; false
+/// with a message otherwise.
+bool parse_unit_request(std::string_view text, UnitRequest* request, std::string* error);
+
+/// The markers of one kind, in time order: their times, args, lanes, and what their lanes
+/// were doing around them (InstantTable's measures).
+struct Markers {
+  std::vector<int64_t> ts, arg, lane, quiet_before, quiet_after, busy_before, busy_after;
+  std::size_t size() const { return ts.size(); }
+};
+
+/// How one kind's markers cut units: the rule, the stretch the units live on (the marker
+/// lanes' recorded extent within the trace or window), and the coarser kinds' marker
+/// times that also end them (nesting).
+struct KindUnits {
+  UnitRule rule;
+  Range extent;
+  std::vector<int64_t> bounds;  ///< sorted
+  /// A window's: markers at its edges close or start units outside it (not its units).
+  bool window = false;
+};
+
+/// Decides every kind's rule and nesting for a trace, once (kinds nest in others only
+/// among the kNestingKinds kinds with the most markers).
+inline constexpr std::size_t kNestingKinds = 16;
+class UnitPlanner {
+ public:
+  UnitPlanner(const Trace& trace, const UnitRequest& request);
+  /// The plan of one kind whose markers are given.
+  KindUnits plan(std::string_view kind, const Markers& markers) const;
+  KindUnits plan(std::string_view kind) const;
+
+ private:
+  const Trace& trace_;
+  UnitRequest request_;
+  Range whole_;
+  std::vector<StoppedLane> stopped_;
+  std::vector<std::pair<std::string, KindUnits>> nested_;  ///< the kinds decided with nesting
+  KindUnits standalone(std::string_view kind, const Markers& markers) const;
+};
 
 /// How a rule reads: "end", "end (auto: head 1.21 gaps, tail 0.05)", "start (auto,
 /// ambiguous: head 0.31 gaps, tail 0.28)".
@@ -71,13 +141,16 @@ std::string unit_rule_label(const UnitRule& rule);
 /// Why a unit metric of an ambiguous kind is not given: "where 'token' markers stand in
 /// their units is ambiguous (head 0.31 gaps, tail 0.28); give --unit-at start or end".
 std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule);
+/// The --unit-at that cuts a kind's units as rule did: "end", or "token=end,layer=start"
+/// for a kind nested in another.
+std::string unit_request_text(std::string_view kind, const UnitRule& rule);
 /// Auto's evidence alone: "head 1.21 gaps, tail 0.05" ("" when nothing was measured).
 std::string unit_rule_evidence(const UnitRule& rule);
 
 /// What the user asked for on the command line.
 struct ScopeRequest {
   enum class Kind { whole, marker, time } kind = Kind::whole;
-  UnitAtRequest unit_at = UnitAtRequest::automatic;  ///< kind == marker
+  UnitRequest unit_at;            ///< kind == marker
   std::string marker_kind;        ///< kind == marker
   int64_t first_unit = 0;         ///< kind == marker: N
   int64_t last_unit = 0;          ///< kind == marker: M of N..M (N when one unit)
@@ -98,24 +171,11 @@ struct Unit {
 /// instant events; in profile order, else by first appearance in time.
 std::vector<std::string> marker_kinds(const Trace& trace);
 
-/// The markers of one kind, in time order: their times and args.
-struct Markers {
-  std::vector<int64_t> ts, arg;
-};
-
-/// Calls f(i, range) for every unit cut_units makes of markers, without making them (a
-/// kind with hundreds of thousands of units is summarised without a table of them).
-template <typename F>
-void for_each_unit(const Markers& markers, Range whole, UnitAt at, F&& f) {
-  const std::vector<int64_t>& ts = markers.ts;
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    Range r{ts[i], ts[i]};
-    if (at == UnitAt::start) r.hi = i + 1 < ts.size() ? ts[i + 1] : std::max(whole.hi, r.lo);
-    else r.lo = i > 0 ? ts[i - 1] : std::min(whole.lo, r.hi);
-    f(i, r);
-  }
-}
-
+/// Calls f(i, marker, range) for every unit cut_units makes of markers (the marker that
+/// starts or closes it), without making them (a kind with hundreds of thousands of units
+/// is summarised without a table of them).
+void for_each_unit(const Markers& markers, const KindUnits& plan,
+                   const std::function<void(std::size_t i, std::size_t marker, Range r)>& f);
 
 /// The markers of one kind (none when the trace has no such instants).
 Markers markers_of(const Trace& trace, std::string_view kind);
@@ -130,14 +190,12 @@ void for_each_kind_markers(const Trace& trace, const std::vector<std::string>& k
 /// How many markers each kind has, in the order of kinds.
 std::vector<uint64_t> marker_counts(const Trace& trace, const std::vector<std::string>& kinds);
 
-/// The rule for one kind: the request's, or detect_unit_at's for auto.
-UnitRule unit_rule(const Trace& trace, std::string_view kind, UnitAtRequest request);
-UnitRule unit_rule(const Markers& markers, Range whole, UnitAtRequest request);
-
-/// The units of one kind under a rule, in time order (empty when the kind has no markers).
-std::vector<Unit> units_of(const Trace& trace, std::string_view kind, UnitAt at);
-/// The units markers cut the range whole into.
-std::vector<Unit> cut_units(const Markers& markers, Range whole, UnitAt at);
+/// The rule one kind's units are cut by (UnitPlanner's plan of it).
+UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request);
+/// The units of one kind, in time order (empty when the kind has no markers).
+std::vector<Unit> units_of(const Trace& trace, std::string_view kind, const UnitRequest& request);
+/// The units markers cut under a plan.
+std::vector<Unit> cut_units(const Markers& markers, const KindUnits& plan);
 
 /// True when kind is a marker kind of the trace; else false with a message naming the
 /// closest kind (or the kinds there are).

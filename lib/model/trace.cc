@@ -111,6 +111,77 @@ uint16_t span_category(const JobqueNames& names, const ChainCategories& chains, 
 }
 
 /// Builds the Trace from the reader's events; finish() resolves what needs the whole file.
+/// The union of a lane's spans (sorted by ts) as disjoint stretches [lo, hi], in order;
+/// spans that overlap or touch make one stretch.
+struct BusyStretches {
+  std::vector<int64_t> lo, hi, busy_before;  ///< busy_before[k]: the stretches before k, added up
+  int64_t total = 0;
+};
+
+BusyStretches busy_stretches(const SpanTable& spans) {
+  BusyStretches b;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    int64_t ts = spans.ts[i], end = spans.end(i);
+    if (!b.lo.empty() && ts <= b.hi.back()) {
+      if (end > b.hi.back()) {
+        b.total += end - b.hi.back();
+        b.hi.back() = end;
+      }
+      continue;
+    }
+    b.busy_before.push_back(b.total);
+    b.lo.push_back(ts);
+    b.hi.push_back(end);
+    b.total += end - ts;
+  }
+  return b;
+}
+
+/// Fills the instants' quiet_before, quiet_after, busy_before and busy_after from their
+/// lanes' spans (sorted), a lane at a time.
+void measure_instants(Trace& t) {
+  InstantTable& in = t.instants;
+  std::size_t n = in.size();
+  std::vector<int64_t> quiet_before(n), quiet_after(n), busy_before(n), busy_after(n);
+  // The instants' rows lane after lane (a counting sort, each lane's in time order).
+  std::vector<std::size_t> begin(t.lanes.size() + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++begin[static_cast<std::size_t>(in.lane[i]) + 1];
+  for (std::size_t l = 0; l < t.lanes.size(); ++l) begin[l + 1] += begin[l];
+  std::vector<std::size_t> rows(n), next(begin.begin(), begin.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) rows[next[static_cast<std::size_t>(in.lane[i])]++] = i;
+  for (std::size_t l = 0; l < t.lanes.size(); ++l) {
+    if (begin[l] == begin[l + 1]) continue;
+    BusyStretches b = busy_stretches(t.lanes[l].spans);
+    for (std::size_t r = begin[l]; r < begin[l + 1]; ++r) {
+      std::size_t i = rows[r];
+      int64_t ts = in.ts[i];
+      // after: the first stretch starting at or after ts; j = after - 1 starts before it.
+      auto after = static_cast<std::size_t>(std::lower_bound(b.lo.begin(), b.lo.end(), ts) - b.lo.begin());
+      bool has_before = after > 0;
+      std::size_t j = after - 1;
+      if (has_before && ts < b.hi[j]) {  // inside a stretch: quiet on neither side
+        quiet_before[i] = quiet_after[i] = 0;
+        busy_before[i] = b.busy_before[j] + (ts - b.lo[j]);
+      } else {
+        quiet_before[i] = has_before ? ts - b.hi[j] : -1;
+        quiet_after[i] = after < b.lo.size() ? b.lo[after] - ts : -1;
+        busy_before[i] = has_before ? b.busy_before[j] + (b.hi[j] - b.lo[j]) : 0;
+      }
+      busy_after[i] = b.total - busy_before[i];
+    }
+  }
+  in.quiet_before = IntColumn{};
+  in.quiet_after = IntColumn{};
+  in.busy_before = IntColumn{};
+  in.busy_after = IntColumn{};
+  for (std::size_t i = 0; i < n; ++i) {
+    in.quiet_before.push(quiet_before[i]);
+    in.quiet_after.push(quiet_after[i]);
+    in.busy_before.push(busy_before[i]);
+    in.busy_after.push(busy_after[i]);
+  }
+}
+
 class TraceBuilder final : public EventSink {
  public:
   /// Where the events go as well from now on (a parallel load reading the rest of the
@@ -259,6 +330,9 @@ class TraceBuilder final : public EventSink {
       sort_by_time(spans);
       if (chains) join_categories(spans, *chains);
     });
+    if (options_.instant_activity) measure_instants(t_);
+    if (!options_.spans)
+      for (Lane& lane : t_.lanes) lane.spans = SpanTable{};  // the times measure_instants read
   }
 
  private:
@@ -354,7 +428,7 @@ class TraceBuilder final : public EventSink {
     // in file order): the category join after the pass then needs no scan for publishes.
     if (e.name == span_names_.publish && e.has_chain && (options_.categories || !options_.spans)) note_publish(e.chain, e.stage);
     add_duration(e.dur_ns);  // with or without span tables: an index's skeleton is the same either way
-    if (!options_.spans) return;
+    if (!options_.spans) return keep_time_only(current_->spans, e.ts_ns, e.dur_ns);
     SpanTable& s = current_->spans;
     s.ts.push(e.ts_ns);
     s.dur.push(e.dur_ns);
@@ -363,6 +437,14 @@ class TraceBuilder final : public EventSink {
     s.stage.push(e.stage);
     s.arg.push(e.arg);
     s.chain.push(e.chain);
+  }
+
+  /// Without span tables, a span's time is kept until the read is done (measure_instants
+  /// needs it), then dropped.
+  void keep_time_only(SpanTable& s, int64_t ts, int64_t dur) const {
+    if (!options_.instant_activity) return;
+    s.ts.push(ts);
+    s.dur.push(dur);
   }
 
   void note_publish(int64_t chain_id, int64_t stage) {
@@ -424,7 +506,7 @@ class TraceBuilder final : public EventSink {
       SpanTable& s = t_.lanes[l].spans;
       auto emit = [&](const BeginEnd& b, int64_t end) {
         add_duration(std::max<int64_t>(0, end - b.ts));
-        if (!options_.spans) return;
+        if (!options_.spans) return keep_time_only(s, b.ts, std::max<int64_t>(0, end - b.ts));
         s.ts.push(b.ts);
         s.dur.push(std::max<int64_t>(0, end - b.ts));
         s.name.push(b.name);
@@ -570,7 +652,8 @@ std::size_t Trace::memory_bytes() const {
   std::size_t total = chains.bytes();
   for (const Lane& l : lanes) total += l.spans.bytes() + sizeof(Lane);
   total += instants.ts.bytes() + instants.lane.bytes() + instants.name.bytes() + instants.arg.bytes() +
-           instants.scope.bytes();
+           instants.scope.bytes() + instants.quiet_before.bytes() + instants.quiet_after.bytes() +
+           instants.busy_before.bytes() + instants.busy_after.bytes();
   total += counters.ts.bytes() + counters.lane.bytes() + counters.name.bytes();
   return total;
 }

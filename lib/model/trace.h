@@ -58,8 +58,19 @@ struct Lane {
 using Lanes = std::deque<Lane>;
 
 /// Instant events (ph i/I), sorted by ts (ties keep file order).
+///
+/// Each instant also carries what its own lane was doing around it (measured after the read,
+/// from the lane's spans, so that a model without span tables, an index's or window's, has
+/// it too): the evidence of where markers stand in their units (SPEC §2 "Units").
 struct InstantTable {
   IntColumn ts, lane, name, arg, scope;
+  /// ns from the end of the lane's last busy stretch before ts to ts (0 when ts is inside
+  /// one or at its end); -1: the lane has no span before ts.
+  IntColumn quiet_before;
+  /// ns from ts to the start of the lane's next busy stretch (0 inside one); -1: none after.
+  IntColumn quiet_after;
+  /// ns the lane was busy (the union of its spans) before ts and after it.
+  IntColumn busy_before, busy_after;
   std::size_t size() const { return ts.size(); }
 };
 
@@ -151,6 +162,10 @@ struct LoadOptions {
   /// A compressed file's access points, taken as it is decoded (may be null; gzip_points.h):
   /// a gzip file's by the ISA-L decoder, a zstd file's at its frames.
   GzipPointHunt* gzip_points = nullptr;
+  /// False: instants carry no measures of their lanes' activity (quiet_before and the rest
+  /// stay empty). A read without span tables keeps each span's ts and dur until the read
+  /// is done to measure them; validate needs none of it.
+  bool instant_activity = true;
   /// After the read, the memory the load freed goes back to the system (cli/load.cc), so
   /// that an analysis on another thread does not peak on top of it. report keeps it: its
   /// peak is its own sections', and faulting the pages in again cost it ~0.02 s.

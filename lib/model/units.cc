@@ -1,0 +1,335 @@
+// Units that follow the program (SPEC §2 "Units"): where a kind's markers stand in their
+// units, decided from the evidence of every marker on the marker lane's own extent; the
+// kinds nested in others; and the cutting of units under those rules.
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "scope.h"
+
+namespace jqtrace {
+
+UnitAtRequest UnitRequest::of(std::string_view kind) const {
+  for (const auto& [name, at] : kinds)
+    if (name == kind) return at == UnitAt::start ? UnitAtRequest::start : UnitAtRequest::end;
+  return all;
+}
+
+UnitRequest UnitRequest::fixed(std::string_view kind, UnitAt at) {
+  UnitRequest request;
+  request.kinds.emplace_back(std::string(kind), at);
+  return request;
+}
+
+bool parse_unit_request(std::string_view text, UnitRequest* request, std::string* error) {
+  *request = UnitRequest{};
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    std::size_t comma = std::min(text.find(',', from), text.size());
+    std::string_view item = text.substr(from, comma - from);
+    from = comma + 1;
+    std::size_t eq = item.find('=');
+    UnitAtRequest rule = UnitAtRequest::automatic;
+    std::string_view rule_text = eq == std::string_view::npos ? item : item.substr(eq + 1);
+    if (!parse_unit_at(rule_text, &rule)) {
+      *error = fmt::format("'{}' is not a unit rule (start, end or auto; or KIND=RULE, e.g. token=end,layer=start)",
+                           rule_text);
+      return false;
+    }
+    if (eq == std::string_view::npos) {
+      request->all = rule;
+      continue;
+    }
+    std::string_view kind = item.substr(0, eq);
+    if (kind.empty()) {
+      *error = fmt::format("'{}' names no kind (KIND=RULE, e.g. token=end)", item);
+      return false;
+    }
+    if (rule != UnitAtRequest::automatic)
+      request->kinds.emplace_back(std::string(kind), rule == UnitAtRequest::start ? UnitAt::start : UnitAt::end);
+  }
+  return true;
+}
+
+std::string unit_request_text(std::string_view kind, const UnitRule& rule) {
+  if (rule.nested_in.empty()) return unit_at_name(rule.at);
+  return rule.nested_in + "=" + unit_at_name(rule.nested_in_at) + "," + std::string(kind) + "=" + unit_at_name(rule.at);
+}
+
+namespace {
+
+/// The median of the gaps between consecutive markers (sorted), in ns; the mean of the
+/// two middle gaps when their count is even.
+double median_gap(const std::vector<int64_t>& marker_ts) {
+  std::vector<int64_t> gaps;
+  gaps.reserve(marker_ts.size() - 1);
+  for (std::size_t i = 1; i < marker_ts.size(); ++i) gaps.push_back(marker_ts[i] - marker_ts[i - 1]);
+  std::sort(gaps.begin(), gaps.end());
+  std::size_t mid = gaps.size() / 2;
+  if (gaps.size() % 2) return static_cast<double>(gaps[mid]);
+  return (static_cast<double>(gaps[mid - 1]) + static_cast<double>(gaps[mid])) / 2.0;
+}
+
+/// True when stretch a is clearly longer than stretch b (both in median gaps).
+bool clearly_longer(double a, double b) { return a >= kClearMinGaps && a >= kClearRatio * b; }
+
+/// True when the markers' lanes hold spans: their quiet and busy time was measured.
+bool has_activity(const Markers& m) {
+  for (std::size_t i = 0; i < m.size(); ++i)
+    if (m.busy_before[i] + m.busy_after[i] > 0) return true;
+  return false;
+}
+
+/// The lanes the markers are on, each once.
+std::vector<int64_t> marker_lanes(const Markers& m) {
+  std::vector<int64_t> lanes(m.lane);
+  std::sort(lanes.begin(), lanes.end());
+  lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
+  return lanes;
+}
+
+/// The stretch the units live on: the marker lanes' recorded extent (their first to their
+/// last event) within whole; whole when the lanes hold no spans (nothing to follow).
+Range marker_extent(const Trace& trace, const Markers& m, Range whole, bool activity) {
+  if (!activity) return whole;
+  Range extent{INT64_MAX, INT64_MIN};
+  for (int64_t l : marker_lanes(m)) {
+    const Lane& lane = trace.lanes[static_cast<std::size_t>(l)];
+    extent.lo = std::min(extent.lo, lane.first_ts);
+    extent.hi = std::max(extent.hi, lane.last_end);
+  }
+  extent.lo = std::max(extent.lo, whole.lo);
+  extent.hi = std::min(extent.hi, whole.hi);
+  return extent.lo <= extent.hi ? extent : whole;
+}
+
+/// One stretch's busy time: the marker lane's (clipped to the wall time it spans), or the
+/// wall time when there is no activity to read.
+int64_t busy_between(bool activity, int64_t busy, int64_t wall) { return activity ? std::min(busy, wall) : wall; }
+
+/// The samples and the head and tail of one kind, in median gaps.
+struct Evidence {
+  double gap = 0;  ///< ns
+  double head = 0, tail = 0;
+  int64_t starts = 0, closes = 0;
+  /// One sample: a stretch whose clear length says start against one whose says end.
+  void vote(double says_start, double says_end) {
+    double before = says_start, after = says_end;
+    if (clearly_longer(before, after)) ++starts;
+    else if (clearly_longer(after, before)) ++closes;
+  }
+};
+
+/// A coarser unit's head (its start to its first finer marker) and tail (its last finer
+/// marker to its end) as samples: the smaller one is the work no finer unit holds.
+void vote_coarse_units(const Markers& fine, const Markers& coarse, const KindUnits& coarse_plan, bool activity,
+                       Evidence* e) {
+  const std::vector<int64_t>& f = fine.ts;
+  bool start = coarse_plan.rule.at == UnitAt::start;
+  for_each_unit(coarse, coarse_plan, [&](std::size_t, std::size_t c, Range r) {
+    if (coarse_plan.rule.lane_stopped && r.hi >= coarse_plan.extent.hi) return;  // cut short: no sample
+    // The finer markers of the unit: [lo, hi) under start, (lo, hi] under end.
+    auto a = start ? std::lower_bound(f.begin(), f.end(), r.lo) : std::upper_bound(f.begin(), f.end(), r.lo);
+    auto b = start ? std::lower_bound(f.begin(), f.end(), r.hi) : std::upper_bound(f.begin(), f.end(), r.hi);
+    if (a == b) return;
+    auto first = static_cast<std::size_t>(a - f.begin()), last = static_cast<std::size_t>(b - f.begin()) - 1;
+    int64_t head = 0, tail = 0;
+    if (activity) {
+      // The coarse marker's busy_before is the busy time at its own end of the unit; the
+      // other end is an extent edge (busy 0, or the lane's total) or the previous marker.
+      if (fine.lane[first] != coarse.lane[c] || fine.lane[last] != coarse.lane[c]) return;
+      int64_t total = coarse.busy_before[c] + coarse.busy_after[c];
+      bool has_prev = c > 0 && coarse.ts[c - 1] == r.lo, has_next = c + 1 < coarse.size() && coarse.ts[c + 1] == r.hi;
+      int64_t busy_lo = start ? coarse.busy_before[c] : has_prev ? coarse.busy_before[c - 1] : 0;
+      int64_t busy_hi = start ? (has_next ? coarse.busy_before[c + 1] : total) : coarse.busy_before[c];
+      head = busy_between(true, fine.busy_before[first] - busy_lo, f[first] - r.lo);
+      tail = busy_between(true, busy_hi - fine.busy_before[last], r.hi - f[last]);
+    } else {
+      head = f[first] - r.lo;
+      tail = r.hi - f[last];
+    }
+    e->vote(static_cast<double>(tail) / e->gap, static_cast<double>(head) / e->gap);  // a long tail: start
+  });
+}
+
+/// Auto's rule from the evidence: every marker's quiet sides, and the head and tail of the
+/// extent (standalone) or of every coarser unit (nested: coarse and its plan given).
+UnitRule decide(const Markers& m, Range extent, bool activity, const Markers* coarse, const KindUnits* coarse_plan) {
+  UnitRule rule;
+  rule.automatic = true;
+  if (m.ts.empty()) return rule;
+  Evidence e;
+  e.gap = m.size() >= 2 ? median_gap(m.ts) : 0.0;
+  if (e.gap <= 0) e.gap = static_cast<double>(extent.length());
+  if (e.gap <= 0) e.gap = 1;  // every marker at one time in an empty extent: nothing to read
+  std::size_t last = m.size() - 1;
+  e.head = static_cast<double>(busy_between(activity, m.busy_before[0], std::max<int64_t>(0, m.ts[0] - extent.lo))) / e.gap;
+  e.tail = static_cast<double>(busy_between(activity, m.busy_after[last], std::max<int64_t>(0, extent.hi - m.ts[last]))) / e.gap;
+  if (coarse) vote_coarse_units(m, *coarse, *coarse_plan, activity, &e);
+  else e.vote(e.tail, e.head);  // a long tail: the last unit's work follows the last marker (start)
+  if (activity)  // a pause before a marker says start; after it, end
+    for (std::size_t i = 0; i < m.size(); ++i)
+      if (m.quiet_before[i] >= 0 && m.quiet_after[i] >= 0)
+        e.vote(static_cast<double>(m.quiet_before[i]) / e.gap, static_cast<double>(m.quiet_after[i]) / e.gap);
+  rule.measured = true;
+  rule.head_gaps = e.head;
+  rule.tail_gaps = e.tail;
+  rule.starts = e.starts;
+  rule.closes = e.closes;
+  // A rule whose outer unit would hold (nearly) none of the lane's work is not the
+  // program's: the first unit under end, the last under start.
+  bool end_possible = e.head >= kClearMinGaps, start_possible = e.tail >= kClearMinGaps;
+  auto wins = [](int64_t a, int64_t b) { return a > 0 && static_cast<double>(a) >= kClearVotes * static_cast<double>(b); };
+  if (end_possible && wins(e.closes, e.starts)) rule.at = UnitAt::end;
+  else if (!(start_possible && wins(e.starts, e.closes))) rule.ambiguous = true;
+  return rule;
+}
+
+/// True when every unit of coarse holds at least one marker of fine.
+bool every_unit_holds(const Markers& coarse, const KindUnits& coarse_plan, const Markers& fine) {
+  const std::vector<int64_t>& f = fine.ts;
+  bool start = coarse_plan.rule.at == UnitAt::start, all = true;
+  for_each_unit(coarse, coarse_plan, [&](std::size_t, std::size_t, Range r) {
+    auto a = start ? std::lower_bound(f.begin(), f.end(), r.lo) : std::upper_bound(f.begin(), f.end(), r.lo);
+    bool holds = a != f.end() && (start ? *a < r.hi || (r.hi == coarse_plan.extent.hi && *a <= r.hi) : *a <= r.hi);
+    all = all && holds;
+  });
+  return all;
+}
+
+const WindowRecord::KindRule* recorded_rule(const Trace& trace, std::string_view kind) {
+  if (!trace.window.present) return nullptr;
+  for (const WindowRecord::KindRule& k : trace.window.units)
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+UnitPlanner::UnitPlanner(const Trace& trace, const UnitRequest& request)
+    : trace_(trace), request_(request), whole_(whole_trace(trace)), stopped_(lanes_stopped_early(trace)) {
+  std::vector<std::string> kinds = marker_kinds(trace);
+  std::vector<uint64_t> counts = marker_counts(trace, kinds);
+  // The candidates for nesting: the kinds with the most markers (at least two), fewest first.
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    if (counts[k] >= 2) order.push_back(k);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return counts[a] > counts[b]; });
+  if (order.size() > kNestingKinds) order.resize(kNestingKinds);
+  std::reverse(order.begin(), order.end());
+  if (order.size() < 2) return;
+  std::vector<std::string> names;
+  for (std::size_t k : order) names.push_back(kinds[k]);
+  std::vector<Markers> markers = markers_of_kinds(trace, names);
+  std::vector<KindUnits> plans;
+  for (std::size_t i = 0; i < names.size(); ++i) plans.push_back(standalone(names[i], markers[i]));
+  for (std::size_t f = 0; f < names.size(); ++f) {
+    // The coarser kind: the one with the most markers (the closest) of those with at most
+    // half as many whose every unit holds some of these markers, its rule known; or the
+    // one the window recorded.
+    const WindowRecord::KindRule* recorded = recorded_rule(trace, names[f]);
+    std::size_t coarse = SIZE_MAX;
+    for (std::size_t c = 0; c < f; ++c) {
+      bool named = recorded && recorded->nested_in == names[c];
+      bool found = !recorded && 2 * markers[c].size() <= markers[f].size() && !plans[c].rule.ambiguous &&
+                   every_unit_holds(markers[c], plans[c], markers[f]);
+      if (named || found) coarse = c;
+    }
+    if (coarse == SIZE_MAX) continue;
+    KindUnits& plan = plans[f];
+    std::merge(markers[coarse].ts.begin(), markers[coarse].ts.end(), plans[coarse].bounds.begin(),
+               plans[coarse].bounds.end(), std::back_inserter(plan.bounds));
+    if (plan.rule.automatic) {
+      UnitRule rule = decide(markers[f], plan.extent, has_activity(markers[f]), &markers[coarse], &plans[coarse]);
+      rule.lane_stopped = plan.rule.lane_stopped;
+      rule.stop_ns = plan.rule.stop_ns;
+      plan.rule = rule;
+    }
+    plan.rule.nested_in = names[coarse];
+    plan.rule.nested_in_at = plans[coarse].rule.at;
+    nested_.emplace_back(names[f], plan);
+  }
+}
+
+KindUnits UnitPlanner::standalone(std::string_view kind, const Markers& markers) const {
+  KindUnits plan;
+  plan.window = trace_.window.present;
+  bool activity = has_activity(markers);
+  plan.extent = marker_extent(trace_, markers, whole_, activity);
+  UnitAtRequest asked = request_.of(kind);
+  const WindowRecord::KindRule* recorded = recorded_rule(trace_, kind);
+  if (asked != UnitAtRequest::automatic) {
+    plan.rule.at = asked == UnitAtRequest::start ? UnitAt::start : UnitAt::end;
+  } else if (recorded) {
+    plan.rule.at = recorded->at_end ? UnitAt::end : UnitAt::start;
+    plan.rule.recorded = true;
+  } else {
+    plan.rule = decide(markers, plan.extent, activity, nullptr, nullptr);
+  }
+  std::vector<int64_t> lanes = marker_lanes(markers);
+  for (const StoppedLane& s : stopped_)
+    if (std::binary_search(lanes.begin(), lanes.end(), static_cast<int64_t>(s.lane))) {
+      plan.rule.lane_stopped = true;
+      plan.rule.stop_ns = std::max(plan.rule.stop_ns, s.stop_ns);
+    }
+  return plan;
+}
+
+KindUnits UnitPlanner::plan(std::string_view kind, const Markers& markers) const {
+  for (const auto& [name, plan] : nested_)
+    if (name == kind) return plan;
+  return standalone(kind, markers);
+}
+
+KindUnits UnitPlanner::plan(std::string_view kind) const { return plan(kind, markers_of(trace_, kind)); }
+
+void for_each_unit(const Markers& markers, const KindUnits& plan,
+                   const std::function<void(std::size_t i, std::size_t marker, Range r)>& f) {
+  const std::vector<int64_t>& ts = markers.ts;
+  const std::vector<int64_t>& bounds = plan.bounds;
+  bool start = plan.rule.at == UnitAt::start;
+  std::size_t first = 0, last = ts.size();
+  // In a window, a closer at its start closes a unit before it, a starter at its end
+  // starts one after it: neither is a unit of the window.
+  if (plan.window && start)
+    while (last > first && ts[last - 1] >= plan.extent.hi && last - 1 > first) --last;
+  if (plan.window && !start)
+    while (first < last && ts[first] <= plan.extent.lo && first + 1 < last) ++first;
+  for (std::size_t i = first; i < last; ++i) {
+    Range r{ts[i], ts[i]};
+    if (start) {
+      r.hi = i + 1 < last ? ts[i + 1] : std::max(plan.extent.hi, r.lo);
+      auto b = std::upper_bound(bounds.begin(), bounds.end(), ts[i]);  // a coarser unit ends it
+      if (b != bounds.end() && *b < r.hi) r.hi = *b;
+    } else {
+      r.lo = i > first ? ts[i - 1] : std::min(plan.extent.lo, r.hi);
+      auto b = std::lower_bound(bounds.begin(), bounds.end(), ts[i]);
+      if (b != bounds.begin() && *(b - 1) > r.lo) r.lo = *(b - 1);
+    }
+    f(i - first, i, r);
+  }
+}
+
+std::vector<Unit> cut_units(const Markers& markers, const KindUnits& plan) {
+  std::vector<Unit> units;
+  units.reserve(markers.size());
+  for_each_unit(markers, plan, [&](std::size_t i, std::size_t marker, Range r) {
+    units.push_back({static_cast<int64_t>(i), markers.arg[marker], r});
+  });
+  return units;
+}
+
+UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request) {
+  return UnitPlanner(trace, request).plan(kind).rule;
+}
+
+std::vector<Unit> units_of(const Trace& trace, std::string_view kind, const UnitRequest& request) {
+  Markers markers = markers_of(trace, kind);
+  return cut_units(markers, UnitPlanner(trace, request).plan(kind, markers));
+}
+
+}  // namespace jqtrace
