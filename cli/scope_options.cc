@@ -66,11 +66,14 @@ void add_unit_at_option(CLI::App& cmd, std::string& unit_at) {
                  "Where a marker stands in its unit: start (unit N runs from marker N to the next), end (from the "
                  "previous marker to marker N) or auto (decided per kind from the trace); or a rule per kind, "
                  "e.g. token=end,layer=start")
-      ->check([](const std::string& text) {
-        UnitRequest request;
-        std::string error;
-        return parse_unit_request(text, &request, &error) ? std::string() : error;
-      })
+      // The description lists the words shells complete (KIND=RULE items are checked too).
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            UnitRequest request;
+            std::string error;
+            return parse_unit_request(text, &request, &error) ? std::string() : error;
+          },
+          "{auto,end,start}"))
       ->option_text("start|end|auto|KIND=RULE,...")
       ->default_str("auto");
 }

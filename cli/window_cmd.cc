@@ -193,6 +193,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   record.lo_ns = scope.range.lo - shift;
   record.hi_ns = scope.range.hi - shift;
   record.rebased_by_ns = shift + trace.window.rebased_by_ns;
+  record.units = unit_rules_to_record(trace, unit_at_request(o.scope.unit_at));
   doc += ",\n\"jqtraceWindow\":" + window_record_json(record) + "}\n";
   w->bytes += doc.size();
   std::fwrite(doc.data(), 1, doc.size(), out.file());

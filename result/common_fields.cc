@@ -48,11 +48,15 @@ void add_unit_rule_fields(Document& doc, const UnitRule& rule, const std::string
   doc.add(Field("unit_at", Kind::text, std::string(unit_at_name(rule.at))).in(group));
   doc.add(Field("unit_at_auto", Kind::flag, rule.automatic).in(group));
   doc.add(Field("unit_at_rule", Kind::text, unit_rule_label(rule)).in(group));
+  doc.add(Field("unit_nested_in", Kind::text, rule.nested_in).in(group));
+  if (rule.lane_stopped) doc.add(Field("unit_lane_stopped_us", Kind::us, ns(rule.stop_ns)).in(group));
   if (!rule.automatic) return;
   doc.add(Field("unit_at_ambiguous", Kind::flag, rule.ambiguous).in(group));
   if (!rule.measured) return;
   doc.add(Field("unit_at_head_gaps", Kind::ratio, rule.head_gaps).in(group));
   doc.add(Field("unit_at_tail_gaps", Kind::ratio, rule.tail_gaps).in(group));
+  doc.add(Field("unit_at_evidence_start", Kind::integer, rule.starts).in(group));
+  doc.add(Field("unit_at_evidence_end", Kind::integer, rule.closes).in(group));
 }
 
 void add_scope_fields(Document& doc, const Scope& scope, const std::string& group) {
@@ -62,6 +66,9 @@ void add_scope_fields(Document& doc, const Scope& scope, const std::string& grou
 
 std::string unit_rule_text(UnitRule rule) {
   std::string text = fmt::format("units {} at their markers", unit_at_name(rule.at));
+  if (!rule.nested_in.empty()) text += " and at '" + rule.nested_in + "' boundaries";
+  if (rule.lane_stopped) text += ", the marker lane stopped recording at " + us_text(rule.stop_ns) + " us";
+  if (rule.recorded) return text + ", as the window recorded";
   if (!rule.automatic) return text;
   if (!rule.measured) return text + ", auto";
   return text + (rule.ambiguous ? ", auto, ambiguous: " : ", auto: ") + unit_rule_evidence(rule);

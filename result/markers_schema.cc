@@ -32,6 +32,10 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
   t.add_column(Column("unit_at_ambiguous", Kind::flag).data_only());
   t.add_column(Column("unit_at_head_gaps", Kind::ratio).data_only());
   t.add_column(Column("unit_at_tail_gaps", Kind::ratio).data_only());
+  t.add_column(Column("unit_at_evidence_start", Kind::integer).data_only());  // issue 51
+  t.add_column(Column("unit_at_evidence_end", Kind::integer).data_only());
+  t.add_column(Column("nested_in", Kind::text).data_only());
+  t.add_column(Column("lane_stopped_us", Kind::us).data_only());
   // Made as they are written: a trace whose every instant has a name of its own has a kind
   // an instant (a million kinds' rows held as cells took 320 MB).
   t.made_rows = kinds.size();
@@ -42,7 +46,10 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
     bool measured = k.rule.automatic && k.rule.measured;
     row = {k.kind, count(k.count), at, k.rule.automatic, unit_rule_label(k.rule),
            any ? ns(k.first_ns) : Value{}, any ? ns(k.last_ns) : Value{}, k.unit, k.rule.ambiguous,
-           measured ? Value{k.rule.head_gaps} : Value{}, measured ? Value{k.rule.tail_gaps} : Value{}};
+           measured ? Value{k.rule.head_gaps} : Value{}, measured ? Value{k.rule.tail_gaps} : Value{},
+           measured ? count(static_cast<uint64_t>(k.rule.starts)) : Value{},
+           measured ? count(static_cast<uint64_t>(k.rule.closes)) : Value{}, k.rule.nested_in,
+           k.rule.lane_stopped ? ns(k.rule.stop_ns) : Value{}};
   };
   return t;
 }

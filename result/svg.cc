@@ -269,11 +269,13 @@ class SvgWriter {
     for (const TimelineMarker& m : t_.markers) {
       if (!m.line) continue;
       double x = x_of(m.ts);
-      std::string label = fmt::format("{} {}", m.kind, m.index);
+      std::string label = m.label();
       out_ += fmt::format("<line class=\"mk\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"><title>{3} at {4}</title></line>\n",
                           x, f_.lanes_y - 6, bottom, xml_escape(label), us_of(m.ts));
       double label_w = 5.4 * static_cast<double>(display_width(label));
-      bool flip = x + 2 + label_w > f_.plot_x + f_.plot_w;  // at the right edge: left of the line
+      // A closer's label stands left of its line, over the unit it closes; any label at
+      // the right edge does too, and a closer's at the left edge goes right.
+      bool flip = m.closes ? x - 2 - label_w >= f_.plot_x : x + 2 + label_w > f_.plot_x + f_.plot_w;
       double start = flip ? x - 2 - label_w : x + 2;
       if (start < last_label_end + 4) continue;
       out_ += fmt::format("<text class=\"lbl\" x=\"{:.1f}\" y=\"{}\" font-size=\"9\"{}>{}</text>\n", flip ? x - 2 : x + 2,

@@ -431,9 +431,14 @@ class TimelineBuilder {
       as_lines.push_back(median_gap_px(all[d]) >= kMarkerLineGapPx);
       if (!as_lines.back()) out_.tick_kinds.push_back(drawn_kinds[d]);
     }
+    UnitPlanner planner(t_, UnitRequest{});  // closers' labels stand on the side of the unit they close
+    std::vector<bool> closes;
+    for (std::size_t d = 0; d < drawn.size(); ++d)
+      closes.push_back(planner.plan(drawn_kinds[d], all[d]).rule.at == UnitAt::end);
     for (int spacing = 1;; spacing *= 2) {
       out_.markers.clear();
-      for (std::size_t d = 0; d < drawn.size(); ++d) add_markers_of(drawn_kinds[d], all[d], spacing, as_lines[d]);
+      for (std::size_t d = 0; d < drawn.size(); ++d)
+        add_markers_of(drawn_kinds[d], all[d], spacing, as_lines[d], closes[d]);
       out_.marker_spacing_px = spacing;
       if (out_.markers.size() * kMarkerBytes <= o_.max_svg_bytes / 2 || spacing >= o_.plot_width_px) break;
     }
@@ -456,15 +461,18 @@ class TimelineBuilder {
     return *mid;
   }
 
-  void add_markers_of(const std::string& kind, const Markers& m, int spacing, bool line) {
+  void add_markers_of(const std::string& kind, const Markers& m, int spacing, bool line, bool closes) {
     int last_px = INT_MIN;
+    // A kind whose markers carry no arg (all 0: a generic trace's instants) is labelled by index.
+    bool has_args = std::any_of(m.arg.begin(), m.arg.end(), [](int64_t a) { return a != 0; });
     for (std::size_t i = 0; i < m.ts.size(); ++i) {
       int64_t ts = m.ts[i];
       if (ts < r_.lo || ts > r_.hi) continue;
       int px = static_cast<int>(x_of(ts));
       if (last_px != INT_MIN && std::abs(px - last_px) < spacing) continue;
       last_px = px;
-      out_.markers.push_back({kind, static_cast<int64_t>(i), ts, line});
+      auto index = static_cast<int64_t>(i);
+      out_.markers.push_back({kind, index, ts, line, has_args ? m.arg[i] : index, closes});
     }
   }
 
@@ -479,6 +487,11 @@ class TimelineBuilder {
 };
 
 }  // namespace
+
+std::string TimelineMarker::label() const {
+  if (arg == index) return fmt::format("{} {}", kind, arg);
+  return fmt::format("{} {} \u00b7 #{}", kind, arg, index);
+}
 
 void DrawnGroups::add(TimelineGroup g, std::size_t max_drawn) {
   if (others == 0 && groups.size() < max_drawn) {

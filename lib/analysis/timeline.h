@@ -91,6 +91,10 @@ struct TimelineMarker {
   /// median gap between its markers in the range at least kMarkerLineGapPx), else a tick
   /// on the time axis.
   bool line = true;
+  int64_t arg = 0;          ///< the program's own label (args.arg)
+  bool closes = false;      ///< the kind's markers close their units: labelled left of the line
+  /// "layer 9", or "layer 9 · #169" where the arg is not the index.
+  std::string label() const;
 };
 constexpr double kMarkerLineGapPx = 60;
 

@@ -73,7 +73,8 @@ bool parse_unit_at(std::string_view text, UnitAtRequest* request);
 /// once, so the program's pauses sit before starters and after closers; and the work no
 /// unit would hold (before the first starter, after the last closer) is the smaller of the
 /// head and the tail. Each sample is one stretch against another: clearly the longer when
-/// at least kClearRatio times the other and at least kClearMinGaps median gaps. The rule
+/// at least kClearRatio times the other and at least kClearMinGaps median gaps (a head
+/// and tail also need the smaller under kUnheldMaxGaps: see Evidence::vote_ends). The rule
 /// is the side with at least kClearVotes times the samples of the other; a rule whose
 /// first (end) or last (start) unit would hold under kClearMinGaps of the lane's work is
 /// never chosen. Anything less is ambiguous, taken as start. (Stretches of 2x and 0.2
@@ -81,6 +82,7 @@ bool parse_unit_at(std::string_view text, UnitAtRequest* request);
 inline constexpr double kClearRatio = 1.75;
 inline constexpr double kClearMinGaps = 0.1;
 inline constexpr double kClearVotes = 3.0;
+inline constexpr double kUnheldMaxGaps = 0.5;
 
 /// --unit-at: one rule for every kind, or a rule per kind ("token=end,layer=start"; the
 /// kinds not named take `all`).
@@ -190,6 +192,9 @@ void for_each_kind_markers(const Trace& trace, const std::vector<std::string>& k
 /// How many markers each kind has, in the order of kinds.
 std::vector<uint64_t> marker_counts(const Trace& trace, const std::vector<std::string>& kinds);
 
+/// Each marker kind's rule and nesting as a window records them (ambiguous kinds left out:
+/// a window of them decides again rather than inherit a guess).
+std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request);
 /// The rule one kind's units are cut by (UnitPlanner's plan of it).
 UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request);
 /// The units of one kind, in time order (empty when the kind has no markers).

@@ -118,9 +118,16 @@ struct Evidence {
   int64_t starts = 0, closes = 0;
   /// One sample: a stretch whose clear length says start against one whose says end.
   void vote(double says_start, double says_end) {
-    double before = says_start, after = says_end;
-    if (clearly_longer(before, after)) ++starts;
-    else if (clearly_longer(after, before)) ++closes;
+    if (clearly_longer(says_start, says_end)) ++starts;
+    else if (clearly_longer(says_end, says_start)) ++closes;
+  }
+  /// A head and a tail (of the extent, of a coarser unit): the one no unit would hold under
+  /// a rule must be the smaller and less than kUnheldMaxGaps (work before the first starter,
+  /// a prologue; after the last closer, an epilogue). Both long: no sample (a long
+  /// prologue before starters reads like a first unit before closers).
+  void vote_ends(double before, double after) {
+    if (clearly_longer(after, before) && before < kUnheldMaxGaps) ++starts;
+    else if (clearly_longer(before, after) && after < kUnheldMaxGaps) ++closes;
   }
 };
 
@@ -152,7 +159,7 @@ void vote_coarse_units(const Markers& fine, const Markers& coarse, const KindUni
       head = f[first] - r.lo;
       tail = r.hi - f[last];
     }
-    e->vote(static_cast<double>(tail) / e->gap, static_cast<double>(head) / e->gap);  // a long tail: start
+    e->vote_ends(static_cast<double>(head) / e->gap, static_cast<double>(tail) / e->gap);
   });
 }
 
@@ -170,7 +177,7 @@ UnitRule decide(const Markers& m, Range extent, bool activity, const Markers* co
   e.head = static_cast<double>(busy_between(activity, m.busy_before[0], std::max<int64_t>(0, m.ts[0] - extent.lo))) / e.gap;
   e.tail = static_cast<double>(busy_between(activity, m.busy_after[last], std::max<int64_t>(0, extent.hi - m.ts[last]))) / e.gap;
   if (coarse) vote_coarse_units(m, *coarse, *coarse_plan, activity, &e);
-  else e.vote(e.tail, e.head);  // a long tail: the last unit's work follows the last marker (start)
+  else e.vote_ends(e.head, e.tail);
   if (activity)  // a pause before a marker says start; after it, end
     for (std::size_t i = 0; i < m.size(); ++i)
       if (m.quiet_before[i] >= 0 && m.quiet_after[i] >= 0)
@@ -321,6 +328,19 @@ std::vector<Unit> cut_units(const Markers& markers, const KindUnits& plan) {
     units.push_back({static_cast<int64_t>(i), markers.arg[marker], r});
   });
   return units;
+}
+
+std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request) {
+  std::vector<WindowRecord::KindRule> rules;
+  std::vector<std::string> kinds = marker_kinds(trace);
+  if (kinds.size() > 256) return rules;  // a kind an instant (generic traces): nothing worth recording
+  UnitPlanner planner(trace, request);
+  for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& markers) {
+    if (markers.ts.empty()) return;
+    UnitRule rule = planner.plan(kinds[k], markers).rule;
+    if (!rule.ambiguous) rules.push_back({kinds[k], rule.at == UnitAt::end, rule.nested_in});
+  });
+  return rules;
 }
 
 UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request) {

@@ -136,8 +136,10 @@ TEST_CASE("auto: a sweep of head and tail from 0 to 1.5 gaps, jittered gaps, bot
         int end = at.back() + static_cast<int>(tail * median);
         UnitRule rule = detected_rule(start, end, at);
         double head_true = (at.front() - start) / median, tail_true = (end - at.back()) / median;
-        bool closers = head_true >= 0.2 && head_true >= 2 * tail_true;
-        bool starters = tail_true >= 0.2 && tail_true >= 2 * head_true;
+        // Clear: one stretch twice the other, and the shorter (the work no unit holds under
+        // the rule) under 0.4 gaps; both long is a prologue or a first unit (issue 51).
+        bool closers = head_true >= 0.2 && head_true >= 2 * tail_true && tail_true < 0.4;
+        bool starters = tail_true >= 0.2 && tail_true >= 2 * head_true && head_true < 0.4;
         if (closers || starters) {
           ++checked;
           INFO("markers " << markers << " head " << head_true << " tail " << tail_true);
@@ -148,7 +150,7 @@ TEST_CASE("auto: a sweep of head and tail from 0 to 1.5 gaps, jittered gaps, bot
       }
     }
   }
-  CHECK(checked > 1500);  // the sweep reached the cases it is about
+  CHECK(checked > 1000);  // the sweep reached the cases it is about
   CHECK(called == checked);
 }
 

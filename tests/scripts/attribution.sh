@@ -90,26 +90,32 @@ m3=$(grep '"name":"token"' "$tmp/closers-tail.json" | grep '"arg":3}' | sed 's/.
 range=$("$jqtrace" stats -q --format json --marker token 3 "$tmp/closers-tail.json" | tr -d ' \n' | sed 's/.*"range_us":\[\([^]]*\)\].*/\1/')
 [ "$range" = "$m2,$m3" ] || fail "token 3 of closers is $range, want $m2,$m3 (from marker 2 to marker 3)"
 
-# 5. Ambiguous (a tail as long as the head): start, a warning with the evidence, and unit
-# gates need --unit-at (exit 2), as do marker-scoped gates and baselines.
+# 5. A worker's tail as long as a token after the caller's last marker: the evidence lives on
+# the marker lane (issue 51), so tokens stay closers (the trace's tail once made them
+# ambiguous). `step` (a fence post: nothing before its first marker, nothing after its last)
+# is ambiguous: a warning with the evidence, and unit gates need --unit-at (exit 2), as do
+# marker-scoped gates and baselines.
 "$gen" --tokens 8 --layers 4 --workers 2 --seed 3 --tail-us "$(awk -v g="$gap" 'BEGIN { printf "%.3f", g * 1.2 }')" \
   -o "$tmp/ambiguous.json"
 kinds=$("$jqtrace" markers --format csv --columns kind,unit_at,unit_at_ambiguous "$tmp/ambiguous.json" 2> "$tmp/err")
-expect_in "$kinds" "token,start,true" "ambiguous tokens"
-expect_in "$(cat "$tmp/err")" "where 'token' markers stand in their units is ambiguous (head" "ambiguous: warning"
-"$jqtrace" stats -q --fail-if 'unit_p50(token) > 1' "$tmp/ambiguous.json" > /dev/null 2> "$tmp/err"
+expect_in "$kinds" "token,end,false" "a worker's tail does not make tokens ambiguous"
+expect_in "$kinds" "step,start,true" "ambiguous steps"
+expect_in "$(cat "$tmp/err")" "where 'step' markers stand in their units is ambiguous (head" "ambiguous: warning"
+"$jqtrace" stats -q --fail-if 'unit_p50(step) > 1' "$tmp/ambiguous.json" > /dev/null 2> "$tmp/err"
 status=$?
 [ $status -eq 2 ] || fail "a gate on ambiguous units: exit $status, want 2"
 expect_in "$(cat "$tmp/err")" "give --unit-at start or end" "a gate on ambiguous units"
-"$jqtrace" stats -q --unit-at end --fail-if 'unit_p50(token) > 1e12' "$tmp/ambiguous.json" > /dev/null 2>&1 ||
+"$jqtrace" stats -q --unit-at end --fail-if 'unit_p50(step) > 1e12' "$tmp/ambiguous.json" > /dev/null 2>&1 ||
   fail "a gate with --unit-at end: exit $?, want 0"
-"$jqtrace" stats -q --fail-if 'units(token) > 100' "$tmp/ambiguous.json" > /dev/null 2>&1 ||
-  fail "units(token) counts markers whatever the rule: exit $?, want 0"
-"$jqtrace" stats -q --marker token 2 --fail-if 'share(attn chain) > 100' "$tmp/ambiguous.json" > /dev/null 2>&1
+"$jqtrace" stats -q --unit-at step=end --fail-if 'unit_p50(step) > 1e12' "$tmp/ambiguous.json" > /dev/null 2>&1 ||
+  fail "a gate with --unit-at step=end: exit $?, want 0"
+"$jqtrace" stats -q --fail-if 'units(step) > 100' "$tmp/ambiguous.json" > /dev/null 2>&1 ||
+  fail "units(step) counts markers whatever the rule: exit $?, want 0"
+"$jqtrace" stats -q --marker step 2 --fail-if 'share(attn chain) > 100' "$tmp/ambiguous.json" > /dev/null 2>&1
 status=$?
 [ $status -eq 2 ] || fail "a gate in ambiguous units: exit $status, want 2"
-"$jqtrace" stats -q --format json --marker token 2 --unit-at start "$tmp/ambiguous.json" > "$tmp/base.json"
-"$jqtrace" stats -q --marker token 2 --baseline "$tmp/ambiguous.json" "$tmp/ambiguous.json" > /dev/null 2>&1
+"$jqtrace" stats -q --format json --marker step 2 --unit-at start "$tmp/ambiguous.json" > "$tmp/base.json"
+"$jqtrace" stats -q --marker step 2 --baseline "$tmp/ambiguous.json" "$tmp/ambiguous.json" > /dev/null 2>&1
 status=$?
 [ $status -eq 2 ] || fail "a baseline in ambiguous units: exit $status, want 2"
 

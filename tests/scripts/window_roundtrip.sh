@@ -85,7 +85,10 @@ for f in "${files[@]}"; do
 done
 # Generic traces, with B/E pairs cut by the range.
 check samples/chrome-small.json --us 110 150
-check samples/array-form.json --marker frame 0
+# frame 0 under start (auto calls these frames closers now, issue 51: their unit [1000,
+# 1300] holds no event of tid 2, and a window keeps no lane it has no event of, so its lane
+# count, and idle %, would differ from the original's: a known limit).
+check samples/array-form.json --marker frame 0 --unit-at start
 [ -f ../shared/corpus/chrome/main_thread_has_unclosed_slices.json ] &&
   check ../shared/corpus/chrome/main_thread_has_unclosed_slices.json --us 714008000000 714009000000
 # window SCOPE of FILE, big.json compressed with KIND (gzip or zstd), is the plain file's,
