@@ -111,6 +111,11 @@ int report_read(const std::string& name, const ReadResult& r, const Trace& trace
     print_warning(opts, fmt::format("{}: its jobqueProfile is {}, more than jqtrace reads: its categories and marker "
                                     "kinds are unknown, chains are named by their tags ('tag N'; attribution: {})",
                                     name, trace.profile.unread, attribution_name(Attribution::unread_profile)));
+  if (profile_unused(trace))
+    print_warning(opts, fmt::format("{}: its jobqueProfile registers {} categories and {} marker kinds that no event "
+                                    "uses (was profiling off while it recorded?): busy time is 'untagged' or a "
+                                    "reserved group, and the registered categories are 0",
+                                    name, trace.profile.categories.size(), trace.profile.markers.size()));
   warn_stopped_lanes(name, trace, opts);
   return kOk;
 }

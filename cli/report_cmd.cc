@@ -202,6 +202,9 @@ std::vector<std::string> report_warnings(const Analysis& a) {
   if (facts.attribution == Attribution::stage_count)
     warnings.push_back("The trace names no categories: chains are named by their stage count, as the old viewer "
                        "did (names marked * are guesses).");
+  if (facts.profile_unused)
+    warnings.push_back("The trace's jobqueProfile registers categories and marker kinds that no event uses (was "
+                       "profiling off while it recorded?): its busy time is untagged or a reserved group.");
   if (facts.attribution == Attribution::unread_profile)
     warnings.push_back("The trace's jobqueProfile is larger than jqtrace reads: its categories are unknown, and "
                        "chains are named by their tags (tag N).");
@@ -517,7 +520,7 @@ int run_report(const ReportCommandOptions& o) {
   a.stats = compute_stats(trace, index, a.scope.range, stats);
   hand_back_freed();  // the stats' samples, made on both threads, before the markers' walks
   for (const GroupStats& g : a.stats.groups)
-    a.groups.push_back({g.name, a.color(g), g.share_pct});
+    a.groups.push_back({g.name, a.color(g), g.share_pct, g.guessed});
   shade_shared_colors(a.groups, trace, stats.by);
   for (const TimelineGroup& g : a.groups) a.color_of.emplace(g.name, g.color);
   a.unit_at = unit_at_request(o.scope.unit_at);

@@ -12,6 +12,7 @@ TraceFacts trace_facts(const Trace& trace) {
   f.attribution = trace.jobque ? trace.attribution : Attribution::none;
   f.truncated = trace.read.status == ReadStatus::truncated;
   f.truncated_at_byte = trace.read.offset;
+  f.profile_unused = profile_unused(trace);
   for (const StoppedLane& s : lanes_stopped_early(trace))
     f.stopped.push_back({trace.lane_label(s.lane), std::string(trace.thread_name(s.lane)), s.stop_ns});
   return f;
@@ -20,6 +21,7 @@ TraceFacts trace_facts(const Trace& trace) {
 void add_trace_fact_fields(Document& doc, const TraceFacts& facts, const std::string& group) {
   doc.add(Field("attribution", Kind::text, std::string(attribution_name(facts.attribution))).in(group));
   doc.add(Field("truncated", Kind::flag, facts.truncated).in(group));
+  if (facts.profile_unused) doc.add(Field("profile_unused", Kind::flag, true).in(group));
 }
 
 void add_stopped_lanes(Document& doc, const TraceFacts& facts, const std::string& group) {
@@ -36,6 +38,7 @@ void add_stopped_lanes(Document& doc, const TraceFacts& facts, const std::string
 std::string trace_facts_text(const TraceFacts& facts) {
   std::string text = fmt::format("attribution: {}", attribution_name(facts.attribution));
   if (facts.attribution == Attribution::stage_count) text += ", names guessed";
+  if (facts.profile_unused) text += "; the profile's categories and markers are used by no event";
   if (facts.truncated) text += fmt::format("; TRUNCATED at byte {}", facts.truncated_at_byte);
   if (!facts.stopped.empty())
     text += fmt::format("; {} lane{} stopped recording early", facts.stopped.size(), facts.stopped.size() == 1 ? "" : "s");

@@ -19,6 +19,7 @@ struct TraceFacts {
   Attribution attribution = Attribution::none;
   bool truncated = false;
   uint64_t truncated_at_byte = 0;
+  bool profile_unused = false;  ///< the profile registers kinds and categories no event uses
   struct Stopped {
     std::string lane, name;  ///< "pid:tid" and the thread name
     int64_t stop_ns = 0;

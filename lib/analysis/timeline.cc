@@ -274,7 +274,7 @@ class TimelineBuilder {
     std::vector<TimelineGroup> groups;
     groups.reserve(s.groups.size());
     for (const GroupStats& g : s.groups)
-      groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct});
+      groups.push_back({g.name, g.color.empty() ? palette_color(g.name) : g.color, g.share_pct, g.guessed});
     return groups;
   }
 

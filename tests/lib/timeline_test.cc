@@ -453,4 +453,34 @@ TEST_CASE("timeline: the time axis's last label ends at its tick when it sits at
   CHECK(svg.find("text-anchor=\"middle\" font-size=\"10\">0 us<") != std::string::npos);
 }
 
+
+TEST_CASE("timeline: marker labels are the program's args (the index beside them where they differ), closers' left of their line") {
+  // 'layer' markers carry args 9, 10, 11 (a model's layer numbers) and start their units
+  // (a long tail after the last); 'done' markers close theirs (work before each, a pause
+  // after) and carry args equal to their index.
+  std::vector<std::string> events = {R"({"ph":"X","pid":1,"tid":0,"ts":0,"dur":400,"name":"w"})",
+                                     R"({"ph":"X","pid":1,"tid":0,"ts":500,"dur":400,"name":"w"})"};
+  for (int k = 0; k < 3; ++k)
+    events.push_back(R"({"ph":"i","pid":1,"tid":0,"s":"t","name":"layer","ts":)" + std::to_string(100 + 100 * k) +
+                     R"(,"args":{"arg":)" + std::to_string(9 + k) + "}}");
+  events.push_back(R"({"ph":"i","pid":1,"tid":0,"s":"t","name":"done","ts":400,"args":{"arg":0}})");
+  events.push_back(R"({"ph":"i","pid":1,"tid":0,"s":"t","name":"done","ts":900,"args":{"arg":1}})");
+  Timeline t = timeline_of(test::trace_of(events), {0, 900000}, 1000, GroupBy::name);
+  std::string svg = result::render_timeline_svg(t, "t", {});
+  CHECK(svg.find(">layer 9 \u00b7 #0<") != std::string::npos);
+  CHECK(svg.find(">layer 11 \u00b7 #2<") != std::string::npos);
+  // done 0 closes [0, 400]: its label ends at its line (text-anchor end), over its unit.
+  CHECK(svg.find("text-anchor=\"end\">done 0<") != std::string::npos);
+}
+
+TEST_CASE("timeline and report legends keep the mark of a guessed name") {
+  const Trace& legacy = test::load_sample("legacy-small.trace.json");  // classifier: named by its stage count
+  SpanIndex index(legacy);
+  TimelineOptions options;
+  Timeline t = compute_timeline(legacy, index, whole_trace(legacy), options);
+  std::string svg = result::render_timeline_svg(t, "t", {});
+  CHECK(svg.find(">classifier* ") != std::string::npos);
+  CHECK(result::swatch_legend_html(t.groups).find("classifier* ") != std::string::npos);
+}
+
 }  // namespace jqtrace

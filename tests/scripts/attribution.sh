@@ -119,5 +119,19 @@ status=$?
 status=$?
 [ $status -eq 2 ] || fail "a baseline in ambiguous units: exit $status, want 2"
 
+# 6. A profile that no event uses (profiling off while recording): said once on stderr, in
+# the JSON facts and the text header (issue 51); a trace that uses its profile says nothing.
+cat > "$tmp/profile-off.json" <<'JSON'
+{"traceEvents":[{"ph":"X","pid":0,"tid":1,"name":"publish","ts":1,"dur":1,"args":{"chain":1,"stage":2}},
+{"ph":"X","pid":0,"tid":0,"name":"chunk","ts":2,"dur":5,"args":{"chain":1,"stage":0}}],
+"jobqueProfile":{"version":1,"lanes":2,"categories":[{"id":1,"name":"attn chain","color":"#5E96DE"}],"markers":[{"id":0,"name":"token"}]}}
+JSON
+out=$("$jqtrace" stats --format json "$tmp/profile-off.json" 2> "$tmp/err")
+expect_in "$out" '"profile_unused": true' "unused profile: JSON"
+[ "$(grep -c "registers 1 categories and 1 marker kinds that no event uses" "$tmp/err")" = 1 ] ||
+  fail "unused profile: not one warning: $(cat "$tmp/err")"
+expect_in "$("$jqtrace" stats -q "$tmp/profile-off.json")" "used by no event" "unused profile: header"
+expect_not_in "$("$jqtrace" stats --format json samples/tiny.trace.json 2>&1)" "profile_unused" "a used profile"
+
 echo "attribution: $failures failed"
 [ $failures -eq 0 ]
