@@ -45,7 +45,10 @@ std::string trace_facts_text(const TraceFacts& facts) {
   return text;
 }
 
-std::string marked_name(const std::string& name, bool guessed) { return guessed ? name + "*" : name; }
+std::string marked_name(const std::string& name, bool guessed) {
+  bool marked = !name.empty() && name.back() == '*';  // a guess beside the trace's own name is named so
+  return guessed && !marked ? name + "*" : name;
+}
 
 void add_unit_rule_fields(Document& doc, const UnitRule& rule, const std::string& group) {
   doc.add(Field("unit_at", Kind::text, std::string(unit_at_name(rule.at))).in(group));

@@ -83,7 +83,7 @@ struct TimelineGroup {
   double share_pct = 0;     ///< of the range's busy time (stats' share)
   bool guessed = false;     ///< named by a chain's stage count: legends mark it "*" as tables do
   /// The name as legends show it ("classifier*" when guessed).
-  std::string shown() const { return guessed ? name + "*" : name; }
+  std::string shown() const { return guessed && (name.empty() || name.back() != '*') ? name + "*" : name; }
 };
 
 struct TimelineMarker {

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "begin_end.h"
@@ -579,8 +580,17 @@ class TraceBuilder final : public EventSink {
       any_tag = any_tag || c.tag != 0;
     });
     t_.attribution = chain_attribution(t_.profile, any_tag);
+    // The trace's own names first, then the guesses: a guess that a legacy tag or the
+    // profile also names ("classifier" of 1-stage tag-0 chains beside tag-5 chains) is a
+    // category of its own, "classifier*", not summed into the trace's (issue 51).
+    std::set<std::string> own;  // the names the trace gives: reserved, the profile's, legacy tags'
+    for (const Category& c : t_.categories) own.insert(c.name);
+    for (auto& [pair, category] : known)
+      if (ChainName named = chain_category(pair.first, pair.second, t_.profile, t_.attribution); !named.guessed)
+        own.insert(named.name);
     for (auto& [pair, category] : known) {
       ChainName named = chain_category(pair.first, pair.second, t_.profile, t_.attribution);
+      if (named.guessed && own.count(named.name)) named.name += "*";
       category = static_cast<uint16_t>(category_index(named.name));
       if (named.guessed) t_.categories[category].guessed = true;
     }

@@ -133,5 +133,17 @@ expect_in "$out" '"profile_unused": true' "unused profile: JSON"
 expect_in "$("$jqtrace" stats -q "$tmp/profile-off.json")" "used by no event" "unused profile: header"
 expect_not_in "$("$jqtrace" stats --format json samples/tiny.trace.json 2>&1)" "profile_unused" "a used profile"
 
+# 7. Legacy tags: tag-5 chains are the trace's `classifier`; 1-stage tag-0 chains are named
+# `classifier` by their stage count, a guess: two rows, not one guessed sum (issue 51).
+cat > "$tmp/legacy-guess.json" <<'JSON'
+{"traceEvents":[{"ph":"X","pid":0,"tid":1,"name":"publish","ts":1,"dur":1,"args":{"chain":1,"stage":1281}},
+{"ph":"X","pid":0,"tid":0,"name":"chunk","ts":2,"dur":10,"args":{"chain":1,"stage":0}},
+{"ph":"X","pid":0,"tid":1,"name":"publish","ts":20,"dur":1,"args":{"chain":2,"stage":1}},
+{"ph":"X","pid":0,"tid":0,"name":"chunk","ts":22,"dur":7,"args":{"chain":2,"stage":0}}]}
+JSON
+rows=$("$jqtrace" stats -q --format csv --columns name,busy_us,guessed "$tmp/legacy-guess.json")
+expect_in "$rows" "classifier,11.000,false" "legacy classifier: its own row"
+expect_in "$rows" "classifier*,8.000,true" "guessed classifier: its own row"
+
 echo "attribution: $failures failed"
 [ $failures -eq 0 ]
