@@ -54,7 +54,7 @@ void add_unit_rule_fields(Document& doc, const UnitRule& rule, const std::string
   doc.add(Field("unit_at", Kind::text, std::string(unit_at_name(rule.at))).in(group));
   doc.add(Field("unit_at_auto", Kind::flag, rule.automatic).in(group));
   doc.add(Field("unit_at_rule", Kind::text, unit_rule_label(rule)).in(group));
-  doc.add(Field("unit_nested_in", Kind::text, rule.nested_in).in(group));
+  doc.add(Field("unit_nested_in", Kind::text, std::string(rule.nested_in)).in(group));
   if (rule.lane_stopped) doc.add(Field("unit_lane_stopped_us", Kind::us, ns(rule.stop_ns)).in(group));
   if (!rule.automatic) return;
   doc.add(Field("unit_at_ambiguous", Kind::flag, rule.ambiguous).in(group));
@@ -72,7 +72,7 @@ void add_scope_fields(Document& doc, const Scope& scope, const std::string& grou
 
 std::string unit_rule_text(UnitRule rule) {
   std::string text = fmt::format("units {} at their markers", unit_at_name(rule.at));
-  if (!rule.nested_in.empty()) text += " and at '" + rule.nested_in + "' boundaries";
+  if (!rule.nested_in.empty()) text += " and at '" + std::string(rule.nested_in) + "' boundaries";
   if (rule.lane_stopped) text += ", the marker lane stopped recording at " + us_text(rule.stop_ns) + " us";
   if (rule.recorded) return text + ", as the window recorded";
   if (!rule.automatic) return text;

@@ -48,7 +48,7 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
            any ? ns(k.first_ns) : Value{}, any ? ns(k.last_ns) : Value{}, k.unit, k.rule.ambiguous,
            measured ? Value{k.rule.head_gaps} : Value{}, measured ? Value{k.rule.tail_gaps} : Value{},
            measured ? count(static_cast<uint64_t>(k.rule.starts)) : Value{},
-           measured ? count(static_cast<uint64_t>(k.rule.closes)) : Value{}, k.rule.nested_in,
+           measured ? count(static_cast<uint64_t>(k.rule.closes)) : Value{}, std::string(k.rule.nested_in),
            k.rule.lane_stopped ? ns(k.rule.stop_ns) : Value{}};
   };
   return t;

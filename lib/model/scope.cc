@@ -40,7 +40,7 @@ std::string unit_rule_label(const UnitRule& rule) {
   else if (rule.automatic && !rule.measured) label += " (auto)";
   else if (rule.automatic)
     label += (rule.ambiguous ? " (auto, ambiguous: " : " (auto: ") + unit_rule_evidence(rule) + ")";
-  if (!rule.nested_in.empty()) label += ", in " + rule.nested_in;
+  if (!rule.nested_in.empty()) label += ", in " + std::string(rule.nested_in);
   return label;
 }
 

@@ -31,7 +31,7 @@ struct Range {
 /// Where a kind's markers stand in their units: at the start (the viewer's rule; dasLLAMA
 /// stamps `token`, `layer` and `step` before the unit's work) or at the end (programs that
 /// stamp a unit when it is done).
-enum class UnitAt { start, end };
+enum class UnitAt : uint8_t { start, end };
 
 /// --unit-at: a fixed rule, or `automatic` (detect_unit_rule decides per kind).
 enum class UnitAtRequest { automatic, start, end };
@@ -39,7 +39,9 @@ enum class UnitAtRequest { automatic, start, end };
 /// The rule applied to one kind, whether auto chose it, the evidence auto read, and what
 /// else shapes the kind's units: the kind they nest in, a marker lane that stopped.
 struct UnitRule {
+  // Packed: a trace can have a kind an instant, and every kind's summary holds one.
   UnitAt at = UnitAt::start;
+  UnitAt nested_in_at = UnitAt::start;  ///< the coarser kind's rule (nested_in set)
   bool automatic = false;
   /// Auto found no clear evidence (or evidence both ways) and fell back to start: gates
   /// and baselines on these units then need an explicit --unit-at.
@@ -53,15 +55,15 @@ struct UnitRule {
   /// markers start or close their units (a marker with a clear pause on one side, a
   /// stretch at the head or tail of the extent or of a coarser unit clearly the longer).
   bool measured = false;
-  double head_gaps = 0, tail_gaps = 0;
-  int64_t starts = 0, closes = 0;
-  /// The coarser kind whose boundaries also end these units ("" when not nested).
-  std::string nested_in;
-  UnitAt nested_in_at = UnitAt::start;  ///< the coarser kind's rule
   /// A lane holding the markers stopped recording (its ring filled) before the trace
   /// ended: the units end where it stopped (stop_ns), not at the trace's end.
   bool lane_stopped = false;
+  int32_t starts = 0, closes = 0;
+  double head_gaps = 0, tail_gaps = 0;
   int64_t stop_ns = 0;
+  /// The coarser kind whose boundaries also end these units ("" when not nested): a view
+  /// of the trace's own name of it (its interner's), alive as long as the trace.
+  std::string_view nested_in;
 };
 
 const char* unit_at_name(UnitAt at);
@@ -121,6 +123,9 @@ struct KindUnits {
 /// Decides every kind's rule and nesting for a trace, once (kinds nest in others only
 /// among the kNestingKinds kinds with the most markers).
 inline constexpr std::size_t kNestingKinds = 16;
+/// A trace of more kinds than this (generic: an instant name a kind) is not searched for
+/// nesting, and a window of it records no rules.
+inline constexpr std::size_t kMaxKindsForNesting = 256;
 class UnitPlanner {
  public:
   UnitPlanner(const Trace& trace, const UnitRequest& request);

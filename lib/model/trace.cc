@@ -143,13 +143,19 @@ BusyStretches busy_stretches(const SpanTable& spans) {
 void measure_instants(Trace& t) {
   InstantTable& in = t.instants;
   std::size_t n = in.size();
-  std::vector<int64_t> quiet_before(n), quiet_after(n), busy_before(n), busy_after(n);
+  // Filled in place (set): zeros cost nothing until a value widens a column, and a trace of
+  // a kind an instant holds no second copy of them (memory_bounds.sh).
+  for (IntColumn* c : {&in.quiet_before, &in.quiet_after, &in.busy_before, &in.busy_after}) {
+    *c = IntColumn{};
+    for (std::size_t i = 0; i < n; ++i) c->push(0);
+  }
   // The instants' rows lane after lane (a counting sort, each lane's in time order).
-  std::vector<std::size_t> begin(t.lanes.size() + 1, 0);
+  std::vector<uint32_t> begin(t.lanes.size() + 1, 0);
   for (std::size_t i = 0; i < n; ++i) ++begin[static_cast<std::size_t>(in.lane[i]) + 1];
   for (std::size_t l = 0; l < t.lanes.size(); ++l) begin[l + 1] += begin[l];
-  std::vector<std::size_t> rows(n), next(begin.begin(), begin.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) rows[next[static_cast<std::size_t>(in.lane[i])]++] = i;
+  std::vector<uint32_t> rows(n), next(begin.begin(), begin.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) rows[next[static_cast<std::size_t>(in.lane[i])]++] = static_cast<uint32_t>(i);
+  std::vector<uint32_t>().swap(next);
   for (std::size_t l = 0; l < t.lanes.size(); ++l) {
     if (begin[l] == begin[l + 1]) continue;
     BusyStretches b = busy_stretches(t.lanes[l].spans);
@@ -160,26 +166,17 @@ void measure_instants(Trace& t) {
       auto after = static_cast<std::size_t>(std::lower_bound(b.lo.begin(), b.lo.end(), ts) - b.lo.begin());
       bool has_before = after > 0;
       std::size_t j = after - 1;
+      int64_t busy_before = 0;
       if (has_before && ts < b.hi[j]) {  // inside a stretch: quiet on neither side
-        quiet_before[i] = quiet_after[i] = 0;
-        busy_before[i] = b.busy_before[j] + (ts - b.lo[j]);
+        busy_before = b.busy_before[j] + (ts - b.lo[j]);
       } else {
-        quiet_before[i] = has_before ? ts - b.hi[j] : -1;
-        quiet_after[i] = after < b.lo.size() ? b.lo[after] - ts : -1;
-        busy_before[i] = has_before ? b.busy_before[j] + (b.hi[j] - b.lo[j]) : 0;
+        in.quiet_before.set(i, has_before ? ts - b.hi[j] : -1);
+        in.quiet_after.set(i, after < b.lo.size() ? b.lo[after] - ts : -1);
+        busy_before = has_before ? b.busy_before[j] + (b.hi[j] - b.lo[j]) : 0;
       }
-      busy_after[i] = b.total - busy_before[i];
+      in.busy_before.set(i, busy_before);
+      in.busy_after.set(i, b.total - busy_before);
     }
-  }
-  in.quiet_before = IntColumn{};
-  in.quiet_after = IntColumn{};
-  in.busy_before = IntColumn{};
-  in.busy_after = IntColumn{};
-  for (std::size_t i = 0; i < n; ++i) {
-    in.quiet_before.push(quiet_before[i]);
-    in.quiet_after.push(quiet_after[i]);
-    in.busy_before.push(busy_before[i]);
-    in.busy_after.push(busy_after[i]);
   }
 }
 
@@ -903,7 +900,10 @@ void adopt_chains(Trace& t, const Trace& partial) {
     if (!t.jobque) return;  // a full read names no category then either
     auto [it, added] = known.try_emplace({c.nstages, c.tag}, uint16_t{kUnpublishedCategory});
     if (added) {
-      auto named = by_name.find(chain_category(c.nstages, c.tag, t.profile, t.attribution).name);
+      ChainName name = chain_category(c.nstages, c.tag, t.profile, t.attribution);
+      // A guess the trace also names is "NAME*" (name_categories): the guessed one.
+      auto starred = name.guessed ? by_name.find(name.name + "*") : by_name.end();
+      auto named = starred != by_name.end() && t.categories[starred->second].guessed ? starred : by_name.find(name.name);
       if (named != by_name.end()) it->second = named->second;
     }
     to.category = it->second;

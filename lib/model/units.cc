@@ -57,7 +57,8 @@ bool parse_unit_request(std::string_view text, UnitRequest* request, std::string
 
 std::string unit_request_text(std::string_view kind, const UnitRule& rule) {
   if (rule.nested_in.empty()) return unit_at_name(rule.at);
-  return rule.nested_in + "=" + unit_at_name(rule.nested_in_at) + "," + std::string(kind) + "=" + unit_at_name(rule.at);
+  return std::string(rule.nested_in) + "=" + unit_at_name(rule.nested_in_at) + "," + std::string(kind) + "=" +
+         unit_at_name(rule.at);
 }
 
 namespace {
@@ -185,8 +186,8 @@ UnitRule decide(const Markers& m, Range extent, bool activity, const Markers* co
   rule.measured = true;
   rule.head_gaps = e.head;
   rule.tail_gaps = e.tail;
-  rule.starts = e.starts;
-  rule.closes = e.closes;
+  rule.starts = static_cast<int32_t>(std::min<int64_t>(e.starts, INT32_MAX));
+  rule.closes = static_cast<int32_t>(std::min<int64_t>(e.closes, INT32_MAX));
   // A rule whose outer unit would hold (nearly) none of the lane's work is not the
   // program's: the first unit under end, the last under start.
   bool end_possible = e.head >= kClearMinGaps, start_possible = e.tail >= kClearMinGaps;
@@ -208,6 +209,22 @@ bool every_unit_holds(const Markers& coarse, const KindUnits& coarse_plan, const
   return all;
 }
 
+/// True when the trace has at most `limit` marker kinds (its profile's, else its instants'
+/// distinct names), counted without listing them.
+bool few_kinds(const Trace& trace, std::size_t limit) {
+  if (trace.profile.present && trace.profile.unread.empty()) return trace.profile.markers.size() <= limit;
+  std::vector<bool> seen(trace.names.size(), false);
+  std::size_t kinds = 0;
+  for (std::size_t i = 0; i < trace.instants.size() && kinds <= limit; ++i) {
+    auto name = static_cast<std::size_t>(trace.instants.name[i]);
+    if (name < seen.size() && !seen[name]) {
+      seen[name] = true;
+      ++kinds;
+    }
+  }
+  return kinds <= limit;
+}
+
 const WindowRecord::KindRule* recorded_rule(const Trace& trace, std::string_view kind) {
   if (!trace.window.present) return nullptr;
   for (const WindowRecord::KindRule& k : trace.window.units)
@@ -219,6 +236,9 @@ const WindowRecord::KindRule* recorded_rule(const Trace& trace, std::string_view
 
 UnitPlanner::UnitPlanner(const Trace& trace, const UnitRequest& request)
     : trace_(trace), request_(request), whole_(whole_trace(trace)), stopped_(lanes_stopped_early(trace)) {
+  // A trace of a kind an instant (generic, thousands of names) nests nothing worth finding,
+  // and listing its kinds here would cost their names twice over.
+  if (!few_kinds(trace, kMaxKindsForNesting)) return;
   std::vector<std::string> kinds = marker_kinds(trace);
   std::vector<uint64_t> counts = marker_counts(trace, kinds);
   // The candidates for nesting: the kinds with the most markers (at least two), fewest first.
@@ -256,7 +276,7 @@ UnitPlanner::UnitPlanner(const Trace& trace, const UnitRequest& request)
       rule.stop_ns = plan.rule.stop_ns;
       plan.rule = rule;
     }
-    plan.rule.nested_in = names[coarse];
+    plan.rule.nested_in = trace.names.view(trace.names.find(names[coarse]));  // a kind is an instant's name
     plan.rule.nested_in_at = plans[coarse].rule.at;
     nested_.emplace_back(names[f], plan);
   }
@@ -333,12 +353,12 @@ std::vector<Unit> cut_units(const Markers& markers, const KindUnits& plan) {
 std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request) {
   std::vector<WindowRecord::KindRule> rules;
   std::vector<std::string> kinds = marker_kinds(trace);
-  if (kinds.size() > 256) return rules;  // a kind an instant (generic traces): nothing worth recording
+  if (kinds.size() > kMaxKindsForNesting) return rules;  // a kind an instant (generic traces): nothing worth recording
   UnitPlanner planner(trace, request);
   for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& markers) {
     if (markers.ts.empty()) return;
     UnitRule rule = planner.plan(kinds[k], markers).rule;
-    if (!rule.ambiguous) rules.push_back({kinds[k], rule.at == UnitAt::end, rule.nested_in});
+    if (!rule.ambiguous) rules.push_back({kinds[k], rule.at == UnitAt::end, std::string(rule.nested_in)});
   });
   return rules;
 }
