@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "common_fields.h"
 #include "render.h"
 #include "text_format.h"
 #include "utf8.h"
@@ -125,7 +126,7 @@ class SvgWriter {
       double w = t_.groups[g].share_pct / 100.0 * f_.plot_w;
       if (w <= 0) continue;
       out_ += fmt::format("<rect class=\"g{}\" x=\"{:.2f}\" y=\"24\" width=\"{:.2f}\" height=\"12\"><title>{} {:.1f}%</title></rect>\n",
-                          g, x, w, xml_escape(t_.groups[g].shown()), t_.groups[g].share_pct);
+                          g, x, w, xml_escape(marked_name(t_.groups[g].name, t_.groups[g].guessed)), t_.groups[g].share_pct);
       x += w;
     }
   }
@@ -149,7 +150,7 @@ class SvgWriter {
     std::vector<bool> drawn = drawn_groups();
     for (std::size_t g = 0; g < t_.groups.size(); ++g) {
       if (t_.groups[g].share_pct <= 0 && !drawn[g]) continue;  // nothing of it in the scope
-      std::string text = fmt::format("{} {:.1f}%", t_.groups[g].shown(), t_.groups[g].share_pct);
+      std::string text = fmt::format("{} {:.1f}%", marked_name(t_.groups[g].name, t_.groups[g].guessed), t_.groups[g].share_pct);
       double w = 14 + kCharWidth * static_cast<double>(display_width(text)) + 14;
       if (x > f_.plot_x && x + w > f_.plot_x + f_.plot_w) {
         x = f_.plot_x;
@@ -324,7 +325,7 @@ std::string share_bar_svg(const std::vector<TimelineGroup>& groups, int width_px
     double w = g.share_pct / 100.0 * width_px;
     if (w <= 0) continue;
     out += fmt::format("<rect x=\"{:.2f}\" y=\"0\" width=\"{:.2f}\" height=\"18\" fill=\"{}\"><title>{} {:.1f}%</title></rect>\n",
-                       x, w, g.color, xml_escape(g.shown()), g.share_pct);
+                       x, w, g.color, xml_escape(marked_name(g.name, g.guessed)), g.share_pct);
     x += w;
   }
   return out + "</svg>\n";
@@ -417,7 +418,7 @@ std::string swatch_legend_html(const std::vector<TimelineGroup>& groups) {
   std::string out = "<div class=\"legend\">";
   for (const TimelineGroup& g : fold_groups(groups).groups)
     out += fmt::format("<span><span class=\"sw\" style=\"background:{}\"></span>{} {:.1f}%</span>", g.color,
-                       xml_escape(g.shown()), g.share_pct);
+                       xml_escape(marked_name(g.name, g.guessed)), g.share_pct);
   return out + "</div>\n";
 }
 

@@ -81,9 +81,7 @@ struct TimelineGroup {
   std::string name;
   std::string color;        ///< "#RRGGBB": the profile's, the viewer's, or a stable palette's
   double share_pct = 0;     ///< of the range's busy time (stats' share)
-  bool guessed = false;     ///< named by a chain's stage count: legends mark it "*" as tables do
-  /// The name as legends show it ("classifier*" when guessed).
-  std::string shown() const { return guessed && (name.empty() || name.back() != '*') ? name + "*" : name; }
+  bool guessed = false;     ///< named by a chain's stage count: legends mark it "*" as tables do (marked_name)
 };
 
 struct TimelineMarker {

@@ -138,6 +138,21 @@ Range whole_trace(const Trace& trace) {
   return {trace.start_ns, trace.end_ns};
 }
 
+bool profile_unused(const Trace& trace) {
+  const JobqueProfile& p = trace.profile;
+  if (!p.present || !p.unread.empty() || p.markers.empty()) return false;
+  std::vector<uint64_t> counts = marker_counts(trace, marker_kinds(trace));  // the profile's kinds
+  if (std::any_of(counts.begin(), counts.end(), [](uint64_t n) { return n > 0; })) return false;
+  if (p.categories.empty()) return true;
+  // The profile's categories follow the reserved groups (Trace::categories).
+  std::size_t first = std::min(trace.categories.size(), kReservedCategories);
+  bool used = false;
+  trace.chains.for_each([&](int64_t, const ChainInfo& c) {
+    used = used || (c.category >= first && c.category < first + p.categories.size());
+  });
+  return !used;
+}
+
 bool check_marker_kind(const Trace& trace, std::string_view kind, std::string* error) {
   std::vector<std::string> kinds = marker_kinds(trace);
   if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) return true;

@@ -95,8 +95,6 @@ struct UnitRequest {
   UnitAtRequest all = UnitAtRequest::automatic;
   std::vector<std::pair<std::string, UnitAt>> kinds;
   UnitAtRequest of(std::string_view kind) const;
-  /// A request fixing one kind's rule (the others auto).
-  static UnitRequest fixed(std::string_view kind, UnitAt at);
 };
 /// "auto", "start", "end", or a comma-separated list of RULE and KIND=RULE items; false
 /// with a message otherwise.
@@ -200,6 +198,10 @@ std::vector<uint64_t> marker_counts(const Trace& trace, const std::vector<std::s
 /// Each marker kind's rule and nesting as a window records them (ambiguous kinds left out:
 /// a window of them decides again rather than inherit a guess).
 std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request);
+/// True when the trace's jobqueProfile registers marker kinds (and categories) that no
+/// event uses: no instant of a registered kind and, when the chains were read, no chain of
+/// a registered category (profiling was off while recording: every share is "untagged").
+bool profile_unused(const Trace& trace);
 /// The rule one kind's units are cut by (UnitPlanner's plan of it).
 UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request);
 /// The units of one kind, in time order (empty when the kind has no markers).

@@ -650,25 +650,6 @@ std::vector<StoppedLane> lanes_stopped_early(const Trace& trace) {
   return stopped;
 }
 
-bool profile_unused(const Trace& trace) {
-  const JobqueProfile& p = trace.profile;
-  if (!p.present || !p.unread.empty() || p.markers.empty()) return false;
-  for (const ProfileMarker& m : p.markers) {
-    uint32_t id = trace.names.find(m.name);
-    if (id == Interner::kNone) continue;
-    for (std::size_t i = 0; i < trace.instants.size(); ++i)
-      if (trace.instants.name[i] == id) return false;
-  }
-  // The profile's categories follow the reserved groups (Trace::categories).
-  std::size_t first = 0;
-  while (first < trace.categories.size() && first < kReservedCategories) ++first;
-  bool used = false;
-  trace.chains.for_each([&](int64_t, const ChainInfo& c) {
-    used = used || (c.category >= first && c.category < first + p.categories.size() && !p.categories.empty());
-  });
-  return !used;
-}
-
 std::size_t SpanTable::bytes() const {
   return ts.bytes() + dur.bytes() + name.bytes() + cat.bytes() + stage.bytes() + arg.bytes() + chain.bytes() +
          category.bytes();

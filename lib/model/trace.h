@@ -149,11 +149,6 @@ struct StoppedLane {
 /// Every such lane, in lane order (none for a generic, truncated or window trace).
 std::vector<StoppedLane> lanes_stopped_early(const Trace& trace);
 
-/// True when the trace's jobqueProfile registers marker kinds (and categories) that no
-/// event uses: no instant of a registered kind and, when the chains were read, no chain of
-/// a registered category (profiling was off while recording: every share is "untagged").
-bool profile_unused(const Trace& trace);
-
 struct LoadOptions {
   /// False: lanes, instants, counters, the profile, chains and the time range only, no
   /// span tables (window keeps its own index of where events are).

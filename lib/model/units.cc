@@ -19,12 +19,6 @@ UnitAtRequest UnitRequest::of(std::string_view kind) const {
   return all;
 }
 
-UnitRequest UnitRequest::fixed(std::string_view kind, UnitAt at) {
-  UnitRequest request;
-  request.kinds.emplace_back(std::string(kind), at);
-  return request;
-}
-
 bool parse_unit_request(std::string_view text, UnitRequest* request, std::string* error) {
   *request = UnitRequest{};
   std::size_t from = 0;
@@ -108,6 +102,15 @@ Range marker_extent(const Trace& trace, const Markers& m, Range whole, bool acti
   return extent.lo <= extent.hi ? extent : whole;
 }
 
+/// The markers (sorted times ts) a unit r of a coarser kind holds, as [first, end): those
+/// in [lo, hi) when its markers start their units, (lo, hi] when they close them; the last
+/// unit of starters (ending at the extent's end) holds those at hi too.
+std::pair<std::size_t, std::size_t> markers_in(const std::vector<int64_t>& ts, Range r, bool start, bool last) {
+  auto from = start ? std::lower_bound(ts.begin(), ts.end(), r.lo) : std::upper_bound(ts.begin(), ts.end(), r.lo);
+  auto to = start && !last ? std::lower_bound(ts.begin(), ts.end(), r.hi) : std::upper_bound(ts.begin(), ts.end(), r.hi);
+  return {static_cast<std::size_t>(from - ts.begin()), static_cast<std::size_t>(std::max(from, to) - ts.begin())};
+}
+
 /// One stretch's busy time: the marker lane's (clipped to the wall time it spans), or the
 /// wall time when there is no activity to read.
 int64_t busy_between(bool activity, int64_t busy, int64_t wall) { return activity ? std::min(busy, wall) : wall; }
@@ -140,11 +143,9 @@ void vote_coarse_units(const Markers& fine, const Markers& coarse, const KindUni
   bool start = coarse_plan.rule.at == UnitAt::start;
   for_each_unit(coarse, coarse_plan, [&](std::size_t, std::size_t c, Range r) {
     if (coarse_plan.rule.lane_stopped && r.hi >= coarse_plan.extent.hi) return;  // cut short: no sample
-    // The finer markers of the unit: [lo, hi) under start, (lo, hi] under end.
-    auto a = start ? std::lower_bound(f.begin(), f.end(), r.lo) : std::upper_bound(f.begin(), f.end(), r.lo);
-    auto b = start ? std::lower_bound(f.begin(), f.end(), r.hi) : std::upper_bound(f.begin(), f.end(), r.hi);
-    if (a == b) return;
-    auto first = static_cast<std::size_t>(a - f.begin()), last = static_cast<std::size_t>(b - f.begin()) - 1;
+    auto [first, end] = markers_in(f, r, start, false);
+    if (first == end) return;
+    std::size_t last = end - 1;
     int64_t head = 0, tail = 0;
     if (activity) {
       // The coarse marker's busy_before is the busy time at its own end of the unit; the
@@ -199,12 +200,10 @@ UnitRule decide(const Markers& m, Range extent, bool activity, const Markers* co
 
 /// True when every unit of coarse holds at least one marker of fine.
 bool every_unit_holds(const Markers& coarse, const KindUnits& coarse_plan, const Markers& fine) {
-  const std::vector<int64_t>& f = fine.ts;
   bool start = coarse_plan.rule.at == UnitAt::start, all = true;
   for_each_unit(coarse, coarse_plan, [&](std::size_t, std::size_t, Range r) {
-    auto a = start ? std::lower_bound(f.begin(), f.end(), r.lo) : std::upper_bound(f.begin(), f.end(), r.lo);
-    bool holds = a != f.end() && (start ? *a < r.hi || (r.hi == coarse_plan.extent.hi && *a <= r.hi) : *a <= r.hi);
-    all = all && holds;
+    auto [first, end] = markers_in(fine.ts, r, start, r.hi == coarse_plan.extent.hi);
+    all = all && first != end;
   });
   return all;
 }
@@ -352,8 +351,8 @@ std::vector<Unit> cut_units(const Markers& markers, const KindUnits& plan) {
 
 std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request) {
   std::vector<WindowRecord::KindRule> rules;
+  if (!few_kinds(trace, kMaxKindsForNesting)) return rules;  // a kind an instant (generic traces): nothing worth recording
   std::vector<std::string> kinds = marker_kinds(trace);
-  if (kinds.size() > kMaxKindsForNesting) return rules;  // a kind an instant (generic traces): nothing worth recording
   UnitPlanner planner(trace, request);
   for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& markers) {
     if (markers.ts.empty()) return;
