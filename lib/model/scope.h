@@ -61,9 +61,9 @@ struct UnitRule {
   int32_t starts = 0, closes = 0;
   double head_gaps = 0, tail_gaps = 0;
   int64_t stop_ns = 0;
-  /// The coarser kind whose boundaries also end these units ("" when not nested): a view
-  /// of the trace's own name of it (its interner's), alive as long as the trace.
-  std::string_view nested_in;
+  /// The coarser kind whose boundaries also end these units ("" when not nested). Owned:
+  /// summaries outlive their trace (diff frees a run's trace before reading the next).
+  std::string nested_in;
 };
 
 const char* unit_at_name(UnitAt at);

@@ -275,7 +275,7 @@ UnitPlanner::UnitPlanner(const Trace& trace, const UnitRequest& request)
       rule.stop_ns = plan.rule.stop_ns;
       plan.rule = rule;
     }
-    plan.rule.nested_in = trace.names.view(trace.names.find(names[coarse]));  // a kind is an instant's name
+    plan.rule.nested_in = names[coarse];
     plan.rule.nested_in_at = plans[coarse].rule.at;
     nested_.emplace_back(names[f], plan);
   }
