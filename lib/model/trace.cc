@@ -319,7 +319,8 @@ class TraceBuilder final : public EventSink {
     std::iota(by_size.begin(), by_size.end(), 0u);
     std::stable_sort(by_size.begin(), by_size.end(),
                      [&](uint32_t a, uint32_t b) { return t_.lanes[a].spans.size() > t_.lanes[b].spans.size(); });
-    const ChainCategories* chains = categories ? &*chain_categories : nullptr;
+    // None without span tables: the span times kept for measure_instants take no category.
+    const ChainCategories* chains = chain_categories ? &*chain_categories : nullptr;
     std::size_t big = 0;
     for (; big < by_size.size() && threads > 1 && t_.lanes[by_size[big]].spans.size() > kFinishSlice; ++big)
       finish_in_slices(t_.lanes[by_size[big]].spans, chains, threads);

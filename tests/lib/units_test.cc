@@ -217,3 +217,26 @@ TEST_CASE("--unit-at names a rule per kind") {
   CHECK(error.find("'middle' is not a unit rule") != std::string::npos);
   CHECK_FALSE(parse_unit_request("=end", &r, &error));
 }
+
+TEST_CASE("a read without span tables (window's, an index's) measures instants as a full read does, then drops the span times") {
+  // The jobque sample has chains: its span-less read once joined categories through a chain
+  // table it never built (the fuzzer's seed found it under UBSan).
+  std::string text = sample_bytes("decode-small.trace.json");
+  Trace full, lean;
+  auto a = Source::from_string(text);
+  load_trace(*a, &full, nullptr);
+  LoadOptions no_spans;
+  no_spans.spans = false;
+  auto b = Source::from_string(text);
+  load_trace(*b, &lean, nullptr, no_spans);
+  REQUIRE(full.instants.size() > 0);
+  REQUIRE(lean.instants.size() == full.instants.size());
+  for (std::size_t i = 0; i < full.instants.size(); ++i) {
+    CHECK(lean.instants.quiet_before[i] == full.instants.quiet_before[i]);
+    CHECK(lean.instants.quiet_after[i] == full.instants.quiet_after[i]);
+    CHECK(lean.instants.busy_before[i] == full.instants.busy_before[i]);
+    CHECK(lean.instants.busy_after[i] == full.instants.busy_after[i]);
+  }
+  for (const Lane& lane : lean.lanes) CHECK(lane.spans.size() == 0);
+  CHECK(unit_rule(lean, "layer", UnitRequest{}).nested_in == "token");
+}
