@@ -105,6 +105,7 @@ int run(int argc, char** argv) {
   setup_markers(app);
   setup_window(app);
   setup_gaps(app);
+  setup_latency(app);
   setup_diff(app);
   setup_phases(app);
   setup_timeline(app);

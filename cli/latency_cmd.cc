@@ -1,0 +1,147 @@
+// jqtrace latency FILE: load → scope → the marker lane → its time cut into parts → render.
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "common.h"
+#include "gates.h"
+#include "latency.h"
+#include "latency_schema.h"
+#include "load.h"
+#include "scope_options.h"
+#include "suggest.h"
+
+namespace jqtrace::cli {
+namespace {
+
+/// The longest waits the scope's table lists.
+constexpr std::size_t kWaitsListed = 10;
+
+struct LatencyCommandOptions {
+  CommonOptions common;
+  ScopeOptions scope;
+  std::string per_unit;  ///< --per-unit KIND
+  std::string sort = "index";
+  std::string lane;      ///< --lane: pid:tid or a thread name ("" the marker lane)
+  GateOptions gates;
+  std::string file;
+};
+
+/// The lane --lane names (its label, or its thread name when one lane has it); SIZE_MAX
+/// after saying why not.
+std::size_t named_lane(const Trace& trace, const std::string& name) {
+  std::vector<std::size_t> by_thread;
+  std::vector<std::string> labels;
+  for (std::size_t l = 0; l < trace.lanes.size(); ++l) {
+    labels.push_back(trace.lane_label(l));
+    if (labels.back() == name) return l;
+    if (trace.thread_name(l) == name) by_thread.push_back(l);
+  }
+  if (by_thread.size() == 1) return by_thread.front();
+  if (by_thread.size() > 1) {
+    print_error(fmt::format("--lane '{}': {} lanes have that thread name; give one as pid:tid", name, by_thread.size()));
+    return SIZE_MAX;
+  }
+  std::string near = closest_match(name, labels);
+  print_error(fmt::format("--lane '{}': no such lane{}", name, near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
+  return SIZE_MAX;
+}
+
+/// The lane whose time is cut: --lane, else the one holding the markers of the unit kind
+/// (or of the scope's kind, or of any kind), else a jobque trace's caller.
+std::size_t choose_lane(const LatencyCommandOptions& o, const Trace& trace, const Scope& scope) {
+  if (!o.lane.empty()) return named_lane(trace, o.lane);
+  std::string kind = !o.per_unit.empty() ? o.per_unit : scope.marker_kind;
+  std::size_t lane = latency_lane(trace, kind);
+  if (lane == SIZE_MAX)
+    print_error(fmt::format("{}: no lane holds markers{}: give the lane to measure with --lane PID:TID",
+                            display_name(o.file), trace.jobque ? " or spans" : ""));
+  return lane;
+}
+
+/// The units of kind that lie in the scope (a unit the scope's edge cuts is not one of its).
+bool units_in_scope(const LatencyCommandOptions& o, const Trace& trace, const Scope& scope,
+                    result::LatencyContext* c) {
+  std::string error;
+  if (!check_marker_kind(trace, o.per_unit, &error)) {
+    print_error(error);
+    return false;
+  }
+  UnitRequest request = unit_at_request(o.scope.unit_at);
+  c->per_unit = o.per_unit;
+  c->per_unit_rule = unit_rule(trace, o.per_unit, request);
+  note_unit_rule(o.per_unit, c->per_unit_rule, o.common);
+  for (const Unit& u : units_of(trace, o.per_unit, request))
+    if (u.range.lo >= scope.range.lo && u.range.hi <= scope.range.hi) c->units.push_back(u);
+  if (c->units.empty())
+    print_warning(o.common, fmt::format("no unit of '{}' lies wholly in the scope ({})", o.per_unit, scope.label));
+  if (o.sort == "dur")
+    std::stable_sort(c->units.begin(), c->units.end(),
+                     [](const Unit& a, const Unit& b) { return a.range.length() > b.range.length(); });
+  return true;
+}
+
+/// Gates name "GROUP, CLASS" however they spaced it.
+std::vector<GateSource> normalized(std::vector<GateSource> gates) {
+  for (GateSource& g : gates) g.gate.arg = result::latency_gate_arg(g.gate.arg);
+  return gates;
+}
+
+int run_latency(const LatencyCommandOptions& o) {
+  std::vector<GateSource> gates;
+  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  Trace& trace = trace_for_process();
+  // The whole trace: a stage's last chunk can end outside the scope (SPEC §2 "Latency").
+  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  result::LatencyContext c;
+  c.trace = &trace;
+  c.file = display_name(o.file);
+  c.facts = result::trace_facts(trace);
+  if (!resolve_scope_options(o.scope, trace, o.common, &c.scope)) return kUsage;
+  std::size_t lane = choose_lane(o, trace, c.scope);
+  if (lane == SIZE_MAX) return kUsage;
+  if (!o.per_unit.empty() && !units_in_scope(o, trace, c.scope, &c)) return kUsage;
+  SpanIndex index(trace, worker_threads(o.common));
+  LatencyAnalysis analysis(trace, index, lane, c.scope.range);
+  c.analysis = &analysis;
+  LatencyParts parts = analysis.measure(c.scope.range, kWaitsListed);
+  std::vector<GateResult> results;
+  bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
+  if (!gates.empty() && !cut_off) {
+    if (!scope_checkable(c.scope, o.file)) return kUsage;
+    if (!evaluate_gates(normalized(gates), result::latency_metrics(parts, analysis), &results)) return kUsage;
+    c.gates = &results;
+  }
+  if (int status = write_document(result::latency_document(parts, c), o.common, "latency")) return status;
+  return cut_off || any_tripped(results) ? kCheckFailed : kOk;
+}
+
+}  // namespace
+
+void setup_latency(CLI::App& app) {
+  auto opts = std::make_shared<LatencyCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("latency", "Where the marker lane's time went: work, publish, imbalance, wake-up");
+  add_common_options(*cmd, opts->common, result::kDocumentFormats);
+  add_scope_options(*cmd, opts->scope);
+  cmd->add_option("--per-unit", opts->per_unit, "One row per unit of this marker kind: its time by class and group")
+      ->option_text("KIND");
+  cmd->add_option("--sort", opts->sort, "With --per-unit: units in time order (index) or the slowest first (dur)")
+      ->check(CLI::IsMember({"index", "dur"}))
+      ->option_text("index|dur")
+      ->default_str("index");
+  cmd->add_option("--lane", opts->lane, "The lane to measure, as pid:tid or a thread name (default: the marker lane)")
+      ->option_text("LANE");
+  add_gate_options(*cmd, opts->gates);
+  add_trace_argument(*cmd, opts->file);
+  cmd->footer(
+      "Examples:\n  jqtrace latency --marker token slowest trace.json.gz\n"
+      "  jqtrace latency --per-unit token --sort dur --format csv trace.json > tokens.csv\n"
+      "  jqtrace latency -q --fail-if 'latency(imbalance) > 15' --fail-if 'latency(ffn chain, imbalance) > 10' trace.json");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->file, "latency")) throw CommandDone{kUsage};
+    throw CommandDone{run_latency(*opts)};
+  });
+}
+
+}  // namespace jqtrace::cli

@@ -1,0 +1,37 @@
+#pragma once
+// The "jqtrace/latency/1" schema: the marker lane's time in the scope by group and class
+// (rows), the per-class totals (classes), the longest imbalance waits with the chunk that
+// ended last (waits), and with --per-unit one row a unit (units).
+#include <string>
+#include <vector>
+
+#include "common_fields.h"
+#include "latency.h"
+#include "model.h"
+#include "scope.h"
+
+namespace jqtrace::result {
+
+struct LatencyContext {
+  const Trace* trace = nullptr;
+  const LatencyAnalysis* analysis = nullptr;  ///< per-unit rows are measured as they are written
+  std::string file;
+  Scope scope;
+  TraceFacts facts;
+  std::string per_unit;             ///< the kind of the unit rows ("" none)
+  UnitRule per_unit_rule;
+  std::vector<Unit> units;          ///< the units of per_unit in the scope, in the order to write them
+  const std::vector<GateResult>* gates = nullptr;
+};
+
+Document latency_document(const LatencyParts& scope_parts, const LatencyContext& c);
+
+/// The gates' numbers: latency(GROUP), latency(CLASS), latency(GROUP, CLASS): % of the
+/// scope; latency_us(...) the same in µs.
+MetricSet latency_metrics(const LatencyParts& parts, const LatencyAnalysis& analysis);
+
+/// "GROUP, CLASS" as latency_metrics names it, from "GROUP,CLASS" with any spacing (the
+/// comma nearest the end splits: a group's name may hold one). Other text is returned as is.
+std::string latency_gate_arg(const std::string& arg);
+
+}  // namespace jqtrace::result
