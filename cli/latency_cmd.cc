@@ -37,6 +37,7 @@ std::size_t named_lane(const Trace& trace, const std::string& name) {
     labels.push_back(trace.lane_label(l));
     if (labels.back() == name) return l;
     if (trace.thread_name(l) == name) by_thread.push_back(l);
+    if (!trace.thread_name(l).empty()) labels.emplace_back(trace.thread_name(l));
   }
   if (by_thread.size() == 1) return by_thread.front();
   if (by_thread.size() > 1) {
@@ -50,10 +51,15 @@ std::size_t named_lane(const Trace& trace, const std::string& name) {
 
 /// The lane whose time is cut: --lane, else the one holding the markers of the unit kind
 /// (or of the scope's kind, or of any kind), else a jobque trace's caller.
-std::size_t choose_lane(const LatencyCommandOptions& o, const Trace& trace, const Scope& scope) {
-  if (!o.lane.empty()) return named_lane(trace, o.lane);
+std::size_t choose_lane(const LatencyCommandOptions& o, const Trace& trace, const Scope& scope, std::string* reason) {
+  if (!o.lane.empty()) {
+    *reason = "--lane";
+    return named_lane(trace, o.lane);
+  }
   std::string kind = !o.per_unit.empty() ? o.per_unit : scope.marker_kind;
-  std::size_t lane = latency_lane(trace, kind);
+  bool by_markers = false;
+  std::size_t lane = latency_lane(trace, kind, &by_markers);
+  *reason = by_markers ? "the marker lane" : "the caller: no markers";
   if (lane == SIZE_MAX)
     print_error(fmt::format("{}: no lane holds markers{}: give the lane to measure with --lane PID:TID",
                             display_name(o.file), trace.jobque ? " or spans" : ""));
@@ -99,7 +105,7 @@ int run_latency(const LatencyCommandOptions& o) {
   c.file = display_name(o.file);
   c.facts = result::trace_facts(trace);
   if (!resolve_scope_options(o.scope, trace, o.common, &c.scope)) return kUsage;
-  std::size_t lane = choose_lane(o, trace, c.scope);
+  std::size_t lane = choose_lane(o, trace, c.scope, &c.lane_reason);
   if (lane == SIZE_MAX) return kUsage;
   if (!o.per_unit.empty() && !units_in_scope(o, trace, c.scope, &c)) return kUsage;
   SpanIndex index(trace, worker_threads(o.common));

@@ -25,10 +25,13 @@ std::vector<std::size_t> span_groups_with_time(const LatencyParts& p, const Late
 /// One row a (group, class) with time, the largest first (ties: group, then class order).
 Table parts_table(const LatencyParts& p, const LatencyAnalysis& a, bool* guessed) {
   Table t("rows");
-  t.add_column(Column("group", Kind::text));
+  // People see a guessed category marked ("attn chain*", with a footnote); data keeps the name.
+  t.add_column(Column("label", Kind::text).titled("group").people_only());
+  t.add_column(Column("group", Kind::text).data_only());
   t.add_column(Column("class", Kind::text));
   t.add_column(Column("us", Kind::us).titled("us"));
   t.add_column(Column("share_pct", Kind::percent).titled("share").with_bar());
+  t.add_column(Column("guessed", Kind::flag).data_only());
   std::vector<std::size_t> slots;
   for (std::size_t s = 0; s < p.ns.size(); ++s)
     if (p.ns[s] > 0) slots.push_back(s);
@@ -36,20 +39,21 @@ Table parts_table(const LatencyParts& p, const LatencyAnalysis& a, bool* guessed
   for (std::size_t s : slots) {
     const LatencyGroup& g = a.groups()[s / kLatencyClasses];
     *guessed = *guessed || g.guessed;
-    t.rows.push_back({marked_name(g.name, g.guessed), std::string(latency_class_name(class_at(s % kLatencyClasses))),
-                      ns(p.ns[s]), pct(p.ns[s], p.range.length())});
+    t.rows.push_back({marked_name(g.name, g.guessed), g.name, std::string(latency_class_name(class_at(s % kLatencyClasses))),
+                      ns(p.ns[s]), pct(p.ns[s], p.range.length()), g.guessed});
     t.colors.push_back(g.color);
   }
   return t;
 }
 
-/// Every class, in class order, with its total (0 too: a pipeline finds each class's row).
-Table classes_table(const LatencyParts& p) {
+/// Every class the trace can have, in class order, with its total (0 too: a pipeline
+/// finds each class's row). A generic trace has no chains: span, outside, not recorded.
+Table classes_table(const LatencyParts& p, bool jobque) {
   Table t("classes", "by class");
   t.add_column(Column("class", Kind::text));
   t.add_column(Column("us", Kind::us).titled("us"));
   t.add_column(Column("share_pct", Kind::percent).titled("share").with_bar());
-  for (std::size_t k = 0; k < kLatencyClasses; ++k) {
+  for (std::size_t k = jobque ? 0 : static_cast<std::size_t>(LatencyClass::span); k < kLatencyClasses; ++k) {
     int64_t v = p.of_class(class_at(k));
     t.rows.push_back({std::string(latency_class_name(class_at(k))), ns(v), pct(v, p.range.length())});
   }
@@ -59,12 +63,14 @@ Table classes_table(const LatencyParts& p) {
 Table waits_table(const LatencyParts& p, const LatencyAnalysis& a, const Trace& trace) {
   Table t("waits", fmt::format("the {} longest imbalance waits (the lane waited while another lane's chunk ran)",
                                p.waits.size()));
+  t.in_text = !p.waits.empty();  // JSON keeps the empty list
   t.add_column(Column("wait_us", Kind::us));
   t.add_column(Column("share_pct", Kind::percent).titled("share").rank(2));
   t.add_column(Column("at_us", Kind::us).rank(3));
   t.add_column(Column("chain", Kind::integer).rank(1));
   t.add_column(Column("stage", Kind::integer).rank(1));
-  t.add_column(Column("group", Kind::text));
+  t.add_column(Column("label", Kind::text).titled("group").people_only());
+  t.add_column(Column("group", Kind::text).data_only());
   t.add_column(Column("last_lane", Kind::text).titled("last lane").rank(2));
   t.add_column(Column("last_chunk", Kind::integer).titled("chunk").rank(3));
   t.add_column(Column("last_start_after_first_us", Kind::us).titled("started after first").rank(1));
@@ -72,7 +78,7 @@ Table waits_table(const LatencyParts& p, const LatencyAnalysis& a, const Trace& 
   t.add_column(Column("wake_up_us", Kind::us).titled("then wake-up").rank(2));
   for (const LatencyWait& w : p.waits) {
     const LatencyGroup& g = a.groups()[w.group];
-    t.rows.push_back({ns(w.ns), pct(w.ns, p.range.length()), ns(w.ts_ns), w.chain, w.stage, marked_name(g.name, g.guessed),
+    t.rows.push_back({ns(w.ns), pct(w.ns, p.range.length()), ns(w.ts_ns), w.chain, w.stage, marked_name(g.name, g.guessed), g.name,
                       trace.lane_label(w.last_lane), w.last_chunk_arg, ns(w.last_chunk_ts - w.stage_first_ts),
                       ns(w.last_chunk_dur), ns(w.wake_ns)});
   }
@@ -115,8 +121,8 @@ std::string heading(const LatencyParts& p, const LatencyContext& c) {
   const Trace& trace = *c.trace;
   std::size_t lane = c.analysis->lane();
   std::string name(trace.thread_name(lane));
-  std::string text = fmt::format("{}: {}latency of lane {}{} (the marker lane) over {} us ({})", c.file,
-                                 scope_prefix(c.scope), trace.lane_label(lane), name.empty() ? "" : " " + name,
+  std::string text = fmt::format("{}: {}latency of lane {}{} ({}) over {} us ({})", c.file, scope_prefix(c.scope),
+                                 trace.lane_label(lane), name.empty() ? "" : " '" + name + "'", c.lane_reason,
                                  us_text(p.range.length()), trace_facts_text(c.facts));
   if (!trace.jobque) text += "; a generic trace: the lane's top-level spans by cat, the rest outside (no chains, no imbalance)";
   if (c.analysis->stopped())
@@ -140,11 +146,12 @@ Document latency_document(const LatencyParts& p, const LatencyContext& c) {
   doc.add(Field("length_us", Kind::us, ns(p.range.length())).labelled("length"));
   doc.add(Field("lane", Kind::text, c.trace->lane_label(a.lane())));
   doc.add(Field("lane_name", Kind::text, std::string(c.trace->thread_name(a.lane()))));
+  doc.add(Field("lane_reason", Kind::text, c.lane_reason));
   if (a.stopped()) doc.add(Field("lane_stopped_us", Kind::us, ns(a.stop_ns())));
   bool guessed = false;
   Table& rows = doc.add(parts_table(p, a, &guessed));
   if (guessed) rows.note = kGuessedNote;
-  doc.add(classes_table(p));
+  doc.add(classes_table(p, c.trace->jobque));
   doc.add(waits_table(p, a, *c.trace));
   if (!c.per_unit.empty()) {
     doc.add(Field("per_unit", Kind::text, c.per_unit));

@@ -18,6 +18,8 @@ struct LatencyContext {
   std::string file;
   Scope scope;
   TraceFacts facts;
+  /// Why this lane: "the marker lane", "the caller: no markers", "--lane".
+  std::string lane_reason = "the marker lane";
   std::string per_unit;             ///< the kind of the unit rows ("" none)
   UnitRule per_unit_rule;
   std::vector<Unit> units;          ///< the units of per_unit in the scope, in the order to write them

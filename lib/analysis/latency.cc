@@ -59,7 +59,7 @@ bool stage_key(int64_t chain, int64_t stage, int64_t* key) {
   return true;
 }
 
-std::size_t latency_lane(const Trace& trace, std::string_view kind) {
+std::size_t latency_lane(const Trace& trace, std::string_view kind, bool* by_markers) {
   std::vector<std::string> kinds = kind.empty() ? marker_kinds(trace) : std::vector<std::string>{std::string(kind)};
   std::vector<uint64_t> markers(trace.lanes.size(), 0);
   for_each_kind_markers(trace, kinds, [&](std::size_t, const Markers& m) {
@@ -68,6 +68,7 @@ std::size_t latency_lane(const Trace& trace, std::string_view kind) {
   std::size_t best = SIZE_MAX;
   for (std::size_t l = 0; l < markers.size(); ++l)
     if (markers[l] > 0 && (best == SIZE_MAX || markers[l] > markers[best])) best = l;
+  if (by_markers) *by_markers = best != SIZE_MAX;
   if (best != SIZE_MAX || !trace.jobque) return best;
   // No markers: the caller, as gaps finds it (SPEC §2).
   for (std::size_t l = 0; l < trace.lanes.size(); ++l) {

@@ -119,7 +119,8 @@ bool stage_key(int64_t chain, int64_t stage, int64_t* key);
 
 /// The marker lane: the lane holding the most markers of kind (of every marker kind when
 /// kind is empty; ties: the earlier lane); with no markers, for a jobque trace the caller
-/// (the highest numeric tid with spans). SIZE_MAX when there is none.
-std::size_t latency_lane(const Trace& trace, std::string_view kind);
+/// (the highest numeric tid with spans). SIZE_MAX when there is none. *by_markers (may be
+/// null): whether markers chose it.
+std::size_t latency_lane(const Trace& trace, std::string_view kind, bool* by_markers = nullptr);
 
 }  // namespace jqtrace

@@ -57,7 +57,7 @@ grep -q '29 warnings' <<< "$out" || fail "validate -q lost the warning count"
 [ -z "$("$jqtrace" stats -q samples/truncated.trace.json 2>&1 > /dev/null)" ] || fail "stats -q printed a warning"
 # --timings: every command's phases on stderr, its stdout unchanged, at -j 1 and -j 2.
 for j in 1 2; do
-  for command in "validate" "stats" "stats --marker token 1" "gaps" "markers" "window --marker token 1" "timeline"; do
+  for command in "validate" "stats" "stats --marker token 1" "gaps" "latency" "markers" "window --marker token 1" "timeline"; do
     # shellcheck disable=SC2086  # the command is several words
     plain=$("$jqtrace" $command -q -j $j samples/decode-small.trace.json 2> /dev/null | md5sum)
     # shellcheck disable=SC2086

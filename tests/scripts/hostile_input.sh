@@ -27,7 +27,7 @@ grep -q '^1:1,1733400000000000.107,0.004,' <<< "$csv" || fail "epoch: window csv
 "$gen" --workers 2 --tokens 3 --layers 4 --seed 3 -o "$tmp/t.json"
 cp "$tmp/t.json" "$tmp/t.orig"
 ln -s "$tmp/t.json" "$tmp/link.json"
-for args in "window --us 0 1000" "stats" "markers --kind token" "gaps"; do
+for args in "window --us 0 1000" "stats" "markers --kind token" "gaps" "latency"; do
   for target in t.json link.json; do
     # shellcheck disable=SC2086  # args are several words
     "$jqtrace" $args "$tmp/t.json" -o "$tmp/$target" > /dev/null 2> "$tmp/err"

@@ -28,6 +28,7 @@ stats --by name --format md $sample
 markers $sample
 markers --kind token --format csv $sample
 gaps --format json $sample
+latency --per-unit layer --format json $sample
 window --rebase --marker token 1 $sample
 window --format csv --us 0 1e9 $sample
 timeline $sample -o $tmp/t.svg

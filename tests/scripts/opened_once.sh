@@ -42,6 +42,7 @@ for f in "$tmp/t.json" "$tmp/t.json.gz" "$tmp/t.json.zst" "$tmp/broken.json"; do
   once "$f" stats -j 2 --marker token 1 "$f"
   once "$f" validate -j 2 --max-errors 0 "$f"
   once "$f" gaps -j 2 "$f"
+  once "$f" latency -j 2 "$f"
   once "$f" markers -j 2 "$f"
   once "$f" timeline -j 2 "$f"
   once "$f" window -j 2 --marker token 1 "$f"

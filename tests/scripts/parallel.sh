@@ -38,6 +38,7 @@ every_command() {
   compare "$file" stats --by lane --format csv
   compare "$file" markers --format json
   compare "$file" gaps --format json
+  compare "$file" latency --per-unit token --format json
   compare "$file" window --format csv
   compare "$file" window --ms 0.01 0.2
   compare "$file" window --format compact --ms 0 0.5

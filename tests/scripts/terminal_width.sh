@@ -15,7 +15,8 @@ on_tty() {
 widest() { LC_ALL=C.UTF-8 wc -L; }  # display columns of the widest line
 
 for args in "stats samples/decode-small.trace.json" "markers --kind token samples/decode-small.trace.json" \
-            "gaps samples/decode-small.trace.json" "diff samples/decode-small.trace.json samples/legacy-small.trace.json" \
+            "gaps samples/decode-small.trace.json" "latency samples/decode-small.trace.json" \
+            "latency --per-unit token samples/decode-small.trace.json" "diff samples/decode-small.trace.json samples/legacy-small.trace.json" \
             "diff samples/decode-small.trace.json samples/decode-small.trace.json"; do
   # shellcheck disable=SC2086  # the argument strings are split on purpose
   fitted=$(on_tty 80 $args)
