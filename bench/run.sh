@@ -4,6 +4,9 @@
 # each, reporting the median of REPEAT runs, MB/s, peak RSS and the ratio to the fast floor.
 #
 #   bash bench/run.sh [SIZE_MB] [REPEAT]      (default 200 MB per trace, 5 runs)
+#   LANES="8" ROWS='^(stats|latency)' bash bench/run.sh 570 5
+#                                             (only these lane counts, and the rows whose
+#                                             label matches ROWS: the fast floor always runs)
 # Needs a Release build in build/ (bash build.sh demo makes one), gzip, zstd and /usr/bin/time.
 #
 # The floor is RapidJSON's fastest configuration for these bytes (default flags, native
@@ -25,16 +28,15 @@ mkdir -p "$out"
 cmake --build "$build" --target jqtrace jqtrace-gen parse-floor decode-floor load-model >/dev/null
 jobs=$(nproc)
 
-for workers in 2 7 31; do
+lanes=${LANES:-3 8 32}
+rows=${ROWS:-}
+for lane_count in $lanes; do
+  workers=$((lane_count - 1))
   trace="$out/bench-${size_mb}mb-w${workers}.trace.json"
   if [ ! -f "$trace" ]; then
     echo "generating $trace ..." >&2
     "$build/jqtrace-gen" --workers "$workers" --size-mb "$size_mb" --seed 7 -o "$trace"
   fi
-  [ -f "$trace.gz" ] || gzip -6 -k "$trace"
-  [ -f "$trace.zst" ] || zstd -q -3 -k "$trace"
-  bytes=$(stat -c %s "$trace")
-  cat "$trace" "$trace.gz" "$trace.zst" > /dev/null  # warm the page cache: every row reads from memory
 
   labels=("fast floor (RapidJSON default flags)" "jqtrace-flags floor" "zcat piped to fast floor (.gz)"
           "inflate alone (.gz, decode-floor)" "zstd decode alone (.zst, decode-floor)" "full model (load-model)")
@@ -43,11 +45,13 @@ for workers in 2 7 31; do
             "$build/decode-floor $trace.zst" "$build/load-model $trace")
   for j in 1 "$jobs"; do
     labels+=("validate -j $j" "stats -j $j" "markers --kind token -j $j" "window --marker token 100 -j $j"
-             "gaps -j $j" "timeline -j $j" "report -j $j")
+             "gaps -j $j" "latency -j $j" "latency --per-unit token -j $j" "timeline -j $j" "report -j $j")
     commands+=("$build/jqtrace validate -j $j $trace" "$build/jqtrace stats -j $j $trace"
                "$build/jqtrace markers -j $j --kind token $trace"
                "$build/jqtrace window -q --no-index -j $j --marker token 100 -o $out/window.json $trace"
-               "$build/jqtrace gaps -j $j $trace" "$build/jqtrace timeline -q -j $j -o $out/t.svg $trace"
+               "$build/jqtrace gaps -j $j $trace" "$build/jqtrace latency -j $j $trace"
+               "$build/jqtrace latency -q -j $j --per-unit token $trace"
+               "$build/jqtrace timeline -q -j $j -o $out/t.svg $trace"
                "$build/jqtrace report -q -j $j -o $out/r.html $trace")
     # Compressed, and from stdin: each beside its plain row above (same command).
     for z in gz zst; do
@@ -58,6 +62,23 @@ for workers in 2 7 31; do
     labels+=("stats -j $j stdin .gz")
     commands+=("sh -c '$build/jqtrace stats -j $j - < $trace.gz'")
   done
+  if [ -n "$rows" ]; then  # the floor (row 0) and the rows ROWS names
+    kept_labels=("${labels[0]}") kept_commands=("${commands[0]}")
+    for i in "${!labels[@]}"; do
+      if [ "$i" -gt 0 ] && [[ ${labels[$i]} =~ $rows ]]; then
+        kept_labels+=("${labels[$i]}") kept_commands+=("${commands[$i]}")
+      fi
+    done
+    labels=("${kept_labels[@]}") commands=("${kept_commands[@]}")
+  fi
+  compressed=()
+  for z in gz zst; do
+    if [[ "${commands[*]}" == *"$trace.$z"* ]]; then compressed+=("$trace.$z"); fi
+  done
+  [ ! -f "$trace.gz" ] && [[ " ${compressed[*]} " == *".gz "* ]] && gzip -6 -k "$trace"
+  [ ! -f "$trace.zst" ] && [[ " ${compressed[*]} " == *".zst "* ]] && zstd -q -3 -k "$trace"
+  bytes=$(stat -c %s "$trace")
+  cat "$trace" "${compressed[@]}" > /dev/null  # warm the page cache: every row reads from memory
   declare -A times=() peaks=() cpus=()
   for _ in $(seq "$repeat"); do
     for i in "${!commands[@]}"; do
@@ -72,7 +93,7 @@ for workers in 2 7 31; do
   median() { tr ' ' '\n' <<< "$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   floor=$(median "${times[0]}")
   floor_cpu=$(median "${cpus[0]}")
-  printf "\n%s lanes: %s (%.1f MB), %s cores, median of %s interleaved runs\n" "$((workers + 1))" "$trace" \
+  printf "\n%s lanes: %s (%.1f MB), %s cores, median of %s interleaved runs\n" "$lane_count" "$trace" \
     "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')" "$jobs" "$repeat"
   printf "| %-38s | %7s | %7s | %8s | %8s | %8s | %7s | %9s |\n" "command" "seconds" "MB/s" "peak MiB" "x floor" "RSS/file" \
     "CPU s" "CPU x fl."
@@ -101,3 +122,4 @@ echo
 echo "targets (issue 15): validate -j 1 <= 1.15x the fast floor, stats -j 1 <= 1.30x, stats -j $jobs <= 0.67x"
 echo "(1.5x the floor's throughput); timeline <= 1.3x stats; RSS/file <= 0.25 for the model and the analyses;"
 echo "compressed / plain: .gz <= 1.25, .zst <= 1.15 for stats, validate and window"
+echo "latency <= 1.2x stats (issue 53)"

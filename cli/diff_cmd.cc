@@ -25,6 +25,7 @@ struct DiffCommandOptions {
   std::vector<std::string> files;  ///< A B, or with --vs: side A's runs
   std::vector<std::string> vs;     ///< --vs: side B's runs
   double alpha = 0.05;
+  bool latency = false;  ///< --latency: the changes table also compares each unit's latency parts
   GateOptions gates;
 };
 
@@ -62,7 +63,7 @@ int analyse_run(const DiffCommandOptions& o, const std::string& path, const Grou
     side->facts = result::trace_facts(trace);
   }
   side->names.push_back(display_name(path));
-  add_unit_samples(trace, index, unit_at_request(o.scope.unit_at), worker_threads(o.common), &side->units);
+  add_unit_samples(trace, index, unit_at_request(o.scope.unit_at), worker_threads(o.common), &side->units, o.latency);
   return kOk;
 }
 
@@ -175,6 +176,9 @@ void setup_diff(CLI::App& app) {
                   "A change is significant when its Holm-adjusted p is below this (default 0.05)")
       ->check(CLI::Range(1e-12, 0.5))
       ->option_text("P");
+  cmd->add_flag("--latency", opts->latency,
+                "The changes table also compares each unit's latency parts: a row per class and per group of the "
+                "marker lane's time (see jqtrace latency)");
   add_gate_options(*cmd, opts->gates);
   cmd->add_option("A B", opts->files, "The reference trace A and the trace B (or side A's runs, with --vs)")->required();
   cmd->footer(

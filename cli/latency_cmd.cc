@@ -1,5 +1,6 @@
 // jqtrace latency FILE: load → scope → the marker lane → its time cut into parts → render.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -11,6 +12,7 @@
 #include "load.h"
 #include "scope_options.h"
 #include "suggest.h"
+#include "timings.h"
 
 namespace jqtrace::cli {
 namespace {
@@ -109,9 +111,11 @@ int run_latency(const LatencyCommandOptions& o) {
   if (lane == SIZE_MAX) return kUsage;
   if (!o.per_unit.empty() && !units_in_scope(o, trace, c.scope, &c)) return kUsage;
   SpanIndex index(trace, worker_threads(o.common));
+  std::optional<PhaseClock> clock(std::in_place, "analysis", PhaseKind::serial);
   LatencyAnalysis analysis(trace, index, lane, c.scope.range);
   c.analysis = &analysis;
   LatencyParts parts = analysis.measure(c.scope.range, kWaitsListed);
+  clock.reset();  // the units' rows are measured as they are written (render)
   std::vector<GateResult> results;
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
   if (!gates.empty() && !cut_off) {

@@ -18,6 +18,8 @@
 #include "grouping.h"
 #include "html.h"
 #include "largest.h"
+#include "latency.h"
+#include "latency_schema.h"
 #include "load.h"
 #include "markers.h"
 #include "markers_schema.h"
@@ -381,6 +383,99 @@ ReportSection gaps_section(const Trace& trace, const Scope& scope, const std::st
           result::render_html_fragment(result::gaps_document(report, file, scope, options.quantiles, result::trace_facts(trace)))};
 }
 
+/// The kind whose units the latency section charts: the coarsest (fewest markers) whose
+/// rule auto could decide, else the coarsest; nullptr when no kind has markers.
+const KindSummary* latency_kind(const std::vector<KindSummary>& kinds) {
+  const KindSummary* best = nullptr;
+  for (const KindSummary& k : kinds) {
+    if (k.count == 0) continue;
+    auto better = [&](const KindSummary& x, const KindSummary& y) {
+      return x.rule.ambiguous != y.rule.ambiguous ? !x.rule.ambiguous : x.count < y.count;
+    };
+    if (!best || better(k, *best)) best = &k;
+  }
+  return best;
+}
+
+/// A unit's latency bar: its duration split by class.
+result::UnitBar latency_bar(const std::string& kind, const Unit& unit, const LatencyParts& p) {
+  result::UnitBar bar{unit.index, unit.range.length(), {}, {}};
+  bar.tip = fmt::format("{} {}: {} us", kind, unit.index, us_fixed(unit.range.length()));
+  for (std::size_t k = 0; k < kLatencyClasses; ++k) {
+    auto c = static_cast<LatencyClass>(k);
+    int64_t ns = p.of_class(c);
+    if (ns <= 0 || unit.range.length() <= 0) continue;
+    double pct = 100.0 * static_cast<double>(ns) / static_cast<double>(unit.range.length());
+    bar.parts.push_back({result::latency_class_color(c), pct});
+    bar.tip += fmt::format("\n{} {}%", latency_class_name(c), result::fixed(pct, 1));
+  }
+  return bar;
+}
+
+/// The classes' colours and shares of the scope, as a legend.
+std::vector<TimelineGroup> latency_legend(const LatencyParts& p) {
+  std::vector<TimelineGroup> legend;
+  for (std::size_t k = 0; k < kLatencyClasses; ++k) {
+    auto c = static_cast<LatencyClass>(k);
+    int64_t ns = p.of_class(c);
+    if (ns > 0 && p.range.length() > 0)
+      legend.push_back({latency_class_name(c), result::latency_class_color(c),
+                        100.0 * static_cast<double>(ns) / static_cast<double>(p.range.length()), false});
+  }
+  return legend;
+}
+
+/// Where the marker lane's time went (jqtrace latency): a bar a unit of the coarsest kind,
+/// split by class; the slowest unit's parts and longest waits; the scope's classes and waits.
+ReportSection latency_section(const Analysis& a) {
+  const char* heading = "Latency: where the marker lane's time went";
+  const char* intro =
+      "The time of the lane that holds the markers (a jobque trace's caller), which is what a unit's duration is "
+      "made of: its own work, its publishes, waiting while another lane's chunk still ran (imbalance), waiting "
+      "after the last chunk ended (wake-up), and time in no event (outside), as jqtrace latency.";
+  const Trace& trace = *a.trace;
+  const KindSummary* kind = latency_kind(a.kinds);
+  std::size_t lane = latency_lane(trace, kind ? kind->kind : "");
+  if (lane == SIZE_MAX) return {"latency", heading, intro, "<p>No lane holds markers: nothing to measure.</p>\n"};
+  LatencyAnalysis analysis(trace, *a.index, lane, a.scope.range);
+  result::LatencyContext c;
+  c.trace = &trace;
+  c.analysis = &analysis;
+  c.file = a.file;
+  c.facts = result::trace_facts(trace);
+  std::string body;
+  std::vector<Unit> units;
+  if (kind)
+    for (const Unit& u : units_of(trace, kind->kind, a.unit_at))
+      if (u.range.lo >= a.scope.range.lo && u.range.hi <= a.scope.range.hi) units.push_back(u);
+  LatencyParts scope_parts = analysis.measure(a.scope.range, 10);
+  if (!units.empty()) {
+    std::vector<result::UnitBar> bars;
+    for (const Unit& u : chart_units(units)) bars.push_back(latency_bar(kind->kind, u, analysis.measure(u.range, 0)));
+    body += "<h3>" + result::xml_escape(fmt::format("{}: {} units by class", kind->kind, units.size())) + "</h3>\n";
+    body += result::unit_bars_svg(bars, kind->unit.p50, kind->unit.p90, 1200, kind->kind);
+    body += result::swatch_legend_html(latency_legend(scope_parts));
+    const Unit& slowest = *std::max_element(units.begin(), units.end(), [](const Unit& x, const Unit& y) {
+      return x.range.length() < y.range.length();  // ties: the earlier
+    });
+    c.scope.kind = ScopeRequest::Kind::marker;
+    c.scope.range = slowest.range;
+    c.scope.rule = kind->rule;
+    c.scope.marker_kind = kind->kind;
+    c.scope.label = fmt::format("--marker {} {}", kind->kind, slowest.index);
+    body += "<h3>" + result::xml_escape(fmt::format("The slowest {}, {}: {} us", kind->kind, slowest.index,
+                                                     us_fixed(slowest.range.length()))) + "</h3>\n";
+    body += result::render_html_fragment(result::latency_document(analysis.measure(slowest.range, 10), c));
+  }
+  c.scope = a.scope;
+  result::Document whole = result::latency_document(scope_parts, c);
+  for (auto& item : whole.items)  // the scope's classes and waits; its rows are the slowest unit's story above
+    if (auto* t = std::get_if<result::Table>(&item); t && t->key == "rows" && !units.empty()) t->in_text = false;
+  body += "<h3>" + result::xml_escape("The scope: " + a.scope.label) + "</h3>\n";
+  body += result::render_html_fragment(whole);
+  return {"latency", heading, intro, body};
+}
+
 /// At most this many problems are listed (every one is counted).
 class FirstProblems final : public DiagnosticSink {
  public:
@@ -536,6 +631,7 @@ int run_report(const ReportCommandOptions& o) {
     sections.push_back(warnings_section(warnings));
   sections.push_back(summary_section(a, nullptr));
   if (!results.empty()) sections.push_back(gates_section(results));
+  sections.push_back(latency_section(a));  // first in line: why a unit took its time
   sections.push_back(markers_section(a));
   ReportSection timelines = timelines_section(a);
   sections.push_back(std::move(gaps));

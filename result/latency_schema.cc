@@ -166,6 +166,12 @@ Document latency_document(const LatencyParts& p, const LatencyContext& c) {
   return doc;
 }
 
+const char* latency_class_color(LatencyClass c) {
+  constexpr const char* kColors[kLatencyClasses] = {"#43A047", "#FB8C00", "#E53935", "#8E24AA",
+                                                    "#F06292", "#1E88E5", "#BDBDBD", "#37474F"};
+  return kColors[static_cast<std::size_t>(c)];
+}
+
 MetricSet latency_metrics(const LatencyParts& p, const LatencyAnalysis& a) {
   MetricSet m;
   for (const char* metric : {"latency", "latency_us"}) m.declare(metric, "group or class");

@@ -28,6 +28,11 @@ struct LatencyContext {
 
 Document latency_document(const LatencyParts& scope_parts, const LatencyContext& c);
 
+/// Each class's colour in charts (report's bars and their legend): work green, publish
+/// amber, imbalance red, wake-up purple, wait pink, span blue, outside grey, not recorded
+/// near-black.
+const char* latency_class_color(LatencyClass c);
+
 /// The gates' numbers: latency(GROUP), latency(CLASS), latency(GROUP, CLASS): % of the
 /// scope; latency_us(...) the same in µs.
 MetricSet latency_metrics(const LatencyParts& parts, const LatencyAnalysis& analysis);

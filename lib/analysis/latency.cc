@@ -95,20 +95,16 @@ LatencyAnalysis::LatencyAnalysis(const Trace& trace, const SpanIndex& index, std
 void LatencyAnalysis::find_groups(Range outer) {
   const SpanTable& s = trace_.lanes[lane_].spans;
   auto [begin, end] = index_.candidate_rows(trace_, lane_, outer);
-  std::vector<int64_t> keys;
-  FlatMap<bool> seen;
-  for (std::size_t i = begin; i < end; ++i) {
-    int64_t key = trace_.jobque ? s.category[i] : s.cat[i];
-    if (!seen.find(key)) {
-      seen[key] = true;
-      keys.push_back(key);
-    }
-  }
-  std::sort(keys.begin(), keys.end());
-  for (int64_t key : keys) {
+  // Keys are category indices, or cat ids + 1: both below this.
+  std::size_t keys = trace_.jobque ? trace_.categories.size() : trace_.names.size() + 1;
+  group_of_key_.assign(keys, UINT32_MAX);
+  std::vector<bool> used(keys, false);
+  for (std::size_t i = begin; i < end; ++i) used[static_cast<std::size_t>(trace_.jobque ? s.category[i] : s.cat[i])] = true;
+  for (std::size_t key = 0; key < keys; ++key) {
+    if (!used[key]) continue;
     group_of_key_[key] = static_cast<uint32_t>(groups_.size());
     if (trace_.jobque) {
-      const Category& c = trace_.categories[static_cast<std::size_t>(key)];
+      const Category& c = trace_.categories[key];
       groups_.push_back({c.name, c.color, c.guessed});
     } else {
       groups_.push_back({key == 0 ? std::string("(no cat)") : std::string(trace_.names.view(static_cast<uint32_t>(key - 1))),
@@ -119,33 +115,89 @@ void LatencyAnalysis::find_groups(Range outer) {
   groups_.push_back({std::string(kNotRecordedGroup), "", false});
 }
 
-/// For every stage the lane waits on in outer, where its chunks ran on any lane (the whole
-/// trace: a stage's last chunk can end outside the range).
-void LatencyAnalysis::find_stage_ends(Range outer) {
-  const SpanTable& s = trace_.lanes[lane_].spans;
-  auto [begin, end] = index_.candidate_rows(trace_, lane_, outer);
+void LatencyAnalysis::StageEnds::plan(const SpanTable& s, std::size_t begin, std::size_t end, const JobqueNames& names) {
   int64_t key = 0, lo = INT64_MAX, hi = INT64_MIN;
+  std::size_t waits = 0;
   for (std::size_t i = begin; i < end; ++i)
-    if (s.name[i] == names_.stage_wait && stage_key(s.chain[i], s.stage[i], &key)) {
-      stages_[key];
-      lo = std::min(lo, key);
-      hi = std::max(hi, key);
+    if (s.name[i] == names.stage_wait && stage_key(s.chain[i], s.stage[i], &key)) {
+      lo = std::min(lo, s.chain[i]);
+      hi = std::max(hi, s.chain[i]);
+      ++waits;
     }
-  if (stages_.size() == 0) return;
+  if (waits == 0) return;
+  // Dense when the ids span at most 4 a wait (the tracer's step is 2): memory stays linear.
+  uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  bool dense = span < 4 * static_cast<uint64_t>(waits) + 1024;
+  if (!dense) {
+    for (std::size_t i = begin; i < end; ++i)
+      if (s.name[i] == names.stage_wait && stage_key(s.chain[i], s.stage[i], &key)) sparse_[key] = INT64_MIN;
+    return;
+  }
+  lo_ = lo;
+  stages_.assign(span + 1, 0);
+  for (std::size_t i = begin; i < end; ++i)
+    if (s.name[i] == names.stage_wait && stage_key(s.chain[i], s.stage[i], &key)) {
+      uint8_t& n = stages_[static_cast<std::size_t>(s.chain[i] - lo)];
+      n = std::max<uint8_t>(n, static_cast<uint8_t>(s.stage[i] + 1));
+    }
+  first_.assign(span + 1, 0);
+  std::size_t slots = 0;
+  for (std::size_t c = 0; c <= span; ++c) {
+    first_[c] = static_cast<uint32_t>(slots);
+    slots += stages_[c];
+  }
+  ends_.assign(slots, INT64_MIN);
+}
+
+int64_t* LatencyAnalysis::StageEnds::find(int64_t chain, int64_t stage) {
+  if (!stages_.empty()) {
+    uint64_t at = static_cast<uint64_t>(chain) - static_cast<uint64_t>(lo_);
+    if (at >= stages_.size() || stage < 0 || stage >= stages_[at]) return nullptr;
+    return &ends_[first_[at] + static_cast<std::size_t>(stage)];
+  }
+  int64_t key = 0;
+  return sparse_.size() && stage_key(chain, stage, &key) ? sparse_.find(key) : nullptr;
+}
+
+/// For every stage the lane waits on in outer, when its last chunk ended on any lane (the
+/// whole trace: a stage's last chunk can end outside the range).
+void LatencyAnalysis::find_stage_ends(Range outer) {
+  auto [begin, end] = index_.candidate_rows(trace_, lane_, outer);
+  stage_ends_.plan(trace_.lanes[lane_].spans, begin, end, names_);
+  if (stage_ends_.empty()) return;
+  for (const Lane& lane : trace_.lanes) {
+    const SpanTable& t = lane.spans;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t.name[i] != names_.chunk) continue;
+      if (int64_t* last = stage_ends_.find(t.chain[i], t.stage[i])) *last = std::max(*last, t.end(i));
+    }
+  }
+}
+
+/// The chunk of each wait's stage that ended last (the first of equal ends: lane order,
+/// then time order), and when the stage's first chunk started: one pass over the chunks
+/// for the few waits listed.
+void LatencyAnalysis::describe_waits(std::vector<LatencyWait>* waits) const {
+  if (waits->empty()) return;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const LatencyWait& w : *waits) {
+    lo = std::min(lo, w.chain);
+    hi = std::max(hi, w.chain);
+  }
   for (std::size_t l = 0; l < trace_.lanes.size(); ++l) {
     const SpanTable& t = trace_.lanes[l].spans;
     for (std::size_t i = 0; i < t.size(); ++i) {
-      if (t.name[i] != names_.chunk || !stage_key(t.chain[i], t.stage[i], &key) || key < lo || key > hi) continue;
-      StageChunks* c = stages_.find(key);
-      if (!c) continue;
-      int64_t ts = t.ts[i], end_ns = t.end(i);
-      c->first_ts = std::min(c->first_ts, ts);
-      if (end_ns > c->last_end) {  // the first of equal ends: file order on one lane, lane order across
-        c->last_end = end_ns;
-        c->last_ts = ts;
-        c->last_dur = t.dur[i];
-        c->last_arg = t.arg[i];
-        c->last_lane = l;
+      int64_t chain = t.chain[i];
+      if (chain < lo || chain > hi || t.name[i] != names_.chunk) continue;
+      for (LatencyWait& w : *waits) {
+        if (w.chain != chain || w.stage != t.stage[i]) continue;
+        w.stage_first_ts = std::min(w.stage_first_ts, t.ts[i]);
+        if (t.end(i) > w.last_chunk_ts + w.last_chunk_dur || w.last_lane == SIZE_MAX) {
+          w.last_lane = l;
+          w.last_chunk_ts = t.ts[i];
+          w.last_chunk_dur = t.dur[i];
+          w.last_chunk_arg = t.arg[i];
+        }
       }
     }
   }
@@ -153,8 +205,9 @@ void LatencyAnalysis::find_stage_ends(Range outer) {
 
 std::size_t LatencyAnalysis::group_of(std::size_t row) const {
   const SpanTable& s = trace_.lanes[lane_].spans;
-  const uint32_t* g = group_of_key_.find(trace_.jobque ? s.category[row] : s.cat[row]);
-  return g ? *g : outside_group();  // a span outside the outer range (measure's contract says none)
+  auto key = static_cast<std::size_t>(trace_.jobque ? s.category[row] : s.cat[row]);
+  // Every span of the outer range has a group (measure's contract keeps ranges inside it).
+  return key < group_of_key_.size() && group_of_key_[key] != UINT32_MAX ? group_of_key_[key] : outside_group();
 }
 
 LatencyClass LatencyAnalysis::class_of(std::size_t row) const {
@@ -195,15 +248,20 @@ struct LatencyAnalysis::Walk {
   /// A wait on a stage: imbalance until its last chunk ended, wake-up from then on.
   void stage_wait(std::size_t row, std::size_t group, int64_t from, int64_t to) {
     const SpanTable& s = a.trace_.lanes[a.lane_].spans;
-    int64_t key = 0;
-    const StageChunks* c = stage_key(s.chain[row], s.stage[row], &key) ? a.stages_.find(key) : nullptr;
-    if (!c || c->last_end == INT64_MIN) return add(group, LatencyClass::wait, to - from);
-    int64_t split = std::clamp(c->last_end, from, to);
+    const int64_t* last_end = a.stage_ends_.find(s.chain[row], s.stage[row]);
+    if (!last_end || *last_end == INT64_MIN) return add(group, LatencyClass::wait, to - from);
+    int64_t split = std::clamp(*last_end, from, to);
     add(group, LatencyClass::imbalance, split - from);
     add(group, LatencyClass::wake_up, to - split);
     if (max_waits == 0 || split == from) return;
-    parts.waits.push_back({from, split - from, to - split, s.chain[row], s.stage[row], group, c->last_lane,
-                           c->last_arg, c->last_ts, c->last_dur, c->first_ts});
+    LatencyWait w;
+    w.ts_ns = from;
+    w.ns = split - from;
+    w.wake_ns = to - split;
+    w.chain = s.chain[row];
+    w.stage = s.stage[row];
+    w.group = group;
+    parts.waits.push_back(w);
     if (parts.waits.size() >= 4 * max_waits + 64) keep_longest();
   }
 
@@ -236,6 +294,7 @@ LatencyParts LatencyAnalysis::measure(Range r, std::size_t max_waits) const {
   walk.gap(covered, r.hi);
   walk.keep_longest();
   std::sort(parts.waits.begin(), parts.waits.end(), longer_wait);
+  describe_waits(&parts.waits);
   return parts;
 }
 

@@ -42,10 +42,10 @@ struct LatencyWait {
   int64_t wake_ns = 0;          ///< the wake-up part after it (from the last chunk's end on)
   int64_t chain = 0, stage = 0;
   std::size_t group = 0;        ///< index into LatencyAnalysis::groups()
-  std::size_t last_lane = 0;    ///< the lane whose chunk of the stage ended last
+  std::size_t last_lane = SIZE_MAX;  ///< the lane whose chunk of the stage ended last
   int64_t last_chunk_arg = 0;   ///< that chunk's args.arg (its index in the stage)
   int64_t last_chunk_ts = 0, last_chunk_dur = 0;
-  int64_t stage_first_ts = 0;   ///< when the stage's first chunk started (any lane)
+  int64_t stage_first_ts = INT64_MAX;  ///< when the stage's first chunk started (any lane)
 };
 
 /// One range's parts: ns[group * kLatencyClasses + class], adding up to range.length().
@@ -86,17 +86,32 @@ class LatencyAnalysis {
   int64_t stop_ns() const { return stop_ns_; }
 
  private:
-  /// Where the chunks of one (chain, stage) ran, over the whole trace.
-  struct StageChunks {
-    int64_t last_end = INT64_MIN;
-    int64_t last_ts = 0, last_dur = 0, last_arg = 0;
-    int64_t first_ts = INT64_MAX;
-    std::size_t last_lane = 0;
+  /// When the last chunk of each (chain, stage) the lane waits on ended, over the whole
+  /// trace. Chains the tracer numbers densely (0, 2, 4...) get an array a chain id of where
+  /// their stages' ends start, and one end a stage: ~1 byte a chain id and 8 a stage, read
+  /// in time order as the chunks come (a hash table of the 1.7M waits of a 570 MB trace
+  /// took 60 MB and a cache miss a chunk). Other ids (spread out) go to a FlatMap.
+  class StageEnds {
+   public:
+    /// Room for the stages the lane's waits in rows name.
+    void plan(const SpanTable& lane, std::size_t begin, std::size_t end, const JobqueNames& names);
+    /// The end slot of (chain, stage), or nullptr when the lane waits on no such stage.
+    int64_t* find(int64_t chain, int64_t stage);
+    const int64_t* find(int64_t chain, int64_t stage) const { return const_cast<StageEnds*>(this)->find(chain, stage); }
+    bool empty() const { return ends_.empty() && sparse_.size() == 0; }
+
+   private:
+    int64_t lo_ = 0;
+    std::vector<uint32_t> first_;  ///< chain id - lo_ → its first stage's slot in ends_ (dense ids)
+    std::vector<uint8_t> stages_;  ///< chain id - lo_ → how many stages have a slot
+    std::vector<int64_t> ends_;
+    FlatMap<int64_t> sparse_;      ///< stage_key → end, for ids too spread out for the array
   };
   struct Walk;
 
   void find_groups(Range outer);
   void find_stage_ends(Range outer);
+  void describe_waits(std::vector<LatencyWait>* waits) const;
   std::size_t group_of(std::size_t row) const;
   LatencyClass class_of(std::size_t row) const;
 
@@ -107,14 +122,14 @@ class LatencyAnalysis {
   bool stopped_ = false;
   int64_t stop_ns_ = 0;
   std::vector<LatencyGroup> groups_;
-  /// A span's group key (category, or cat id + 1) → index into groups_.
-  FlatMap<uint32_t> group_of_key_;
-  /// (chain, stage) → its chunks, for the stages the lane waits on (key: stage_key).
-  FlatMap<StageChunks> stages_;
+  /// A span's group key (category, or cat id + 1) → index into groups_ (UINT32_MAX: none).
+  std::vector<uint32_t> group_of_key_;
+  StageEnds stage_ends_;
 };
 
 /// The key of a (chain, stage) in one int64 (false for a stage outside 0..7 or a chain
-/// id too large to pack: such a wait is looked up nowhere and counts as `wait`).
+/// id too large to pack: such a wait is looked up nowhere and counts as `wait`; jobque
+/// chains have at most 6 stages).
 bool stage_key(int64_t chain, int64_t stage, int64_t* key);
 
 /// The marker lane: the lane holding the most markers of kind (of every marker kind when

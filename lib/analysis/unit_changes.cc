@@ -1,17 +1,13 @@
 #include "unit_changes.h"
 
 #include <algorithm>
+#include <memory>
 
+#include "latency.h"
 #include "markers.h"
 
 namespace jqtrace {
 namespace {
-
-/// A group's per-unit busy time on a side: its vector, or every unit at 0.
-std::vector<int64_t> busy_of(const KindSamples& k, const std::string& group) {
-  auto it = k.busy_ns.find(group);
-  return it == k.busy_ns.end() ? std::vector<int64_t>(k.dur_ns.size(), 0) : it->second;
-}
 
 int64_t total(const std::vector<int64_t>& v) {
   int64_t sum = 0;
@@ -19,10 +15,47 @@ int64_t total(const std::vector<int64_t>& v) {
   return sum;
 }
 
+/// Each unit's latency parts, by class and by group, into k.latency_ns (units from
+/// `first` on: k.dur_ns's, this run's).
+void add_latency_samples(const LatencyAnalysis& a, const std::vector<Unit>& units, std::size_t first, KindSamples* k) {
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    LatencyParts p = a.measure(units[u].range, 0);
+    auto put = [&](const std::string& label, int64_t ns) {
+      if (ns == 0) return;
+      std::vector<int64_t>& v = k->latency_ns[latency_row_label(label)];
+      v.resize(first + u + 1, 0);
+      v[first + u] = ns;
+    };
+    for (std::size_t c = 0; c < kLatencyClasses; ++c)
+      put(latency_class_name(static_cast<LatencyClass>(c)), p.of_class(static_cast<LatencyClass>(c)));
+    for (std::size_t g = 0; g < a.outside_group(); ++g) put(a.groups()[g].name, p.of_group(g));
+  }
+}
+
+/// Rows of the samples in `samples` of both sides with time in either, the most time first.
+void add_rows(const KindSamples& ka, const KindSamples& kb, bool ambiguous,
+              std::map<std::string, std::vector<int64_t>> KindSamples::*samples, std::vector<ChangeRow>* rows) {
+  auto of = [&](const KindSamples& k, const std::string& label) {
+    auto it = (k.*samples).find(label);
+    return it == (k.*samples).end() ? std::vector<int64_t>(k.dur_ns.size(), 0) : it->second;
+  };
+  std::map<std::string, int64_t> busiest;
+  for (const KindSamples* k : {&ka, &kb})
+    for (const auto& [label, v] : k->*samples) busiest[label] += total(v);
+  std::vector<std::pair<std::string, int64_t>> labels;
+  for (const auto& [label, sum] : busiest)
+    if (sum > 0) labels.emplace_back(label, sum);
+  std::stable_sort(labels.begin(), labels.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  for (const auto& [label, sum] : labels)
+    rows->push_back({ka.kind, label, compare_samples(of(ka, label), of(kb, label)), 1, false, ambiguous});
+}
+
 }  // namespace
 
+std::string latency_row_label(const std::string& class_or_group) { return "latency: " + class_or_group; }
+
 void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequest& unit_at, unsigned threads,
-                      std::vector<KindSamples>* pooled) {
+                      std::vector<KindSamples>* pooled, bool latency) {
   // One pass sorts the instants by kind, and the pooled kinds are found by name: a trace
   // can have a kind an instant, and a pass (or a search of the pooled kinds) a kind would
   // make that quadratic.
@@ -30,17 +63,25 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
   for (std::size_t i = 0; i < pooled->size(); ++i) pooled_at.emplace((*pooled)[i].kind, i);
   UnitPlanner planner(trace, unit_at);
   std::vector<std::string> kinds = marker_kinds(trace);
+  // One analysis a marker lane (kinds on one lane share it), over the whole trace.
+  std::map<std::size_t, std::unique_ptr<LatencyAnalysis>> analyses;
+  auto analysis_of = [&](std::size_t lane) -> const LatencyAnalysis& {
+    auto& a = analyses[lane];
+    if (!a) a = std::make_unique<LatencyAnalysis>(trace, index, lane, whole_trace(trace));
+    return *a;
+  };
   for_each_kind_markers(trace, kinds, [&](std::size_t kind_index, const Markers& markers) {
     if (markers.ts.empty()) return;  // a registered kind with no marker here
     const std::string& kind = kinds[kind_index];
     auto [at, added] = pooled_at.try_emplace(kind, pooled->size());
-    if (added) pooled->push_back({kind, false, {}, {}});
+    if (added) pooled->push_back({kind, false, {}, {}, {}});
     KindSamples& k = (*pooled)[at->second];
     KindUnits plan = planner.plan(kind, markers);
     k.ambiguous = k.ambiguous || plan.rule.ambiguous;
     // A block of units at a time, as for_each_unit_row measures them: a unit's stats are
     // ~300 bytes a category, and a kind can have tens of thousands of units.
     std::vector<Unit> units = cut_units(markers, plan);
+    std::size_t first_unit = k.dur_ns.size();
     constexpr std::size_t kBlock = 1024;
     for (std::size_t from = 0; from < units.size(); from += kBlock) {
       auto first = units.begin() + static_cast<std::ptrdiff_t>(from);
@@ -57,6 +98,11 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
       }
     }
     for (auto& [group, busy] : k.busy_ns) busy.resize(k.dur_ns.size(), 0);
+    if (latency) {
+      std::size_t lane = latency_lane(trace, kind);
+      if (lane != SIZE_MAX) add_latency_samples(analysis_of(lane), units, first_unit, &k);
+    }
+    for (auto& [label, v] : k.latency_ns) v.resize(k.dur_ns.size(), 0);
   });
 }
 
@@ -71,15 +117,8 @@ std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std
     bool ambiguous = ka.ambiguous || kb->ambiguous;
     rows.push_back({ka.kind, kUnitRow, compare_samples(ka.dur_ns, kb->dur_ns), 1, false, ambiguous});
     // Groups with busy time in some unit of either side, the busiest (both sides) first.
-    std::map<std::string, int64_t> busiest;
-    for (const KindSamples* k : {&ka, kb})
-      for (const auto& [group, busy] : k->busy_ns) busiest[group] += total(busy);
-    std::vector<std::pair<std::string, int64_t>> groups;
-    for (const auto& [group, busy] : busiest)
-      if (busy > 0) groups.emplace_back(group, busy);
-    std::stable_sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
-    for (const auto& [group, busy] : groups)
-      rows.push_back({ka.kind, group, compare_samples(busy_of(ka, group), busy_of(*kb, group)), 1, false, ambiguous});
+    add_rows(ka, *kb, ambiguous, &KindSamples::busy_ns, &rows);
+    add_rows(ka, *kb, ambiguous, &KindSamples::latency_ns, &rows);
   }
   std::vector<double> p;
   for (const ChangeRow& r : rows)

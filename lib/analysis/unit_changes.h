@@ -25,12 +25,20 @@ struct KindSamples {
   /// Each group's busy time in each unit (0 where it had none): one vector a group, as
   /// long as dur_ns. Groups: categories of jobque traces, cat of others (as markers --kind).
   std::map<std::string, std::vector<int64_t>> busy_ns;
+  /// With latency samples (add_unit_samples' latency): the marker lane's time in each unit
+  /// by class and by group (latency.h), keyed by the row's label (latency_row_label).
+  std::map<std::string, std::vector<int64_t>> latency_ns;
 };
 
+/// The label of a latency row of the changes table: "latency: imbalance" (a class),
+/// "latency: ffn chain" (a group's wall on the marker lane).
+std::string latency_row_label(const std::string& class_or_group);
+
 /// Adds the units of every marker kind of trace (its rule: the request's, or auto's) to
-/// pooled, kind by kind, on `threads` threads.
+/// pooled, kind by kind, on `threads` threads; with latency, also each unit's latency parts
+/// (on the lane holding the kind's markers).
 void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequest& unit_at, unsigned threads,
-                      std::vector<KindSamples>* pooled);
+                      std::vector<KindSamples>* pooled, bool latency = false);
 
 /// The group of a kind's own row: the units' durations.
 inline constexpr const char* kUnitRow = "(unit)";
@@ -44,7 +52,8 @@ struct ChangeRow {
 };
 
 /// For every kind both sides have: its unit row, then a row a group with busy time in some
-/// unit of either side (busiest first); p adjusted over all tested rows.
+/// unit of either side (busiest first), then the latency rows with time on either side
+/// (classes and groups, the most time first); p adjusted over all tested rows.
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha);
 
 }  // namespace jqtrace

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 #include <fmt/core.h>
 
+#include <cstring>
+
 #include "latency.h"
 #include "test_util.h"
 
@@ -235,4 +237,29 @@ TEST_CASE("latency: on a flat lane, work and publish are the lane's own chunks a
   CHECK(p.of_class(LatencyClass::work) == chunks);
   CHECK(p.of_class(LatencyClass::publish) == publishes);
   CHECK(p.of_class(LatencyClass::imbalance) + p.of_class(LatencyClass::wake_up) + p.of_class(LatencyClass::wait) == waits);
+}
+
+TEST_CASE("latency: chain ids spread out (not the tracer's dense numbering) give the same parts") {
+  // The known trace's chains 2, 4 and 6 as 2e12, 4e12 and 6e12: stage ends come from the
+  // hash table instead of the array a chain id.
+  std::vector<std::string> events = known_events();
+  for (std::string& e : events)
+    for (const char* chain : {"\"chain\":2}", "\"chain\":4}", "\"chain\":6}"})
+      if (auto at = e.find(chain); at != std::string::npos) e.insert(at + std::strlen(chain) - 1, "000000000000");
+  Measured dense(trace_of(known_events(), kProfile));
+  Measured spread(trace_of(events, kProfile));
+  CHECK(spread.parts.ns == dense.parts.ns);
+  REQUIRE(spread.parts.waits.size() == 2);
+  CHECK(spread.parts.waits[0].chain == 2'000'000'000'000);
+  CHECK(spread.parts.waits[0].ns == dense.parts.waits[0].ns);
+  CHECK(spread.parts.waits[0].last_chunk_dur == dense.parts.waits[0].last_chunk_dur);
+}
+
+TEST_CASE("latency: a wait on a stage the tracer cannot have (stage 9) is a wait, never looked up") {
+  std::vector<std::string> events = {marker(1, 0, "token", 0), span(1, 0, 10, "stage_wait", 9, 0, 2),
+                                     span(0, 0, 5, "chunk", 9, 0, 2), span(0, 0, 20, "fifo_job", 0, 0, 0)};
+  Measured m(trace_of(events, kProfile));
+  CHECK(m.parts.of_class(LatencyClass::wait) == 10'000);
+  CHECK(m.parts.of_class(LatencyClass::imbalance) == 0);
+  CHECK(m.parts.total() == 20'000);
 }
