@@ -76,11 +76,14 @@ bool units_in_scope(const LatencyCommandOptions& o, const Trace& trace, const Sc
     print_error(error);
     return false;
   }
-  UnitRequest request = unit_at_request(o.scope.unit_at);
+  // One plan gives the rule and the units (unit_rule and units_of would each plan every kind).
+  UnitPlanner planner(trace, unit_at_request(o.scope.unit_at));
+  Markers markers = markers_of(trace, o.per_unit);
+  KindUnits plan = planner.plan(o.per_unit, markers);
   c->per_unit = o.per_unit;
-  c->per_unit_rule = unit_rule(trace, o.per_unit, request);
+  c->per_unit_rule = plan.rule;
   note_unit_rule(o.per_unit, c->per_unit_rule, o.common);
-  for (const Unit& u : units_of(trace, o.per_unit, request))
+  for (const Unit& u : cut_units(markers, plan))
     if (u.range.lo >= scope.range.lo && u.range.hi <= scope.range.hi) c->units.push_back(u);
   if (c->units.empty())
     print_warning(o.common, fmt::format("no unit of '{}' lies wholly in the scope ({})", o.per_unit, scope.label));

@@ -383,14 +383,18 @@ ReportSection gaps_section(const Trace& trace, const Scope& scope, const std::st
           result::render_html_fragment(result::gaps_document(report, file, scope, options.quantiles, result::trace_facts(trace)))};
 }
 
-/// The kind whose units the latency section charts: the coarsest (fewest markers) whose
-/// rule auto could decide, else the coarsest; nullptr when no kind has markers.
+/// The kind whose units the latency section charts: the coarsest (fewest markers) of more
+/// than one unit whose rule auto could decide, else the best of the others in that order
+/// (a kind of one unit is a fence post, not a unit to compare); nullptr when no kind has
+/// markers.
 const KindSummary* latency_kind(const std::vector<KindSummary>& kinds) {
   const KindSummary* best = nullptr;
   for (const KindSummary& k : kinds) {
     if (k.count == 0) continue;
     auto better = [&](const KindSummary& x, const KindSummary& y) {
-      return x.rule.ambiguous != y.rule.ambiguous ? !x.rule.ambiguous : x.count < y.count;
+      if (x.rule.ambiguous != y.rule.ambiguous) return !x.rule.ambiguous;
+      if ((x.count > 1) != (y.count > 1)) return x.count > 1;
+      return x.count < y.count;
     };
     if (!best || better(k, *best)) best = &k;
   }
@@ -452,7 +456,7 @@ ReportSection latency_section(const Analysis& a) {
   if (!units.empty()) {
     std::vector<result::UnitBar> bars;
     for (const Unit& u : chart_units(units)) bars.push_back(latency_bar(kind->kind, u, analysis.measure(u.range, 0)));
-    body += "<h3>" + result::xml_escape(fmt::format("{}: {} units by class", kind->kind, units.size())) + "</h3>\n";
+    body += "<h3>" + result::xml_escape(fmt::format("Each unit of '{}' by class ({} units)", kind->kind, units.size())) + "</h3>\n";
     body += result::unit_bars_svg(bars, kind->unit.p50, kind->unit.p90, 1200, kind->kind);
     body += result::swatch_legend_html(latency_legend(scope_parts));
     const Unit& slowest = *std::max_element(units.begin(), units.end(), [](const Unit& x, const Unit& y) {

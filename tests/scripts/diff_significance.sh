@@ -42,6 +42,16 @@ grep -q ',true,' <<< "$(grep -v '^layer,ffn chain,' <<< "$heavy" | grep -v '^tok
 head=$("$jqtrace" diff -q "$tmp/same1.json" "$tmp/same2.json" --vs "$tmp/heavy3.json" "$tmp/heavy4.json" | head -2)
 grep -q "^A .*same1.json and 1 more run" <<< "$head" || fail "the heading does not name the pooled runs: $head"
 
+# --latency: the rows of the marker lane's time per unit. Noise stays quiet; the heavier ffn
+# chain shows in the caller's time in ffn chain per layer, and the default table has no
+# latency row (its Holm family is unchanged).
+grep -q '^[a-z]*,latency: [^,]*,true' <<< "$(changes_of --latency "$tmp/same1.json" "$tmp/same2.json")" &&
+  fail "--latency, two runs of one workload: a latency row is significant"
+heavy_latency=$(changes_of --latency "$tmp/same1.json" --vs "$tmp/heavy3.json")
+grep -q '^layer,latency: ffn chain,true' <<< "$heavy_latency" ||
+  fail "--latency: the heavier ffn chain is not significant in the caller's time: $(grep 'latency: ffn chain' <<< "$heavy_latency")"
+grep -q 'latency: ' <<< "$heavy" && fail "without --latency, the changes table has latency rows"
+
 # Gates: only a significant change past the threshold trips them.
 expect_status() {
   local want=$1; shift

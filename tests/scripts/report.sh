@@ -162,5 +162,13 @@ Array.prototype.forEach.call(document.body.children,function(e){if(e!==p\&\&e.ta
     check_bar "$tmp/only_bar.txt" "$tmp/only_legend.txt" || fail "$id: its share bar is not in its own colours"
   done
 fi
+# The latency section comes first after the summary: a bar a token by class, the slowest
+# token's parts, and the scope's classes (issue 53).
+"$jqtrace" report -q samples/decode-small.trace.json -o "$tmp/latency.html" || fail "report for latency: exit $?"
+sections=$(grep -o '<h2[^>]*>[^<]*' "$tmp/latency.html" | sed 's/<h2[^>]*>//' | tr '\n' '|')
+[[ $sections == *"Summary and category shares|Latency: where the marker lane"* ]] ||
+  fail "the latency section does not follow the summary: $sections"
+grep -q "<h3>Each unit of &apos;token&apos; by class (3 units)" "$tmp/latency.html" || fail "no latency bars of the tokens"
+grep -q '<h3>The slowest token, 1: 9714.579 us' "$tmp/latency.html" || fail "no slowest token in the latency section"
 echo "report: $failures failed"
 [ "$failures" -eq 0 ]
