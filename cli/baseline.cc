@@ -28,20 +28,35 @@ std::string head_of(const std::string& path) {
 int load_saved_stats(const BaselineOptions& opts, const CommonOptions& common, const StatsOptions& stats_options,
                      const Scope& scope,
                      BaselineShares* out) {
-  std::ifstream in(opts.file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string error;
-  if (!result::read_stats_json(text.str(), out, &error)) {
-    print_error(fmt::format("{}: {}", opts.file, error));
-    return kInput;
-  }
+  if (int status = load_saved_shares(opts, common, scope, result::read_stats_json, out)) return status;
   if (out->by != group_by_name(stats_options.by)) {
     print_error(fmt::format("{}: the baseline is grouped by {}, this run by {}: use --by {} (or save the baseline "
                             "with --by {})",
                             opts.file, out->by, group_by_name(stats_options.by), out->by,
                             group_by_name(stats_options.by)));
     return kUsage;
+  }
+  return kOk;
+}
+
+/// "+3.5 pp"; differences that round to zero print as +0.0, never -0.0.
+std::string signed_pp(double pp) { return fmt::format("{:+.1f} pp", std::fabs(pp) < 0.05 ? 0.0 : pp); }
+
+}  // namespace
+
+bool baseline_is_saved(const BaselineOptions& opts, const std::function<bool(std::string_view)>& looks_like) {
+  return looks_like(head_of(opts.file));
+}
+
+int load_saved_shares(const BaselineOptions& opts, const CommonOptions& common, const Scope& scope,
+                      const SavedSharesReader& read, BaselineShares* out) {
+  std::ifstream in(opts.file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string error;
+  if (!read(text.str(), out, &error)) {
+    print_error(fmt::format("{}: {}", opts.file, error));
+    return kInput;
   }
   if (out->scope.empty()) {
     print_warning(common, fmt::format("{}: the baseline does not say which scope it was saved with (saved by an "
@@ -56,18 +71,17 @@ int load_saved_stats(const BaselineOptions& opts, const CommonOptions& common, c
   return kOk;
 }
 
-/// "+3.5 pp"; differences that round to zero print as +0.0, never -0.0.
-std::string signed_pp(double pp) { return fmt::format("{:+.1f} pp", std::fabs(pp) < 0.05 ? 0.0 : pp); }
-
-}  // namespace
-
-void add_baseline_options(CLI::App& cmd, BaselineOptions& opts) {
+void add_baseline_options(CLI::App& cmd, BaselineOptions& opts, const std::string& saved) {
   auto* baseline = cmd.add_option("--baseline", opts.file,
-                                  "Compare shares with a baseline: a trace (same scope and grouping) or a saved "
-                                  "stats --format json")
+                                  fmt::format("Compare shares with a baseline: a trace (same scope{}) or a saved "
+                                              "{} --format json",
+                                              saved == "stats" ? " and grouping" : "", saved))
                        ->option_text("FILE");
   auto* delta = cmd.add_option("--max-share-delta", opts.max_share_delta_pp,
-                               "With --baseline: fail when a group's share moves more than PP percentage points")
+                               saved == "stats"
+                                   ? "With --baseline: fail when a group's share moves more than PP percentage points"
+                                   : "With --baseline: fail when a class's or group's share moves more than PP "
+                                     "percentage points")
                     ->option_text("PP")
                     ->check(CLI::NonNegativeNumber);
   baseline->needs(delta);
@@ -94,10 +108,10 @@ int load_baseline(const BaselineOptions& opts, const CommonOptions& common, cons
   return kOk;
 }
 
-void report_share_moves(const std::vector<ShareDelta>& deltas, const BaselineOptions& opts) {
+void report_share_moves(const std::vector<ShareDelta>& deltas, const BaselineOptions& opts, const std::string& metric) {
   for (const ShareDelta& d : deltas)
     if (d.tripped)
-      print_error(fmt::format("gate failed: share({}) moved {}: {:.1f}% in {}, {:.1f}% now (limit {} pp)", d.name,
+      print_error(fmt::format("gate failed: {}({}) moved {}: {:.1f}% in {}, {:.1f}% now (limit {} pp)", metric, d.name,
                               signed_pp(d.delta_pp), d.baseline_share_pct, opts.file, d.share_pct,
                               opts.max_share_delta_pp));
 }

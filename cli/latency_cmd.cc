@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "baseline.h"
 #include "commands.h"
 #include "common.h"
 #include "gates.h"
@@ -27,6 +28,7 @@ struct LatencyCommandOptions {
   std::string sort = "index";
   std::string lane;      ///< --lane: pid:tid or a thread name ("" the marker lane)
   GateOptions gates;
+  BaselineOptions baseline;
   std::string file;
 };
 
@@ -53,7 +55,8 @@ std::size_t named_lane(const Trace& trace, const std::string& name) {
 
 /// The lane whose time is cut: --lane, else the one holding the markers of the unit kind
 /// (or of the scope's kind, or of any kind), else a jobque trace's caller.
-std::size_t choose_lane(const LatencyCommandOptions& o, const Trace& trace, const Scope& scope, std::string* reason) {
+std::size_t choose_lane(const LatencyCommandOptions& o, const std::string& file, const Trace& trace, const Scope& scope,
+                        std::string* reason) {
   if (!o.lane.empty()) {
     *reason = "--lane";
     return named_lane(trace, o.lane);
@@ -64,7 +67,7 @@ std::size_t choose_lane(const LatencyCommandOptions& o, const Trace& trace, cons
   *reason = by_markers ? "the marker lane" : "the caller: no markers";
   if (lane == SIZE_MAX)
     print_error(fmt::format("{}: no lane holds markers{}: give the lane to measure with --lane PID:TID",
-                            display_name(o.file), trace.jobque ? " or spans" : ""));
+                            display_name(file), trace.jobque ? " or spans" : ""));
   return lane;
 }
 
@@ -93,6 +96,41 @@ bool units_in_scope(const LatencyCommandOptions& o, const Trace& trace, const Sc
   return true;
 }
 
+/// The shares of a baseline trace, measured as this run's: the same scope and lane choice.
+int baseline_shares_of_trace(const LatencyCommandOptions& o, BaselineShares* out) {
+  Trace trace;  // beside this run's: both are needed at once
+  if (int status = load_for_analysis(o.baseline.file, o.common, &trace)) return status;
+  if (!complete_enough_to_check(trace, o.baseline.file, o.gates)) return kCheckFailed;
+  Scope scope;
+  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) {
+    print_error(fmt::format("{}: the scope above is not in the baseline", o.baseline.file));
+    return kUsage;
+  }
+  if (!scope_checkable(scope, o.baseline.file)) return kUsage;
+  std::string reason;
+  std::size_t lane = choose_lane(o, o.baseline.file, trace, scope, &reason);
+  if (lane == SIZE_MAX) return kUsage;
+  SpanIndex index(trace, worker_threads(o.common));
+  LatencyAnalysis analysis(trace, index, lane, scope.range);
+  out->by = "latency";
+  out->scope = scope.label;
+  out->groups = result::latency_shares(analysis.measure(scope.range, 0), analysis);
+  return kOk;
+}
+
+/// --baseline: each share's move against a saved latency JSON or a trace; kOk or why not.
+int compare_with_baseline(const LatencyCommandOptions& o, const Scope& scope, const LatencyParts& parts,
+                          const LatencyAnalysis& analysis, std::vector<ShareDelta>* moves) {
+  BaselineShares baseline;
+  int status = baseline_is_saved(o.baseline, result::looks_like_latency_json)
+                   ? load_saved_shares(o.baseline, o.common, scope, result::read_latency_json, &baseline)
+                   : baseline_shares_of_trace(o, &baseline);
+  if (status) return status;
+  *moves = compare_shares(result::latency_shares(parts, analysis), baseline, o.baseline.max_share_delta_pp);
+  report_share_moves(*moves, o.baseline, "latency");
+  return kOk;
+}
+
 /// Gates name "GROUP, CLASS" however they spaced it.
 std::vector<GateSource> normalized(std::vector<GateSource> gates) {
   for (GateSource& g : gates) g.gate.arg = result::latency_gate_arg(g.gate.arg);
@@ -110,7 +148,7 @@ int run_latency(const LatencyCommandOptions& o) {
   c.file = display_name(o.file);
   c.facts = result::trace_facts(trace);
   if (!resolve_scope_options(o.scope, trace, o.common, &c.scope)) return kUsage;
-  std::size_t lane = choose_lane(o, trace, c.scope, &c.lane_reason);
+  std::size_t lane = choose_lane(o, o.file, trace, c.scope, &c.lane_reason);
   if (lane == SIZE_MAX) return kUsage;
   if (!o.per_unit.empty() && !units_in_scope(o, trace, c.scope, &c)) return kUsage;
   SpanIndex index(trace, worker_threads(o.common));
@@ -120,14 +158,23 @@ int run_latency(const LatencyCommandOptions& o) {
   LatencyParts parts = analysis.measure(c.scope.range, kWaitsListed);
   clock.reset();  // the units' rows are measured as they are written (render)
   std::vector<GateResult> results;
-  bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
+  std::vector<ShareDelta> moves;
+  bool checked = !gates.empty() || o.baseline.any();
+  bool cut_off = checked && !complete_enough_to_check(trace, o.file, o.gates);
+  if (checked && !cut_off && !scope_checkable(c.scope, o.file)) return kUsage;
   if (!gates.empty() && !cut_off) {
-    if (!scope_checkable(c.scope, o.file)) return kUsage;
     if (!evaluate_gates(normalized(gates), result::latency_metrics(parts, analysis), &results)) return kUsage;
     c.gates = &results;
   }
+  if (o.baseline.any() && !cut_off) {
+    if (int status = compare_with_baseline(o, c.scope, parts, analysis, &moves)) return status;
+    c.baseline = &moves;
+    c.baseline_file = o.baseline.file;
+    c.max_share_delta_pp = o.baseline.max_share_delta_pp;
+  }
   if (int status = write_document(result::latency_document(parts, c), o.common, "latency")) return status;
-  return cut_off || any_tripped(results) ? kCheckFailed : kOk;
+  bool moved = std::any_of(moves.begin(), moves.end(), [](const ShareDelta& d) { return d.tripped; });
+  return cut_off || any_tripped(results) || moved ? kCheckFailed : kOk;
 }
 
 }  // namespace
@@ -146,6 +193,7 @@ void setup_latency(CLI::App& app) {
   cmd->add_option("--lane", opts->lane, "The lane to measure, as pid:tid or a thread name (default: the marker lane)")
       ->option_text("LANE");
   add_gate_options(*cmd, opts->gates);
+  add_baseline_options(*cmd, opts->baseline, "latency");
   add_trace_argument(*cmd, opts->file);
   cmd->footer(
       "Examples:\n  jqtrace latency --marker token slowest trace.json.gz\n"

@@ -4,6 +4,8 @@
 #include <numeric>
 
 #include <fmt/core.h>
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
 
 namespace jqtrace::result {
 namespace {
@@ -117,6 +119,22 @@ Table units_table(const LatencyParts& scope_parts, const LatencyContext& c) {
   return t;
 }
 
+/// The shares a baseline compares, as data (JSON only: the rows and classes tables show them).
+Table shares_table(const std::vector<GroupShare>& shares, std::size_t classes) {
+  Table t("shares");
+  t.in_text = false;
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("of", Kind::text));
+  t.add_column(Column("share_pct", Kind::percent));
+  for (std::size_t k = 0; k < shares.size(); ++k)
+    t.rows.push_back({shares[k].name, std::string(k < classes ? "class" : "group"), shares[k].share_pct});
+  return t;
+}
+
+std::size_t class_count(bool jobque) {
+  return jobque ? kLatencyClasses : kLatencyClasses - static_cast<std::size_t>(LatencyClass::span);
+}
+
 std::string heading(const LatencyParts& p, const LatencyContext& c) {
   const Trace& trace = *c.trace;
   std::size_t lane = c.analysis->lane();
@@ -153,17 +171,66 @@ Document latency_document(const LatencyParts& p, const LatencyContext& c) {
   if (guessed) rows.note = kGuessedNote;
   doc.add(classes_table(p, c.trace->jobque));
   doc.add(waits_table(p, a, *c.trace));
+  doc.add(shares_table(latency_shares(p, a), class_count(c.trace->jobque)));
   if (!c.per_unit.empty()) {
     doc.add(Field("per_unit", Kind::text, c.per_unit));
     add_unit_rule_fields(doc, c.per_unit_rule, "per_unit_rule");
+    doc.delimited_table = static_cast<int>(doc.tables().size());  // CSV/TSV: one row a unit
     doc.add(units_table(p, c));
-    doc.delimited_table = 3;  // CSV/TSV: one row a unit
   } else {
     doc.delimited_table = 0;  // one row a (group, class)
   }
   if (c.gates) doc.add(gates_table(*c.gates));
+  if (c.baseline) add_baseline(doc, *c.baseline, c.baseline_file, c.max_share_delta_pp);
   add_stopped_lanes(doc, c.facts);
   return doc;
+}
+
+std::vector<GroupShare> latency_shares(const LatencyParts& p, const LatencyAnalysis& a) {
+  std::vector<GroupShare> shares;
+  int64_t length = p.range.length();
+  std::size_t first_class = kLatencyClasses - class_count(a.jobque());
+  for (std::size_t k = first_class; k < kLatencyClasses; ++k)
+    shares.push_back({latency_class_name(class_at(k)), pct(p.of_class(class_at(k)), length)});
+  for (std::size_t g : span_groups_with_time(p, a)) shares.push_back({a.groups()[g].name, pct(p.of_group(g), length)});
+  return shares;
+}
+
+bool looks_like_latency_json(std::string_view head) {
+  std::size_t schema = head.find("\"schema\"");
+  if (schema == std::string_view::npos) return false;
+  std::size_t value = head.find('"', head.find(':', schema));
+  return value != std::string_view::npos && head.substr(value + 1, kLatencySchema.size()) == kLatencySchema;
+}
+
+bool read_latency_json(std::string_view text, BaselineShares* out, std::string* error) {
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());  // deep nesting must not overflow the stack
+  if (doc.HasParseError()) {
+    *error = std::string("not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
+             std::to_string(doc.GetErrorOffset());
+    return false;
+  }
+  if (!doc.IsObject() || !doc.HasMember("schema") || !doc["schema"].IsString() ||
+      std::string_view(doc["schema"].GetString()) != kLatencySchema) {
+    *error = "not a saved 'jqtrace latency --format json' (no \"schema\": \"jqtrace/latency/1\")";
+    return false;
+  }
+  if (!doc.HasMember("shares") || !doc["shares"].IsArray()) {
+    *error = "a latency JSON without \"shares\"";
+    return false;
+  }
+  out->by = "latency";
+  if (doc.HasMember("scope") && doc["scope"].IsString()) out->scope = doc["scope"].GetString();
+  for (const auto& s : doc["shares"].GetArray()) {
+    if (!s.IsObject() || !s.HasMember("name") || !s["name"].IsString() || !s.HasMember("share_pct") ||
+        !s["share_pct"].IsNumber()) {
+      *error = "a share without a \"name\" string and a \"share_pct\" number";
+      return false;
+    }
+    out->groups.push_back({s["name"].GetString(), s["share_pct"].GetDouble()});
+  }
+  return true;
 }
 
 const char* latency_class_color(LatencyClass c) {

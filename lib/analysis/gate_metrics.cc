@@ -50,19 +50,24 @@ BaselineShares baseline_shares(const RangeStats& stats) {
 }
 
 std::vector<ShareDelta> compare_shares(const RangeStats& now, const BaselineShares& baseline, double max_delta_pp) {
+  return compare_shares(baseline_shares(now).groups, baseline, max_delta_pp);
+}
+
+std::vector<ShareDelta> compare_shares(const std::vector<GroupShare>& now, const BaselineShares& baseline,
+                                       double max_delta_pp) {
   std::vector<ShareDelta> out;
   auto in_baseline = [&](const std::string& name) -> const GroupShare* {
     for (const GroupShare& g : baseline.groups)
       if (g.name == name) return &g;
     return nullptr;
   };
-  for (const GroupStats& g : now.groups) {
+  for (const GroupShare& g : now) {
     const GroupShare* b = in_baseline(g.name);
     out.push_back({g.name, g.share_pct, b ? b->share_pct : 0.0, 0, false});
   }
   for (const GroupShare& b : baseline.groups) {
     bool seen = false;
-    for (const GroupStats& g : now.groups) seen = seen || g.name == b.name;
+    for (const GroupShare& g : now) seen = seen || g.name == b.name;
     if (!seen) out.push_back({b.name, 0.0, b.share_pct, 0, false});
   }
   for (ShareDelta& d : out) {

@@ -43,5 +43,8 @@ struct ShareDelta {
 
 /// Every group of either side (now's order, then groups only the baseline has).
 std::vector<ShareDelta> compare_shares(const RangeStats& now, const BaselineShares& baseline, double max_delta_pp);
+/// The same for shares of any kind (latency's classes and groups).
+std::vector<ShareDelta> compare_shares(const std::vector<GroupShare>& now, const BaselineShares& baseline,
+                                       double max_delta_pp);
 
 }  // namespace jqtrace

@@ -81,6 +81,7 @@ class LatencyAnalysis {
   std::size_t outside_group() const { return groups_.size() - 2; }
   std::size_t not_recorded_group() const { return groups_.size() - 1; }
   std::size_t lane() const { return lane_; }
+  bool jobque() const { return trace_.jobque; }
   /// The lane stopped recording (its ring filled) at stop_ns, before the trace ended.
   bool stopped() const { return stopped_; }
   int64_t stop_ns() const { return stop_ns_; }

@@ -3,13 +3,8 @@
 # on generated traces whose changes the generator knows (chunks of one tag made slower, a
 # caller ring that fills up), and on the corpus its publish class is what the old
 # trace_publish_tail.py summed and each listed wait ends where its stage's last chunk did.
-set -u
-jqtrace=$1
+source "$(dirname "$0")/lib/prelude.bash"
 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # Sums in integer ns: every µs figure has 3 decimals, so none of them is rounded.
 sum_check() {  # sum_check WHAT FILE.csv TOTAL_COLUMN FIRST_PART LAST_PART: every row's parts add up
