@@ -28,15 +28,15 @@ std::string head_of(const std::string& path) {
 int load_saved_stats(const BaselineOptions& opts, const CommonOptions& common, const StatsOptions& stats_options,
                      const Scope& scope,
                      BaselineShares* out) {
-  if (int status = load_saved_shares(opts, common, scope, result::read_stats_json, out)) return status;
-  if (out->by != group_by_name(stats_options.by)) {
+  auto same_grouping = [&](const BaselineShares& saved) {
+    if (saved.by == group_by_name(stats_options.by)) return int{kOk};
     print_error(fmt::format("{}: the baseline is grouped by {}, this run by {}: use --by {} (or save the baseline "
                             "with --by {})",
-                            opts.file, out->by, group_by_name(stats_options.by), out->by,
+                            opts.file, saved.by, group_by_name(stats_options.by), saved.by,
                             group_by_name(stats_options.by)));
-    return kUsage;
-  }
-  return kOk;
+    return int{kUsage};
+  };
+  return load_saved_shares(opts, common, scope, result::read_stats_json, out, same_grouping);
 }
 
 /// "+3.5 pp"; differences that round to zero print as +0.0, never -0.0.
@@ -49,7 +49,8 @@ bool baseline_is_saved(const BaselineOptions& opts, const std::function<bool(std
 }
 
 int load_saved_shares(const BaselineOptions& opts, const CommonOptions& common, const Scope& scope,
-                      const SavedSharesReader& read, BaselineShares* out) {
+                      const SavedSharesReader& read, BaselineShares* out,
+                      const std::function<int(const BaselineShares&)>& check) {
   std::ifstream in(opts.file, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -58,6 +59,8 @@ int load_saved_shares(const BaselineOptions& opts, const CommonOptions& common, 
     print_error(fmt::format("{}: {}", opts.file, error));
     return kInput;
   }
+  if (check)
+    if (int status = check(*out)) return status;
   if (out->scope.empty()) {
     print_warning(common, fmt::format("{}: the baseline does not say which scope it was saved with (saved by an "
                                            "older jqtrace); comparing it with {}",

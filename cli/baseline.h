@@ -35,11 +35,14 @@ int load_baseline(const BaselineOptions& opts, const CommonOptions& common, cons
 
 /// True when the baseline file is a saved document looks_like recognises (by its first bytes).
 bool baseline_is_saved(const BaselineOptions& opts, const std::function<bool(std::string_view)>& looks_like);
-/// A saved document's shares, read by read; it must have been saved with this run's scope.
-/// kOk, kUsage (another scope) or kInput (unreadable, not such a document).
+/// A saved document's shares, read by read; check (may be empty) says first whether they
+/// are comparable (kOk, or an exit status after saying why), then they must have been
+/// saved with this run's scope. kOk, kUsage (another scope) or kInput (unreadable, not
+/// such a document).
 using SavedSharesReader = std::function<bool(std::string_view, BaselineShares*, std::string*)>;
 int load_saved_shares(const BaselineOptions& opts, const CommonOptions& common, const Scope& scope,
-                      const SavedSharesReader& read, BaselineShares* out);
+                      const SavedSharesReader& read, BaselineShares* out,
+                      const std::function<int(const BaselineShares&)>& check = {});
 
 /// One line on stderr per share that moved too far ("gate failed: share(G) moved ...";
 /// metric names what moved: share, latency).
