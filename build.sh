@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake g++ make pkg-config libcli11-dev rapidjson-dev libfmt-dev doctest-dev zlib1g-dev libisal-dev libzstd-dev
+          libsqlite3-dev
           groff-base gzip zstd time ccache)
 
 install_missing() {
@@ -118,7 +119,7 @@ case "${1:-}" in
     # work_scaling.sh counts instructions; terminal_width.sh needs script(1); the browser
     # tests render SVG and HTML in chromium and check them with xmllint; opened_once.sh
     # counts a command's opens of its trace with strace.
-    packages+=(valgrind bsdutils chromium libxml2-utils strace)
+    packages+=(valgrind bsdutils chromium libxml2-utils strace sqlite3)
     install_missing
     extra=()
     # CI also builds with sanitizers so a memory error fails the run, not a user.

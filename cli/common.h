@@ -96,6 +96,9 @@ class Output {
   bool close();
   /// The exit status for a failed close(): kUsage when the output is an input, else kInput.
   int failure_status() const { return failure_status_; }
+  /// The temporary file close() renames into place ("" when the path is written directly:
+  /// stdout, a device, a pipe). export has SQLite write it by name.
+  const std::string& temporary_path() const { return temporary_; }
 
  private:
   Output() = default;

@@ -111,6 +111,7 @@ int run(int argc, char** argv) {
   setup_timeline(app);
   setup_report(app);
   setup_index(app);
+  setup_export(app);
   setup_completions(app);
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 namespace jqtrace {
 namespace {
@@ -59,6 +60,19 @@ bool stage_key(int64_t chain, int64_t stage, int64_t* key) {
   return true;
 }
 
+std::size_t latency_lane(const Markers& markers) {
+  std::map<int64_t, uint64_t> count;  // by lane: ties go to the earlier
+  for (int64_t l : markers.lane) ++count[l];
+  std::size_t best = SIZE_MAX;
+  uint64_t most = 0;
+  for (const auto& [lane, n] : count)
+    if (n > most) {
+      best = static_cast<std::size_t>(lane);
+      most = n;
+    }
+  return best;
+}
+
 std::size_t latency_lane(const Trace& trace, std::string_view kind, bool* by_markers) {
   std::vector<std::string> kinds = kind.empty() ? marker_kinds(trace) : std::vector<std::string>{std::string(kind)};
   std::vector<uint64_t> markers(trace.lanes.size(), 0);
@@ -81,11 +95,7 @@ std::size_t latency_lane(const Trace& trace, std::string_view kind, bool* by_mar
 
 LatencyAnalysis::LatencyAnalysis(const Trace& trace, const SpanIndex& index, std::size_t lane, Range outer)
     : trace_(trace), index_(index), lane_(lane), names_(JobqueNames::found(trace.names)) {
-  for (const StoppedLane& s : lanes_stopped_early(trace))
-    if (s.lane == lane) {
-      stopped_ = true;
-      stop_ns_ = s.stop_ns;
-    }
+  stopped_ = lane_stopped_early(trace, lane, &stop_ns_);
   find_groups(outer);
   if (trace.jobque) find_stage_ends(outer);
 }
@@ -95,16 +105,21 @@ LatencyAnalysis::LatencyAnalysis(const Trace& trace, const SpanIndex& index, std
 void LatencyAnalysis::find_groups(Range outer) {
   const SpanTable& s = trace_.lanes[lane_].spans;
   auto [begin, end] = index_.candidate_rows(trace_, lane_, outer);
-  // Keys are category indices, or cat ids + 1: both below this.
-  std::size_t keys = trace_.jobque ? trace_.categories.size() : trace_.names.size() + 1;
-  group_of_key_.assign(keys, UINT32_MAX);
-  std::vector<bool> used(keys, false);
-  for (std::size_t i = begin; i < end; ++i) used[static_cast<std::size_t>(trace_.jobque ? s.category[i] : s.cat[i])] = true;
-  for (std::size_t key = 0; key < keys; ++key) {
-    if (!used[key]) continue;
+  // Keys are category indices, or cat ids + 1. Only those the lane uses are kept: a trace
+  // can have many names and many marker lanes (an analysis each in export and diff).
+  std::vector<int64_t> keys;
+  for (std::size_t i = begin; i < end; ++i) {
+    int64_t key = trace_.jobque ? s.category[i] : s.cat[i];
+    if (!group_of_key_.find(key)) {
+      group_of_key_[key] = 0;
+      keys.push_back(key);
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  for (int64_t key : keys) {
     group_of_key_[key] = static_cast<uint32_t>(groups_.size());
     if (trace_.jobque) {
-      const Category& c = trace_.categories[key];
+      const Category& c = trace_.categories[static_cast<std::size_t>(key)];
       groups_.push_back({c.name, c.color, c.guessed});
     } else {
       groups_.push_back({key == 0 ? std::string("(no cat)") : std::string(trace_.names.view(static_cast<uint32_t>(key - 1))),
@@ -205,9 +220,9 @@ void LatencyAnalysis::describe_waits(std::vector<LatencyWait>* waits) const {
 
 std::size_t LatencyAnalysis::group_of(std::size_t row) const {
   const SpanTable& s = trace_.lanes[lane_].spans;
-  auto key = static_cast<std::size_t>(trace_.jobque ? s.category[row] : s.cat[row]);
   // Every span of the outer range has a group (measure's contract keeps ranges inside it).
-  return key < group_of_key_.size() && group_of_key_[key] != UINT32_MAX ? group_of_key_[key] : outside_group();
+  const uint32_t* g = group_of_key_.find(trace_.jobque ? s.category[row] : s.cat[row]);
+  return g ? *g : outside_group();
 }
 
 LatencyClass LatencyAnalysis::class_of(std::size_t row) const {

@@ -123,8 +123,8 @@ class LatencyAnalysis {
   bool stopped_ = false;
   int64_t stop_ns_ = 0;
   std::vector<LatencyGroup> groups_;
-  /// A span's group key (category, or cat id + 1) → index into groups_ (UINT32_MAX: none).
-  std::vector<uint32_t> group_of_key_;
+  /// A span's group key (category, or cat id + 1) → index into groups_.
+  FlatMap<uint32_t> group_of_key_;
   StageEnds stage_ends_;
 };
 
@@ -138,5 +138,7 @@ bool stage_key(int64_t chain, int64_t stage, int64_t* key);
 /// (the highest numeric tid with spans). SIZE_MAX when there is none. *by_markers (may be
 /// null): whether markers chose it.
 std::size_t latency_lane(const Trace& trace, std::string_view kind, bool* by_markers = nullptr);
+/// The lane holding the most of these markers (ties: the earlier lane); SIZE_MAX for none.
+std::size_t latency_lane(const Markers& markers);
 
 }  // namespace jqtrace

@@ -99,7 +99,7 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
     }
     for (auto& [group, busy] : k.busy_ns) busy.resize(k.dur_ns.size(), 0);
     if (latency) {
-      std::size_t lane = latency_lane(trace, kind);
+      std::size_t lane = latency_lane(markers);
       if (lane != SIZE_MAX) add_latency_samples(analysis_of(lane), units, first_unit, &k);
     }
     for (auto& [label, v] : k.latency_ns) v.resize(k.dur_ns.size(), 0);

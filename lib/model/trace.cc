@@ -642,13 +642,18 @@ class TraceBuilder final : public EventSink {
 
 std::vector<StoppedLane> lanes_stopped_early(const Trace& trace) {
   std::vector<StoppedLane> stopped;
-  if (!trace.jobque || trace.read.status == ReadStatus::truncated || trace.window.present) return stopped;
-  for (std::size_t l = 0; l < trace.lanes.size(); ++l) {
-    const Lane& lane = trace.lanes[l];
-    if (lane.has_time && lane_stopped_early(lane.last_end, trace.start_ns, trace.end_ns))
-      stopped.push_back({l, lane.last_end});
-  }
+  int64_t stop_ns = 0;
+  for (std::size_t l = 0; l < trace.lanes.size(); ++l)
+    if (lane_stopped_early(trace, l, &stop_ns)) stopped.push_back({l, stop_ns});
   return stopped;
+}
+
+bool lane_stopped_early(const Trace& trace, std::size_t l, int64_t* stop_ns) {
+  if (!trace.jobque || trace.read.status == ReadStatus::truncated || trace.window.present) return false;
+  const Lane& lane = trace.lanes[l];
+  if (!lane.has_time || !lane_stopped_early(lane.last_end, trace.start_ns, trace.end_ns)) return false;
+  *stop_ns = lane.last_end;
+  return true;
 }
 
 std::size_t SpanTable::bytes() const {

@@ -148,6 +148,8 @@ struct StoppedLane {
 };
 /// Every such lane, in lane order (none for a generic, truncated or window trace).
 std::vector<StoppedLane> lanes_stopped_early(const Trace& trace);
+/// Whether lane l is one of them, and when it stopped.
+bool lane_stopped_early(const Trace& trace, std::size_t l, int64_t* stop_ns);
 
 struct LoadOptions {
   /// False: lanes, instants, counters, the profile, chains and the time range only, no

@@ -1,0 +1,51 @@
+#pragma once
+// `export`: traces as one SQLite database with jobque's meaning resolved — each span's
+// group (its chain's category), each chain's wall and first claim, each marker kind's
+// units as the planner cut them, and each unit's latency parts — so that the questions no
+// command foresaw are a SQL query (jqtrace-export(1) documents every table and column).
+// The one place that includes SQLite.
+//
+// Times are µs of the file's clock (REAL, ns / 1000), as every output prints them.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "scope.h"
+#include "stats.h"
+#include "trace.h"
+
+struct sqlite3;
+
+namespace jqtrace {
+
+/// What a run's row says beside what its trace holds.
+struct ExportRun {
+  std::string file;             ///< as the user named it
+  uint64_t bytes = 0;           ///< the file's size
+  std::string jqtrace_version;
+  UnitRequest unit_at;          ///< how its units are cut (auto: per kind)
+};
+
+class SqliteExport {
+ public:
+  /// Opens (creates) the database at path, creates the tables and starts the one
+  /// transaction; nullptr with a message when SQLite cannot.
+  static std::unique_ptr<SqliteExport> create(const std::string& path, std::string* error);
+  ~SqliteExport();
+  SqliteExport(const SqliteExport&) = delete;
+  SqliteExport& operator=(const SqliteExport&) = delete;
+
+  /// Adds one trace as the next run (numbered from 1); false with a message on a SQLite
+  /// error. threads: for the analyses it runs (stats by lane).
+  bool add_run(const Trace& trace, const ExportRun& run, unsigned threads, std::string* error);
+  /// Creates the indexes, commits and closes; false with a message.
+  bool finish(std::string* error);
+
+ private:
+  explicit SqliteExport(sqlite3* db) : db_(db) {}
+  struct Writer;
+  sqlite3* db_ = nullptr;
+  int64_t runs_ = 0;
+};
+
+}  // namespace jqtrace

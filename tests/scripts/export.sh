@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# export (issue 56): the database reproduces what the commands print — stats' busy per
+# category (whole trace and a token), markers' units, gaps' chain walls and first claims,
+# latency's parts — with the sqlite3 shell and README's queries; a fleet of runs is one
+# database; a failed or interrupted export leaves nothing at -o.
+source "$(dirname "$0")/lib/prelude.bash"
+gen=$2
+command -v sqlite3 > /dev/null || { echo "export: skipped: no sqlite3 shell (apt-get install sqlite3)"; exit 77; }
+
+# busy_by_category FILE.sqlite [KIND IDX]: "name,busy_us" a category, as stats prints them,
+# over the whole trace or one unit (README's first query).
+busy_by_category() {
+  if [ $# -eq 1 ]; then
+    sqlite3 -list -separator , "$1" "SELECT g.name, printf('%.3f', sum(s.dur_us)) FROM spans s JOIN groups g USING(run, grp)
+                       WHERE s.name IN ('chunk', 'publish', 'fifo_job') GROUP BY g.name ORDER BY g.name"
+  else
+    sqlite3 -list -separator , "$1" "SELECT g.name, printf('%.3f', sum(min(s.ts_us + s.dur_us, u.end_us) - max(s.ts_us, u.start_us)))
+                       FROM units u JOIN spans s ON s.run = u.run AND s.ts_us <= u.end_us AND s.ts_us + s.dur_us >= u.start_us
+                       JOIN groups g ON g.run = s.run AND g.grp = s.grp
+                       WHERE u.kind = '$2' AND u.idx = $3 AND s.name IN ('chunk', 'publish', 'fifo_job')
+                       GROUP BY g.name ORDER BY g.name"
+  fi
+}
+stats_busy() {  # stats_busy TRACE [SCOPE...]: the categories with busy time, by name
+  "$jqtrace" stats -q --format csv --columns name,busy_us "$@" | tail -n +2 | grep -v ',0.000$' | LC_ALL=C sort
+}
+
+check_jobque() {  # check_jobque NAME TRACE
+  local name=$1 trace=$2 db="$tmp/$1.sqlite"
+  "$jqtrace" export -q "$trace" -o "$db" || { fail "$name: export exit $?"; return; }
+  [ "$(busy_by_category "$db" | LC_ALL=C sort)" = "$(stats_busy "$trace")" ] ||
+    fail "$name: busy per category differs from stats: $(diff <(busy_by_category "$db" | LC_ALL=C sort) <(stats_busy "$trace") | head -4)"
+  if "$jqtrace" markers -q --format csv --columns kind,count "$trace" | grep -qE '^token,([2-9]|[1-9][0-9]+)$'; then
+    [ "$(busy_by_category "$db" token 1 | LC_ALL=C sort)" = "$(stats_busy --marker token 1 "$trace")" ] ||
+      fail "$name: token 1's busy per category differs from stats --marker token 1"
+    [ "$(sqlite3 -list -separator , "$db" "SELECT idx, arg, printf('%.3f', start_us), printf('%.3f', end_us), printf('%.3f', dur_us)
+                             FROM units WHERE kind = 'token' ORDER BY idx")" = \
+      "$("$jqtrace" markers -q --kind token --format csv --columns index,arg,start_us,end_us,dur_us "$trace" | tail -n +2)" ] ||
+      fail "$name: the token units differ from markers --kind token"
+  fi
+  # gaps' chain classes (by category): the chains, the longest wall, the smallest first
+  # claim, exactly (the same doubles); the parts of every unit add up to it.
+  "$jqtrace" gaps -q --by category --format json "$trace" > "$tmp/gaps.json"
+  python3 - "$db" "$tmp/gaps.json" << 'PY' || fail "$name: chains or latency disagree with gaps or the units"
+import json, math, sqlite3, sys
+db, gaps = sqlite3.connect(sys.argv[1]), json.load(open(sys.argv[2]))
+# gaps names chains itself: a guess that shares the trace's own name ("classifier*", SPEC
+# §1.4) is one class with it there.
+rows = {}
+for name, n, wall_max, wall_sum, claim_min in db.execute(
+        "SELECT g.name, count(*), max(wall_us), sum(wall_us), min(first_claim_us) FROM chains c JOIN groups g USING(run, grp)"
+        " WHERE publish_ts_us IS NOT NULL GROUP BY g.name"):
+    key = name.rstrip("*")
+    m, top, total, low = rows.get(key, (0, -math.inf, 0.0, None))
+    low = claim_min if low is None else (low if claim_min is None else min(low, claim_min))
+    rows[key] = (m + n, max(top, wall_max), total + wall_sum, low)
+rows = {k: (n, top, total / n, low) for k, (n, top, total, low) in rows.items()}
+for c in gaps["classes"]:
+    n, wall_max, wall_mean, claim_min = rows[c["name"]]
+    assert n == c["n"] == c["wall_us"]["count"], (c["name"], n, c["n"])
+    assert wall_max == c["wall_us"]["max"], (c["name"], wall_max, c["wall_us"]["max"])
+    assert math.isclose(wall_mean, c["wall_us"]["mean"], rel_tol=1e-12), (c["name"], wall_mean)
+    if c["first_claim_min_us"] is not None:
+        assert claim_min == c["first_claim_min_us"], (c["name"], claim_min, c["first_claim_min_us"])
+assert len(rows) == len(gaps["classes"]), (sorted(rows), [c["name"] for c in gaps["classes"]])
+bad = db.execute("SELECT u.kind, u.idx, u.end_us - u.start_us, sum(l.us) FROM units u JOIN latency l USING(run, kind, idx)"
+                 " GROUP BY u.run, u.kind, u.idx HAVING abs(u.end_us - u.start_us - sum(l.us)) > 1e-6").fetchall()
+assert not bad, bad[:3]
+PY
+}
+
+check_jobque decode-small samples/decode-small.trace.json
+check_jobque legacy-small samples/legacy-small.trace.json
+check_jobque ring-full samples/ring-full.trace.json
+"$gen" --workers 7 --tokens 5 --layers 6 --seed 9 -o "$tmp/g8.json"
+check_jobque generated-8-lanes "$tmp/g8.json"
+corpus=../shared/corpus/jobque
+if [ -d "$corpus" ]; then
+  for f in "$corpus"/*.trace.json.gz; do check_jobque "$(basename "$f" .trace.json.gz)" "$f"; done
+else
+  echo "export: ../shared/corpus absent, corpus traces skipped"
+fi
+
+# latency's parts of a token are the latency command's.
+"$jqtrace" export -q samples/decode-small.trace.json -o "$tmp/d.sqlite"
+got=$(sqlite3 -list -separator , "$tmp/d.sqlite" "SELECT grp, class, printf('%.3f', us) FROM latency WHERE kind = 'token' AND idx = 1
+                                     ORDER BY us DESC, grp, class")
+want=$("$jqtrace" latency -q --marker token 1 --format csv --columns group,class,us samples/decode-small.trace.json | tail -n +2)
+[ "$got" = "$want" ] || fail "token 1's latency parts differ from latency --marker token 1: $(diff <(echo "$got") <(echo "$want") | head -4)"
+
+# A generic trace: spans by cat, instants as markers; each cat's total time is stats'.
+"$jqtrace" export -q samples/chrome-small.json -o "$tmp/c.sqlite" || fail "generic: export exit $?"
+got=$(sqlite3 -list -separator , "$tmp/c.sqlite" "SELECT g.name, printf('%.3f', sum(s.dur_us)) FROM spans s JOIN groups g USING(run, grp)
+                                    GROUP BY g.name ORDER BY g.name")
+want=$("$jqtrace" stats -q --format csv --columns name,total_us samples/chrome-small.json | tail -n +2 | LC_ALL=C sort)
+[ "$got" = "$want" ] || fail "generic: total per cat differs from stats: $got / $want"
+[ "$(sqlite3 "$tmp/c.sqlite" "SELECT count(*) FROM markers")" -gt 0 ] || fail "generic: no markers"
+
+# A fleet: three runs in one database, each as exported alone; a share per run.
+"$jqtrace" export -q samples/decode-small.trace.json samples/legacy-small.trace.json "$tmp/g8.json" -o "$tmp/fleet.sqlite" ||
+  fail "fleet: export exit $?"
+[ "$(sqlite3 "$tmp/fleet.sqlite" "SELECT group_concat(run || ':' || file, ' ') FROM runs")" = \
+  "1:samples/decode-small.trace.json 2:samples/legacy-small.trace.json 3:$tmp/g8.json" ] || fail "fleet: runs table"
+[ "$(sqlite3 "$tmp/fleet.sqlite" "SELECT count(*) FROM spans WHERE run = 3")" = \
+  "$(sqlite3 "$tmp/generated-8-lanes.sqlite" "SELECT count(*) FROM spans")" ] || fail "fleet: run 3 is not its file's spans"
+share=$(sqlite3 -list -separator , "$tmp/fleet.sqlite" "SELECT run, printf('%.1f', 100.0 * sum(CASE WHEN g.name = 'moe experts' THEN s.dur_us END) / sum(s.dur_us))
+                                          FROM spans s JOIN groups g USING(run, grp) WHERE s.name IN ('chunk', 'publish', 'fifo_job')
+                                          GROUP BY run ORDER BY run" | head -1)
+[ "$share" = "1,$("$jqtrace" stats -q --format csv --columns name,share_pct samples/decode-small.trace.json |
+                  awk -F, '$1 == "moe experts" { printf "%.1f", $2 }')" ] || fail "fleet: run 1's moe experts share: $share"
+
+# Nothing at -o unless complete: bad input (exit 3), no -o or an -o that is an input (exit
+# 2), an interrupted export; and no temporary file left beside it.
+mkdir "$tmp/out"
+expect() {  # expect STATUS ARGS...: the exit status, and nothing left in $tmp/out
+  local want=$1; shift
+  "$jqtrace" export -q "$@" 2> "$tmp/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || fail "export $*: exit $got, want $want: $(cat "$tmp/err")"
+  [ -z "$(ls -A "$tmp/out")" ] || fail "export $*: left $(ls -A "$tmp/out")"
+}
+printf '{"traceEvents":[{"ph":"X",' > "$tmp/cut.json"
+printf 'not a trace' > "$tmp/text.json"
+expect 3 samples/decode-small.trace.json "$tmp/text.json" -o "$tmp/out/x.sqlite"
+expect 3 "$tmp/missing.json" -o "$tmp/out/x.sqlite"
+expect 2 samples/decode-small.trace.json
+cp samples/tiny.trace.json "$tmp/out/in.json"
+"$jqtrace" export -q "$tmp/out/in.json" -o "$tmp/out/in.json" 2> /dev/null
+[ $? -eq 2 ] && cmp -s "$tmp/out/in.json" samples/tiny.trace.json || fail "export -o its own input: not refused or input changed"
+rm "$tmp/out/in.json"
+"$gen" --workers 3 --size-mb 40 --seed 4 -o "$tmp/big.json"
+"$jqtrace" export -q "$tmp/big.json" -o "$tmp/out/big.sqlite" &
+pid=$!
+sleep 0.5
+kill -TERM "$pid" 2> /dev/null
+wait "$pid" 2> /dev/null
+[ -z "$(ls -A "$tmp/out")" ] || fail "an export killed with SIGTERM left $(ls -A "$tmp/out")"
+
+echo "export: $failures failed"
+[ "$failures" -eq 0 ]
