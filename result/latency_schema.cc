@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include <fmt/core.h>
-#include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
+
+#include "saved_shares.h"
 
 namespace jqtrace::result {
 namespace {
@@ -196,41 +196,14 @@ std::vector<GroupShare> latency_shares(const LatencyParts& p, const LatencyAnaly
   return shares;
 }
 
-bool looks_like_latency_json(std::string_view head) {
-  std::size_t schema = head.find("\"schema\"");
-  if (schema == std::string_view::npos) return false;
-  std::size_t value = head.find('"', head.find(':', schema));
-  return value != std::string_view::npos && head.substr(value + 1, kLatencySchema.size()) == kLatencySchema;
-}
+namespace {
+constexpr SavedShares kSavedLatency{kLatencySchema, "latency", "shares", "share", "latency"};
+}  // namespace
+
+bool looks_like_latency_json(std::string_view head) { return looks_like_schema(head, kLatencySchema); }
 
 bool read_latency_json(std::string_view text, BaselineShares* out, std::string* error) {
-  rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());  // deep nesting must not overflow the stack
-  if (doc.HasParseError()) {
-    *error = std::string("not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
-             std::to_string(doc.GetErrorOffset());
-    return false;
-  }
-  if (!doc.IsObject() || !doc.HasMember("schema") || !doc["schema"].IsString() ||
-      std::string_view(doc["schema"].GetString()) != kLatencySchema) {
-    *error = "not a saved 'jqtrace latency --format json' (no \"schema\": \"jqtrace/latency/1\")";
-    return false;
-  }
-  if (!doc.HasMember("shares") || !doc["shares"].IsArray()) {
-    *error = "a latency JSON without \"shares\"";
-    return false;
-  }
-  out->by = "latency";
-  if (doc.HasMember("scope") && doc["scope"].IsString()) out->scope = doc["scope"].GetString();
-  for (const auto& s : doc["shares"].GetArray()) {
-    if (!s.IsObject() || !s.HasMember("name") || !s["name"].IsString() || !s.HasMember("share_pct") ||
-        !s["share_pct"].IsNumber()) {
-      *error = "a share without a \"name\" string and a \"share_pct\" number";
-      return false;
-    }
-    out->groups.push_back({s["name"].GetString(), s["share_pct"].GetDouble()});
-  }
-  return true;
+  return read_saved_shares(text, kSavedLatency, out, error);
 }
 
 const char* latency_class_color(LatencyClass c) {

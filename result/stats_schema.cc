@@ -5,10 +5,9 @@
 #include <stdexcept>
 
 #include <fmt/core.h>
-#include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include "common_fields.h"
+#include "saved_shares.h"
 #include "text_format.h"
 
 namespace jqtrace::result {
@@ -146,41 +145,14 @@ Document stats_document(const RangeStats& s, const StatsContext& c) {
   return doc;
 }
 
-bool looks_like_stats_json(std::string_view head) {
-  std::size_t schema = head.find("\"schema\"");
-  if (schema == std::string_view::npos) return false;
-  std::size_t value = head.find('"', head.find(':', schema));
-  return value != std::string_view::npos && head.substr(value + 1, kStatsSchema.size()) == kStatsSchema;
-}
+namespace {
+constexpr SavedShares kSavedStats{kStatsSchema, "stats", "groups", "group", ""};
+}  // namespace
+
+bool looks_like_stats_json(std::string_view head) { return looks_like_schema(head, kStatsSchema); }
 
 bool read_stats_json(std::string_view text, BaselineShares* out, std::string* error) {
-  rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());  // deep nesting must not overflow the stack
-  if (doc.HasParseError()) {
-    *error = std::string("not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
-             std::to_string(doc.GetErrorOffset());
-    return false;
-  }
-  if (!doc.IsObject() || !doc.HasMember("schema") || !doc["schema"].IsString() ||
-      std::string_view(doc["schema"].GetString()) != kStatsSchema) {
-    *error = "not a saved 'jqtrace stats --format json' (no \"schema\": \"jqtrace/stats/1\")";
-    return false;
-  }
-  if (!doc.HasMember("by") || !doc["by"].IsString() || !doc.HasMember("groups") || !doc["groups"].IsArray()) {
-    *error = "a stats JSON without \"by\" or \"groups\"";
-    return false;
-  }
-  out->by = doc["by"].GetString();
-  if (doc.HasMember("scope") && doc["scope"].IsString()) out->scope = doc["scope"].GetString();
-  for (const auto& g : doc["groups"].GetArray()) {
-    if (!g.IsObject() || !g.HasMember("name") || !g["name"].IsString() || !g.HasMember("share_pct") ||
-        !g["share_pct"].IsNumber()) {
-      *error = "a group without a \"name\" string and a \"share_pct\" number";
-      return false;
-    }
-    out->groups.push_back({g["name"].GetString(), g["share_pct"].GetDouble()});
-  }
-  return true;
+  return read_saved_shares(text, kSavedStats, out, error);
 }
 
 }  // namespace jqtrace::result

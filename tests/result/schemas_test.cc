@@ -10,6 +10,7 @@
 #include "../lib/test_util.h"
 #include "diff_schema.h"
 #include "gaps_schema.h"
+#include "latency_schema.h"
 #include "markers_schema.h"
 #include "phases_schema.h"
 #include "render.h"
@@ -149,6 +150,38 @@ TEST_CASE("saved stats JSON: recognised, and refused with a reason when it is no
   std::string deep(1000000, '[');  // nested a million deep: refused, not a stack overflow
   CHECK_FALSE(read_stats_json(deep, &b, &error));
   CHECK(error.find("not valid JSON") == 0);
+}
+
+TEST_CASE("saved latency JSON: its shares read back as the run wrote them, and a stats JSON is not one") {
+  const Trace& trace = test::load_sample("decode-small.trace.json");
+  SpanIndex index(trace);
+  LatencyAnalysis analysis(trace, index, latency_lane(trace, ""), whole_trace(trace));
+  LatencyParts parts = analysis.measure(whole_trace(trace), 10);
+  LatencyContext c;
+  c.trace = &trace;
+  c.analysis = &analysis;
+  c.file = "t.json";
+  c.scope.label = "whole trace";
+  std::string json = render_json(latency_document(parts, c));
+  CHECK(looks_like_latency_json(json));
+  CHECK_FALSE(looks_like_stats_json(json));
+  BaselineShares b;
+  std::string error;
+  REQUIRE_MESSAGE(read_latency_json(json, &b, &error), error);
+  CHECK(b.by == "latency");
+  CHECK(b.scope == "whole trace");
+  std::vector<GroupShare> now = latency_shares(parts, analysis);
+  REQUIRE(b.groups.size() == now.size());
+  for (std::size_t k = 0; k < now.size(); ++k) {
+    CHECK(b.groups[k].name == now[k].name);
+    CHECK(b.groups[k].share_pct == doctest::Approx(now[k].share_pct));
+  }
+  CHECK_FALSE(read_latency_json(R"({"schema": "jqtrace/stats/1", "by": "category", "groups": []})", &b, &error));
+  CHECK(error == "not a saved 'jqtrace latency --format json' (no \"schema\": \"jqtrace/latency/1\")");
+  CHECK_FALSE(read_latency_json(R"({"schema": "jqtrace/latency/1"})", &b, &error));
+  CHECK(error == "a latency JSON without \"shares\"");
+  CHECK_FALSE(read_latency_json(R"({"schema": "jqtrace/latency/1", "shares": [{"name": 1}]})", &b, &error));
+  CHECK(error == "a share without a \"name\" string and a \"share_pct\" number");
 }
 
 TEST_CASE("markers: CSV header = JSON keys for the kinds and for one kind's units") {
