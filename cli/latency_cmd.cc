@@ -87,7 +87,7 @@ bool units_in_scope(const LatencyCommandOptions& o, const Trace& trace, const Sc
   c->per_unit_rule = plan.rule;
   note_unit_rule(o.per_unit, c->per_unit_rule, o.common);
   for (const Unit& u : cut_units(markers, plan))
-    if (u.range.lo >= scope.range.lo && u.range.hi <= scope.range.hi) c->units.push_back(u);
+    if (scope.range.holds(u.range)) c->units.push_back(u);
   if (c->units.empty())
     print_warning(o.common, fmt::format("no unit of '{}' lies wholly in the scope ({})", o.per_unit, scope.label));
   if (o.sort == "dur")

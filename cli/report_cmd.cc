@@ -451,7 +451,7 @@ ReportSection latency_section(const Analysis& a) {
   std::vector<Unit> units;
   if (kind)
     for (const Unit& u : units_of(trace, kind->kind, a.unit_at))
-      if (u.range.lo >= a.scope.range.lo && u.range.hi <= a.scope.range.hi) units.push_back(u);
+      if (a.scope.range.holds(u.range)) units.push_back(u);
   LatencyParts scope_parts = analysis.measure(a.scope.range, 10);
   if (!units.empty()) {
     std::vector<result::UnitBar> bars;

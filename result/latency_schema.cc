@@ -15,6 +15,9 @@ double us(int64_t v) { return static_cast<double>(v) / 1000.0; }
 
 LatencyClass class_at(std::size_t k) { return static_cast<LatencyClass>(k); }
 
+/// The first class a trace can have: a generic trace has no chains, so from span on.
+std::size_t first_class(bool jobque) { return jobque ? 0 : static_cast<std::size_t>(LatencyClass::span); }
+
 /// Groups that hold spans (not outside, not recorded) and have time in the parts.
 std::vector<std::size_t> span_groups_with_time(const LatencyParts& p, const LatencyAnalysis& a) {
   std::vector<std::size_t> groups;
@@ -55,7 +58,7 @@ Table classes_table(const LatencyParts& p, bool jobque) {
   t.add_column(Column("class", Kind::text));
   t.add_column(Column("us", Kind::us).titled("us"));
   t.add_column(Column("share_pct", Kind::percent).titled("share").with_bar());
-  for (std::size_t k = jobque ? 0 : static_cast<std::size_t>(LatencyClass::span); k < kLatencyClasses; ++k) {
+  for (std::size_t k = first_class(jobque); k < kLatencyClasses; ++k) {
     int64_t v = p.of_class(class_at(k));
     t.rows.push_back({std::string(latency_class_name(class_at(k))), ns(v), pct(v, p.range.length())});
   }
@@ -131,9 +134,6 @@ Table shares_table(const std::vector<GroupShare>& shares, std::size_t classes) {
   return t;
 }
 
-std::size_t class_count(bool jobque) {
-  return jobque ? kLatencyClasses : kLatencyClasses - static_cast<std::size_t>(LatencyClass::span);
-}
 
 std::string heading(const LatencyParts& p, const LatencyContext& c) {
   const Trace& trace = *c.trace;
@@ -171,7 +171,7 @@ Document latency_document(const LatencyParts& p, const LatencyContext& c) {
   if (guessed) rows.note = kGuessedNote;
   doc.add(classes_table(p, c.trace->jobque));
   doc.add(waits_table(p, a, *c.trace));
-  doc.add(shares_table(latency_shares(p, a), class_count(c.trace->jobque)));
+  doc.add(shares_table(latency_shares(p, a), kLatencyClasses - first_class(c.trace->jobque)));
   if (!c.per_unit.empty()) {
     doc.add(Field("per_unit", Kind::text, c.per_unit));
     add_unit_rule_fields(doc, c.per_unit_rule, "per_unit_rule");
@@ -189,8 +189,7 @@ Document latency_document(const LatencyParts& p, const LatencyContext& c) {
 std::vector<GroupShare> latency_shares(const LatencyParts& p, const LatencyAnalysis& a) {
   std::vector<GroupShare> shares;
   int64_t length = p.range.length();
-  std::size_t first_class = kLatencyClasses - class_count(a.jobque());
-  for (std::size_t k = first_class; k < kLatencyClasses; ++k)
+  for (std::size_t k = first_class(a.jobque()); k < kLatencyClasses; ++k)
     shares.push_back({latency_class_name(class_at(k)), pct(p.of_class(class_at(k)), length)});
   for (std::size_t g : span_groups_with_time(p, a)) shares.push_back({a.groups()[g].name, pct(p.of_group(g), length)});
   return shares;

@@ -183,7 +183,7 @@ class GapsBuilder {
       *error = "too many spans to index (a lane with over 2^32 / lanes spans)";
       return false;
     }
-    find_caller();
+    caller_ = caller_lane(t_);
     collect_chains();
     report_.attribution = t_.jobque ? chain_attribution(t_.profile, any_tag_) : Attribution::none;
     report_.by = o_.by == ClassBy::automatic ? (tagged_ ? ClassBy::category : ClassBy::nstages) : o_.by;
@@ -197,15 +197,6 @@ class GapsBuilder {
 
  private:
   bool in_range(const SpanTable& s, std::size_t i) const { return covers_trace_ || r_.overlaps(s.ts[i], s.end(i)); }
-
-  /// SPEC §2: the caller is the highest tid with X events.
-  void find_caller() {
-    for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
-      const Lane& lane = t_.lanes[l];
-      if (lane.spans.size() == 0 || lane.tid.is_string) continue;
-      if (caller_ == SIZE_MAX || lane.tid.number > t_.lanes[caller_].tid.number) caller_ = l;
-    }
-  }
 
   /// An empty chain id → dense index table sized for the trace's chain ids: an array (2
   /// bytes a span at most) when they are dense, as the tracer numbers them.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 
 namespace jqtrace {
 namespace {
@@ -11,6 +10,14 @@ constexpr std::array<const char*, kLatencyClasses> kClassNames = {"work",      "
                                                                   "wait",      "span",    "outside",   "not recorded"};
 
 std::size_t slot(std::size_t group, LatencyClass c) { return group * kLatencyClasses + static_cast<std::size_t>(c); }
+
+/// The lane with the most markers (counts a lane; ties: the earlier lane); SIZE_MAX for none.
+std::size_t most_marked_lane(const std::vector<uint64_t>& counts) {
+  std::size_t best = SIZE_MAX;
+  for (std::size_t l = 0; l < counts.size(); ++l)
+    if (counts[l] > 0 && (best == SIZE_MAX || counts[l] > counts[best])) best = l;
+  return best;
+}
 
 /// Longest first; ties: the earlier first.
 bool longer_wait(const LatencyWait& a, const LatencyWait& b) {
@@ -61,36 +68,32 @@ bool stage_key(int64_t chain, int64_t stage, int64_t* key) {
 }
 
 std::size_t latency_lane(const Markers& markers) {
-  std::map<int64_t, uint64_t> count;  // by lane: ties go to the earlier
-  for (int64_t l : markers.lane) ++count[l];
-  std::size_t best = SIZE_MAX;
-  uint64_t most = 0;
-  for (const auto& [lane, n] : count)
-    if (n > most) {
-      best = static_cast<std::size_t>(lane);
-      most = n;
-    }
-  return best;
+  std::vector<uint64_t> counts;
+  for (int64_t l : markers.lane) {
+    auto lane = static_cast<std::size_t>(l);
+    if (lane >= counts.size()) counts.resize(lane + 1, 0);
+    ++counts[lane];
+  }
+  return most_marked_lane(counts);
 }
 
 std::size_t latency_lane(const Trace& trace, std::string_view kind, bool* by_markers) {
   std::vector<std::string> kinds = kind.empty() ? marker_kinds(trace) : std::vector<std::string>{std::string(kind)};
-  std::vector<uint64_t> markers(trace.lanes.size(), 0);
+  std::vector<uint64_t> counts(trace.lanes.size(), 0);
   for_each_kind_markers(trace, kinds, [&](std::size_t, const Markers& m) {
-    for (int64_t l : m.lane) ++markers[static_cast<std::size_t>(l)];
+    for (int64_t l : m.lane) ++counts[static_cast<std::size_t>(l)];
   });
-  std::size_t best = SIZE_MAX;
-  for (std::size_t l = 0; l < markers.size(); ++l)
-    if (markers[l] > 0 && (best == SIZE_MAX || markers[l] > markers[best])) best = l;
+  std::size_t best = most_marked_lane(counts);
   if (by_markers) *by_markers = best != SIZE_MAX;
   if (best != SIZE_MAX || !trace.jobque) return best;
-  // No markers: the caller, as gaps finds it (SPEC §2).
-  for (std::size_t l = 0; l < trace.lanes.size(); ++l) {
-    const Lane& lane = trace.lanes[l];
-    if (lane.spans.size() == 0 || lane.tid.is_string) continue;
-    if (best == SIZE_MAX || lane.tid.number > trace.lanes[best].tid.number) best = l;
-  }
-  return best;
+  return caller_lane(trace);  // no markers: the caller, as gaps finds it (SPEC §2)
+}
+
+const LatencyAnalysis* LatencyByLane::of(std::size_t lane) {
+  if (lane == SIZE_MAX) return nullptr;
+  auto& a = analyses_[lane];
+  if (!a) a = std::make_unique<LatencyAnalysis>(trace_, index_, lane, whole_trace(trace_));
+  return a.get();
 }
 
 LatencyAnalysis::LatencyAnalysis(const Trace& trace, const SpanIndex& index, std::size_t lane, Range outer)

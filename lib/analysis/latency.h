@@ -11,6 +11,8 @@
 // in the range; the ends of the stages it waited on are looked up once per analysis.
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -126,6 +128,20 @@ class LatencyAnalysis {
   /// A span's group key (category, or cat id + 1) → index into groups_.
   FlatMap<uint32_t> group_of_key_;
   StageEnds stage_ends_;
+};
+
+/// One analysis a marker lane, over the whole trace, made when first asked for: the kinds
+/// of one lane share it (export and diff measure every kind's units).
+class LatencyByLane {
+ public:
+  LatencyByLane(const Trace& trace, const SpanIndex& index) : trace_(trace), index_(index) {}
+  /// The lane's analysis (nullptr for SIZE_MAX: no lane).
+  const LatencyAnalysis* of(std::size_t lane);
+
+ private:
+  const Trace& trace_;
+  const SpanIndex& index_;
+  std::map<std::size_t, std::unique_ptr<LatencyAnalysis>> analyses_;
 };
 
 /// The key of a (chain, stage) in one int64 (false for a stage outside 0..7 or a chain

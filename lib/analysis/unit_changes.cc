@@ -1,7 +1,6 @@
 #include "unit_changes.h"
 
 #include <algorithm>
-#include <memory>
 
 #include "latency.h"
 #include "markers.h"
@@ -63,13 +62,7 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
   for (std::size_t i = 0; i < pooled->size(); ++i) pooled_at.emplace((*pooled)[i].kind, i);
   UnitPlanner planner(trace, unit_at);
   std::vector<std::string> kinds = marker_kinds(trace);
-  // One analysis a marker lane (kinds on one lane share it), over the whole trace.
-  std::map<std::size_t, std::unique_ptr<LatencyAnalysis>> analyses;
-  auto analysis_of = [&](std::size_t lane) -> const LatencyAnalysis& {
-    auto& a = analyses[lane];
-    if (!a) a = std::make_unique<LatencyAnalysis>(trace, index, lane, whole_trace(trace));
-    return *a;
-  };
+  LatencyByLane analyses(trace, index);
   for_each_kind_markers(trace, kinds, [&](std::size_t kind_index, const Markers& markers) {
     if (markers.ts.empty()) return;  // a registered kind with no marker here
     const std::string& kind = kinds[kind_index];
@@ -98,10 +91,8 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
       }
     }
     for (auto& [group, busy] : k.busy_ns) busy.resize(k.dur_ns.size(), 0);
-    if (latency) {
-      std::size_t lane = latency_lane(markers);
-      if (lane != SIZE_MAX) add_latency_samples(analysis_of(lane), units, first_unit, &k);
-    }
+    if (const LatencyAnalysis* a = latency ? analyses.of(latency_lane(markers)) : nullptr)
+      add_latency_samples(*a, units, first_unit, &k);
     for (auto& [label, v] : k.latency_ns) v.resize(k.dur_ns.size(), 0);
   });
 }

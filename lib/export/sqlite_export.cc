@@ -1,7 +1,6 @@
 #include "sqlite_export.h"
 
 #include <algorithm>
-#include <map>
 #include <vector>
 
 #include <sqlite3.h>
@@ -111,23 +110,13 @@ struct ChainFacts {
   bool published = false, waited = false, claimed = false;
 };
 
-/// SPEC §2: the caller is the highest numeric tid with spans (SIZE_MAX: none).
-std::size_t caller_lane(const Trace& trace) {
-  std::size_t caller = SIZE_MAX;
-  for (std::size_t l = 0; l < trace.lanes.size(); ++l) {
-    const Lane& lane = trace.lanes[l];
-    if (lane.spans.size() == 0 || lane.tid.is_string) continue;
-    if (caller == SIZE_MAX || lane.tid.number > trace.lanes[caller].tid.number) caller = l;
-  }
-  return caller;
-}
-
 }  // namespace
 
 /// The rows of one run.
 struct SqliteExport::Writer {
   sqlite3* db;
   const Trace& trace;
+  const SpanIndex& index;  ///< the run's one index: stats by lane and the units' latency use it
   int64_t run;
   unsigned threads;
   std::string* error;
@@ -150,7 +139,6 @@ struct SqliteExport::Writer {
     options.by = GroupBy::lane;
     options.distributions = false;
     options.threads = threads;
-    SpanIndex index(trace, threads);
     RangeStats stats = compute_stats(trace, index, whole_trace(trace), options);
     std::vector<int64_t> busy(trace.lanes.size(), 0);
     for (const LaneStats& l : stats.lanes_detail) busy[l.lane] = l.busy_ns;
@@ -278,8 +266,7 @@ struct SqliteExport::Writer {
   bool markers_and_units(const UnitRequest& unit_at, std::string* rules) {
     std::vector<std::string> kinds = marker_kinds(trace);
     UnitPlanner planner(trace, unit_at);
-    SpanIndex index(trace, threads);
-    std::map<std::size_t, std::unique_ptr<LatencyAnalysis>> analyses;  // one a marker lane
+    LatencyByLane analyses(trace, index);
     Insert marker(db, "INSERT INTO markers VALUES(?,?,?,?,?,?)");
     Insert rule_row(db, "INSERT INTO unit_rules VALUES(?,?,?,?,?,?,?)");
     Insert unit(db, "INSERT INTO units VALUES(?,?,?,?,?,?,?)");
@@ -300,9 +287,7 @@ struct SqliteExport::Writer {
       std::string label = unit_rule_label(plan.rule);
       rule_row.t(label);
       ok = ok && (rule_row.row() || fail(rule_row, "unit_rules"));
-      std::size_t lane = latency_lane(m);
-      auto& analysis = analyses[lane];
-      if (lane != SIZE_MAX && !analysis) analysis = std::make_unique<LatencyAnalysis>(trace, index, lane, whole_trace(trace));
+      const LatencyAnalysis* analysis = analyses.of(latency_lane(m));
       for (const Unit& u : cut_units(m, plan)) {
         if (!ok) return;
         unit.i(run).t(kind).i(u.index).i(u.arg).d(us(u.range.lo)).d(us(u.range.hi)).d(us(u.range.length()));
@@ -350,7 +335,8 @@ std::unique_ptr<SqliteExport> SqliteExport::create(const std::string& path, std:
 SqliteExport::~SqliteExport() { sqlite3_close(db_); }
 
 bool SqliteExport::add_run(const Trace& trace, const ExportRun& run, unsigned threads, std::string* error) {
-  Writer w{db_, trace, ++runs_, threads, error};
+  SpanIndex index(trace, threads);
+  Writer w{db_, trace, index, ++runs_, threads, error};
   std::string rules;
   return w.lanes() && w.groups() && w.spans() && w.chains() && w.markers_and_units(run.unit_at, &rules) &&
          w.runs_row(run, rules);

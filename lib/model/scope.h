@@ -21,6 +21,8 @@ struct Range {
   int64_t hi = 0;
   int64_t length() const { return hi - lo; }
   bool overlaps(int64_t ts, int64_t end) const { return ts <= hi && end >= lo; }
+  /// r lies wholly inside (a unit the range's edge cuts is not one of its).
+  bool holds(Range r) const { return r.lo >= lo && r.hi <= hi; }
   /// The part of [ts, end] inside the range (0 when they only touch or do not meet).
   int64_t clipped(int64_t ts, int64_t end) const {
     int64_t d = std::min(end, hi) - std::max(ts, lo);

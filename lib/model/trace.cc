@@ -648,6 +648,16 @@ std::vector<StoppedLane> lanes_stopped_early(const Trace& trace) {
   return stopped;
 }
 
+std::size_t caller_lane(const Trace& trace) {
+  std::size_t caller = SIZE_MAX;
+  for (std::size_t l = 0; l < trace.lanes.size(); ++l) {
+    const Lane& lane = trace.lanes[l];
+    if (lane.spans.size() == 0 || lane.tid.is_string) continue;
+    if (caller == SIZE_MAX || lane.tid.number > trace.lanes[caller].tid.number) caller = l;
+  }
+  return caller;
+}
+
 bool lane_stopped_early(const Trace& trace, std::size_t l, int64_t* stop_ns) {
   if (!trace.jobque || trace.read.status == ReadStatus::truncated || trace.window.present) return false;
   const Lane& lane = trace.lanes[l];

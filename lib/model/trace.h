@@ -151,6 +151,10 @@ std::vector<StoppedLane> lanes_stopped_early(const Trace& trace);
 /// Whether lane l is one of them, and when it stopped.
 bool lane_stopped_early(const Trace& trace, std::size_t l, int64_t* stop_ns);
 
+/// SPEC §2: a jobque trace's caller, the lane with the highest numeric tid that has spans
+/// (SIZE_MAX when none has).
+std::size_t caller_lane(const Trace& trace);
+
 struct LoadOptions {
   /// False: lanes, instants, counters, the profile, chains and the time range only, no
   /// span tables (window keeps its own index of where events are).
