@@ -67,6 +67,10 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Fo
     cmd.add_option("--columns", opts.columns,
                    "Only these columns of the main table, in this order (keys as in the JSON and the CSV header)")
         ->option_text("KEY,...");
+  if (std::find(formats.begin(), formats.end(), Format::table) != formats.end())
+    cmd.add_flag("--wide", opts.wide,
+                 "On a terminal, keep every column and every part of a distribution (a table too wide is split "
+                 "into blocks)");
   cmd.add_option("-j,--threads", opts.threads, "Parser threads (default 0: all cores)")
       ->check(CLI::Range(0u, 1024u))
       ->option_text("N");
@@ -184,6 +188,7 @@ int write_document(const result::Document& doc, const CommonOptions& opts, std::
   render.color = out->color();
   render.utf8 = utf8_locale();
   render.width = terminal_width(fileno(out->file()));
+  render.wide = opts.wide;
   result::render_to(doc, format, render, [&](std::string_view text) { std::fwrite(text.data(), 1, text.size(), out->file()); });
   return out->close() ? kOk : out->failure_status();
 }

@@ -25,6 +25,7 @@ struct CommonOptions {
   std::vector<Format> offered;   ///< the command's formats, the default first
   std::optional<Format> given;   ///< --format
   std::string columns;           ///< --columns KEY,...
+  bool wide = false;             ///< --wide: a terminal's tables keep every column and part
   std::string output;        ///< -o PATH; empty: stdout
   unsigned threads = 0;      ///< -j N; 0: all cores
   std::string color = "auto";

@@ -19,9 +19,9 @@ Table classes_table(const GapsReport& g) {
   t.add_column(Column("n", Kind::integer));
   t.add_column(Column("chunks_per_chain", Kind::integer).titled("chunks/chain"));
   t.add_column(dist("wall_us").titled("wall_us"));
-  t.add_column(dist("publish_us").titled("publish_us").rank(2));
-  t.add_column(dist("first_claim_us").titled("first_claim_us").rank(1));
-  t.add_column(Column("first_claim_min_us", Kind::ratio).titled("first_claim min").rank(1));
+  t.add_column(dist("publish_us").titled("publish_us"));
+  t.add_column(dist("first_claim_us").titled("first_claim_us"));
+  t.add_column(Column("first_claim_min_us", Kind::ratio).titled("first_claim min"));
   for (const ChainClass& c : g.classes) {
     bool claimed = std::isfinite(c.first_claim_min_us);
     t.rows.push_back({c.key, c.name, count(c.n), c.chunks_per_chain, c.wall_us, c.publish_us, c.first_claim_us,
@@ -35,13 +35,13 @@ Table stages_table(const GapsReport& g) {
   Table t("stages", "stages");
   t.nested = true;
   t.add_column(Column("class", Kind::text));
-  t.add_column(Column("stage", Kind::integer));
+  t.add_column(Column("stage", Kind::integer).identifying());
   t.add_column(dist("span_us").titled("span_us"));
-  t.add_column(dist("busy_us").titled("busy_us").rank(1));
+  t.add_column(dist("busy_us").titled("busy_us"));
   t.add_column(dist("eff_par").titled("eff_par"));
-  t.add_column(dist("lanes").titled("lanes").rank(2));
-  t.add_column(dist("last_chunk_us").titled("last_chunk_us").rank(2));
-  t.add_column(dist("gap_from_prev_us").titled("gap_from_prev_us").rank(1));
+  t.add_column(dist("lanes").titled("lanes"));
+  t.add_column(dist("last_chunk_us").titled("last_chunk_us"));
+  t.add_column(dist("gap_from_prev_us").titled("gap_from_prev_us"));
   for (std::size_t k = 0; k < g.classes.size(); ++k)
     for (const StageMetrics& s : g.classes[k].stages) {
       t.rows.push_back({g.classes[k].name, s.stage, s.span_us, s.busy_us, s.eff_par, s.lanes, s.last_chunk_us,
@@ -53,13 +53,13 @@ Table stages_table(const GapsReport& g) {
 
 Table tail_table(const GapsReport& g) {
   Table t("tail", "stage tails (median lane done -> last lane done)");
-  t.add_column(Column("key", Kind::text).rank(3));
+  t.add_column(Column("key", Kind::text));
   t.add_column(Column("name", Kind::text));
-  t.add_column(Column("stage", Kind::integer));
+  t.add_column(Column("stage", Kind::integer).identifying());
   t.add_column(Column("n", Kind::integer));
   t.add_column(dist("span_us").titled("span_us"));
-  t.add_column(dist("lanes").titled("lanes").rank(2));
-  t.add_column(dist("idle_pct").titled("idle_pct").rank(1));
+  t.add_column(dist("lanes").titled("lanes"));
+  t.add_column(dist("idle_pct").titled("idle_pct"));
   t.add_column(dist("tail_pct").titled("tail_pct"));
   for (const TailMetrics& m : g.tail)
     t.rows.push_back({m.key, m.name, m.stage, count(m.n), m.span_us, m.lanes, m.idle_pct, m.tail_pct});

@@ -74,6 +74,9 @@ struct Column {
   bool in_json = true;       ///< JSON, CSV, TSV (false: a view for people, e.g. "FAILED")
   bool in_text = true;       ///< tables and Markdown (false: machine formats only)
   bool right = false;        ///< tables: align a text column right (numbers already are)
+  /// Tables split to fit a terminal repeat it in every block, with the first column: a
+  /// number that says what a row is (a stage) as a name does.
+  bool identifies = false;
 
   Column() = default;
   Column(std::string k, Kind kd) : key(std::move(k)), kind(kd) {}
@@ -88,6 +91,7 @@ struct Column {
   Column& people_only() { return in_json = false, *this; }
   Column& data_only() { return in_text = false, *this; }
   Column& right_aligned() { return right = true, *this; }
+  Column& identifying() { return identifies = true, *this; }
 
   /// The CSV header and --columns key: group.key (a distribution adds ".count" and so on).
   std::string path() const { return group.empty() ? key : group + "." + key; }

@@ -156,9 +156,12 @@ struct GridColumn {
   int drop_rank = 0;
   bool bar = false;       ///< a share bar column (shrinks when fitting)
   std::size_t width = 0;  ///< display columns: the widest cell, the header's included
+  std::size_t leaf = 0;   ///< index into Grid::leaves (a bar shares its number's)
+  bool identity = false;  ///< says what a row is: repeated in every block of a split table
 };
 
-/// How a table prints: its columns, those still shown after fitting the terminal, and the
+/// How a table prints: its columns, those still shown after fitting the terminal (in
+/// blocks of at most the terminal's width, each repeating the identity columns), and the
 /// cut of a text column too wide for it. Cells are not kept: they are made from the rows
 /// when measured and again when written (kept as text, a table of a million rows, a lane
 /// each, took 120 bytes a row).
@@ -167,7 +170,9 @@ struct Grid {
   std::vector<Leaf> leaves;
   std::vector<GridColumn> columns;  ///< every column, in order
   std::vector<std::size_t> shown;   ///< indices into columns, in order
+  std::vector<std::vector<std::size_t>> blocks;  ///< shown, split to fit; one block when it fits
   std::size_t hidden = 0;           ///< columns dropped to fit the terminal
+  bool compacted = false;           ///< distributions show p50, p90 and max only
   std::size_t cut = SIZE_MAX;       ///< a column whose longer cells are cut to `keep` columns
   std::size_t keep = 0;
 };
@@ -196,10 +201,13 @@ Grid make_grid(const Document& doc, const Table& t, const RenderOptions& options
   Grid g;
   g.table = &t;
   g.leaves = shown_leaves(doc, t, options, true);
-  for (const Leaf& l : g.leaves) {
+  for (std::size_t i = 0; i < g.leaves.size(); ++i) {
+    const Leaf& l = g.leaves[i];
     const Column& c = t.columns[l.column];
-    g.columns.push_back({leaf_header(t, l), left_aligned(c, l), c.drop_rank, false, 0});
-    if (c.bar && l.part < 0) g.columns.push_back({"", true, std::max(c.drop_rank, 1), true, 0});  // the bar goes before its number
+    // The first column and the text (or identifying) columns right after it say what a row is.
+    bool identity = i == 0 || (g.columns.back().identity && (left_aligned(c, l) || c.identifies));
+    g.columns.push_back({leaf_header(t, l), left_aligned(c, l), c.drop_rank, false, 0, i, identity});
+    if (c.bar && l.part < 0) g.columns.push_back({"", true, std::max(c.drop_rank, 1), true, 0, i, false});
   }
   for (std::size_t i = 0; i < g.columns.size(); ++i) g.shown.push_back(i);
   return g;
@@ -233,11 +241,13 @@ void measure(Grid& g, const RenderOptions& options) {
   }
 }
 
-std::size_t total_width(const Grid& g) {
+std::size_t width_of(const Grid& g, const std::vector<std::size_t>& columns) {
   std::size_t sum = 0;
-  for (std::size_t i : g.shown) sum += g.columns[i].width;
-  return g.shown.empty() ? 0 : sum + 2 * (g.shown.size() - 1);
+  for (std::size_t i : columns) sum += g.columns[i].width;
+  return columns.empty() ? 0 : sum + 2 * (columns.size() - 1);
 }
+
+std::size_t total_width(const Grid& g) { return width_of(g, g.shown); }
 
 /// Stops showing the k-th shown column.
 void drop_column(Grid& g, std::size_t k) {
@@ -245,14 +255,83 @@ void drop_column(Grid& g, std::size_t k) {
   g.shown.erase(g.shown.begin() + static_cast<std::ptrdiff_t>(k));
 }
 
-/// Cuts the widest text column with "…" by what the table is too wide (never below 8);
+void stop_showing(Grid& g, std::size_t column) { g.shown.erase(std::find(g.shown.begin(), g.shown.end(), column)); }
+
+int part_of(const Grid& g, std::size_t column) { return g.leaves[g.columns[column].leaf].part; }
+/// The table column a grid column shows (a distribution's parts share it, a bar its number's).
+std::size_t source_of(const Grid& g, std::size_t column) { return g.leaves[g.columns[column].leaf].column; }
+bool is_count(const Grid& g, std::size_t column) { return part_of(g, column) == 0; }
+bool is_integer(const Grid& g, std::size_t column) {
+  return part_of(g, column) < 0 && g.table->columns[source_of(g, column)].kind == Kind::integer;
+}
+
+/// What hides nothing a person could not read elsewhere in the row: a text column equal in
+/// every row to a later one (a key that is its name), and a distribution's count equal in
+/// every row to an earlier count (the classes' n, once). Not on an empty table.
+void hide_repeats(Grid& g, const RenderOptions& options) {
+  if (g.table->row_count() == 0) return;
+  struct Pair {
+    std::size_t hidden, kept;
+    bool equal = true;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t a = 0; a < g.shown.size(); ++a)
+    for (std::size_t b = a + 1; b < g.shown.size(); ++b) {
+      std::size_t i = g.shown[a], j = g.shown[b];
+      bool texts = g.columns[i].left && !g.columns[i].bar && g.columns[j].left && !g.columns[j].bar;
+      if (texts) pairs.push_back({i, j});
+      if (is_count(g, j) && (is_count(g, i) || is_integer(g, i))) pairs.push_back({j, i});
+    }
+  if (pairs.empty()) return;
+  Row scratch;
+  std::vector<std::string> cells;
+  for (std::size_t r = 0; r < g.table->row_count(); ++r) {
+    row_cells(g, r, options, scratch, cells);
+    for (Pair& p : pairs) p.equal = p.equal && cells[p.hidden] == cells[p.kept];
+  }
+  for (const Pair& p : pairs)
+    if (p.equal && std::count(g.shown.begin(), g.shown.end(), p.hidden) && std::count(g.shown.begin(), g.shown.end(), p.kept))
+      stop_showing(g, p.hidden);
+}
+
+void name_the_part(Grid& g, std::size_t i);
+
+/// Distributions keep the parts a person reads first: p50, p90 and max (and the count
+/// hide_repeats left).
+void compact_distributions(Grid& g) {
+  std::vector<std::size_t> kept;
+  for (std::size_t i : g.shown) {
+    int part = part_of(g, i);
+    if (part == 1 || part == 4 || part == 5) {
+      g.compacted = true;
+      continue;
+    }
+    kept.push_back(i);
+  }
+  g.shown = kept;
+}
+
+/// A distribution whose count is not shown names itself on the first part that is.
+void name_first_parts(Grid& g) {
+  for (std::size_t k = 0; k < g.shown.size(); ++k) {
+    std::size_t i = g.shown[k];
+    bool first_part = part_of(g, i) > 0 && (k == 0 || source_of(g, g.shown[k - 1]) != source_of(g, i));
+    if (first_part && g.columns[i].header.find(' ') == std::string::npos) name_the_part(g, i);
+  }
+}
+
+/// Cuts the widest text column that does not say what a row is (identity columns are cut
+/// only when nothing else can be) with "…" by what the table is too wide (never below 8);
 /// its width is then measured again over the cut cells.
-void cut_widest_text(Grid& g, std::size_t width, const RenderOptions& options) {
+void cut_widest_text(Grid& g, std::size_t width, const RenderOptions& options, bool identity_too) {
   std::size_t total = total_width(g);
   if (total <= width) return;
   std::size_t widest = SIZE_MAX;
-  for (std::size_t i : g.shown)
-    if (g.columns[i].left && !g.columns[i].bar && (widest == SIZE_MAX || g.columns[i].width > g.columns[widest].width)) widest = i;
+  for (std::size_t i : g.shown) {
+    const GridColumn& c = g.columns[i];
+    if (c.left && !c.bar && (identity_too || !c.identity) && (widest == SIZE_MAX || c.width > g.columns[widest].width))
+      widest = i;
+  }
   if (widest == SIZE_MAX || g.columns[widest].width <= 8) return;
   GridColumn& c = g.columns[widest];
   g.cut = widest;
@@ -268,12 +347,66 @@ void cut_widest_text(Grid& g, std::size_t width, const RenderOptions& options) {
   }
 }
 
-/// Fits a terminal of `width` columns: drops the most droppable columns (highest rank,
-/// rightmost first), then cuts the widest text column with "…", and if the table is still
-/// too wide, drops columns from the right; the first column (what a row is) always stays.
+/// Column i's header names its distribution too ("wall_us p50", not "p50"): the first part
+/// shown of it, or the first in a block.
+void name_the_part(Grid& g, std::size_t i) {
+  const Column& c = g.table->columns[source_of(g, i)];
+  g.columns[i].header = printable(valid_utf8(c.header.empty() ? c.key : c.header)) + " " + g.columns[i].header;
+  g.columns[i].width = std::max(g.columns[i].width, display_width(g.columns[i].header));
+}
+
+/// The shown columns in blocks of at most width, each led by the identity columns; a
+/// distribution's parts (and a share with its bar) stay in one block unless they alone
+/// are too wide for one.
+void split_into_blocks(Grid& g, std::size_t width) {
+  std::vector<std::size_t> identity;
+  for (std::size_t i : g.shown)
+    if (g.columns[i].identity) identity.push_back(i);
+  std::vector<std::vector<std::size_t>> groups;  // runs of shown columns of one table column
+  for (std::size_t i : g.shown) {
+    if (g.columns[i].identity) continue;
+    if (groups.empty() || source_of(g, groups.back().back()) != source_of(g, i)) groups.emplace_back();
+    groups.back().push_back(i);
+  }
+  std::vector<std::size_t> block = identity;
+  auto add = [&](const std::vector<std::size_t>& group) {
+    std::vector<std::size_t> wider = block;
+    wider.insert(wider.end(), group.begin(), group.end());
+    if (block.size() > identity.size() && width_of(g, wider) > width) {
+      g.blocks.push_back(block);
+      bool named = g.columns[group.front()].header.find(' ') != std::string::npos;
+      if (part_of(g, group.front()) > 0 && !named) name_the_part(g, group.front());
+      wider = identity;
+      wider.insert(wider.end(), group.begin(), group.end());
+    }
+    block = wider;
+  };
+  for (const auto& group : groups) {
+    std::vector<std::size_t> alone = identity;
+    alone.insert(alone.end(), group.begin(), group.end());
+    if (width_of(g, alone) <= width) {
+      add(group);
+      continue;
+    }
+    for (std::size_t i : group) add({i});
+  }
+  g.blocks.push_back(block);
+}
+
+/// Fits a terminal of `width` columns, losing as little as it can: hides repeats, then
+/// (unless --wide) shows distributions as p50, p90 and max, drops the most droppable
+/// columns (highest rank, rightmost first) and cuts the widest name with "…"; what is
+/// still too wide is split into blocks that each repeat what a row is.
 void fit(Grid& g, std::size_t width, const RenderOptions& options) {
-  if (width == 0) return;
-  while (total_width(g) > width) {
+  auto too_wide = [&] { return width > 0 && total_width(g) > width; };
+  if (!too_wide()) {
+    g.blocks.push_back(g.shown);
+    return;
+  }
+  hide_repeats(g, options);
+  if (too_wide() && !options.wide) compact_distributions(g);
+  name_first_parts(g);
+  while (too_wide() && !options.wide) {
     std::size_t victim = SIZE_MAX;
     for (std::size_t k = 0; k < g.shown.size(); ++k) {
       int rank = g.columns[g.shown[k]].drop_rank;
@@ -282,18 +415,35 @@ void fit(Grid& g, std::size_t width, const RenderOptions& options) {
     if (victim == SIZE_MAX) break;
     drop_column(g, victim);
   }
-  cut_widest_text(g, width, options);
-  while (g.shown.size() > 1 && total_width(g) > width) drop_column(g, g.shown.size() - 1);
+  if (too_wide()) cut_widest_text(g, width, options, false);
+  if (!too_wide()) {
+    g.blocks.push_back(g.shown);
+    return;
+  }
+  split_into_blocks(g, width);
+  // A block wider than the terminal with one group: its names are what is too long.
+  std::size_t widest = 0;
+  for (const auto& block : g.blocks) widest = std::max(widest, width_of(g, block));
+  if (widest > width && g.cut == SIZE_MAX) {
+    std::vector<std::size_t> all = g.shown;
+    g.shown.clear();
+    for (const auto& block : g.blocks)
+      if (width_of(g, block) == widest) g.shown = block;
+    cut_widest_text(g, width, options, true);
+    g.shown = all;
+  }
 }
 
-/// The table's lines (header, then a line a row), handed to sink a piece at a time.
-void write_aligned(const Grid& g, const RenderOptions& options, std::string& out, const TextSink& sink) {
+/// The table's lines (header, then a line a row) for one block of columns, handed to sink
+/// a piece at a time.
+void write_aligned(const Grid& g, const std::vector<std::size_t>& block, const RenderOptions& options, std::string& out,
+                   const TextSink& sink) {
   // One line: cells padded to their column's width, no spaces at the end.
   auto line = [&](auto&& text_of) {
     std::size_t line_start = out.size();
-    for (std::size_t k = 0; k < g.shown.size(); ++k) {
-      const GridColumn& c = g.columns[g.shown[k]];
-      std::string_view text = text_of(g.shown[k]);
+    for (std::size_t k = 0; k < block.size(); ++k) {
+      const GridColumn& c = g.columns[block[k]];
+      std::string_view text = text_of(block[k]);
       std::size_t pad = c.width - std::min(c.width, display_width(text));
       if (k) out.append(2, ' ');
       if (!c.left) out.append(pad, ' ');
@@ -609,6 +759,19 @@ bool select_leaves(const Table& t, const std::vector<std::string>& keys, std::ve
   return true;
 }
 
+/// The line under fitted tables that says what the terminal's width left out.
+std::string fitted_note(std::size_t hidden, bool compacted, std::size_t width) {
+  if (!hidden && !compacted) return "";
+  std::vector<std::string> what;
+  if (compacted) what.push_back("distributions show p50, p90 and max");
+  if (hidden) what.push_back(fmt::format("{} column{} hidden", hidden, hidden == 1 ? "" : "s"));
+  std::string text = fmt::format("({} to fit {} columns; --wide, --columns or a pipe shows {})", fmt::join(what, ", "),
+                                 width, hidden ? "them" : "every part");
+  std::string note(1, '\n');
+  note += wrapped(split_words(text), " ", width);
+  return note;
+}
+
 std::string render_table(const Document& doc, const RenderOptions& options) {
   std::string out;
   render_table_to(doc, options, [&](std::string_view piece) { out += piece; });
@@ -632,21 +795,23 @@ void render_table_to(const Document& doc, const RenderOptions& options, const Te
   bool only_main = selected_only(doc, options);
   bool written = !out.empty();
   std::size_t hidden = 0;
+  bool compacted = false;
   for (const Table* t : doc.tables()) {
     if (!t->in_text || (only_main && t != doc.delimited())) continue;
     Grid g = make_grid(doc, *t, options);
     measure(g, options);
     fit(g, options.width, options);
     hidden += g.hidden;
-    if (written) out += "\n";
-    if (!t->title.empty()) out += printable(valid_utf8(t->title)) + "\n";
-    write_aligned(g, options, out, sink);
+    compacted = compacted || g.compacted;
+    for (std::size_t b = 0; b < g.blocks.size(); ++b) {
+      if (written) out += "\n";
+      if (!t->title.empty()) out += printable(valid_utf8(t->title)) + (b ? " (continued)\n" : "\n");
+      write_aligned(g, g.blocks[b], options, out, sink);
+      written = true;
+    }
     if (!t->note.empty()) out += printable(valid_utf8(t->note)) + "\n";
-    written = true;
   }
-  if (hidden)
-    out += fmt::format("\n({} column{} hidden to fit {} columns; --columns or a pipe shows them)\n", hidden,
-                       hidden == 1 ? "" : "s", options.width);
+  out += fitted_note(hidden, compacted, options.width);
   if (!out.empty()) sink(out);
 }
 

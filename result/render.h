@@ -22,6 +22,9 @@ struct RenderOptions {
   bool color = false;       ///< ANSI colors (bold heading, colored share bars)
   bool utf8 = false;        ///< block-character bars instead of '#'
   std::size_t width = 0;    ///< fit tables into this many terminal columns; 0: never cut
+  /// --wide: fitting keeps every column and every part of a distribution, and only splits
+  /// a table into blocks that each fit.
+  bool wide = false;
   /// --columns: only these leaves of the main table (Document::delimited), in this order;
   /// table and Markdown then show the heading, the stats line and that table alone.
   std::vector<std::string> columns;

@@ -195,12 +195,56 @@ TEST_CASE("table: fitting a narrow terminal drops the most droppable columns, th
   RenderOptions narrow;
   narrow.width = 30;
   std::string fitted = render_table(doc, narrow);
-  for (const std::string& line : lines(fitted))
-    if (line.find("hidden") == std::string::npos) CHECK(display_width(line) <= 30);
+  for (const std::string& line : lines(fitted)) CHECK(display_width(line) <= 30);  // the note under it too
   CHECK(fitted.find("extra_us") == std::string::npos);
   CHECK(fitted.find("p50_us") == std::string::npos);
   CHECK(fitted.find("\xE2\x80\xA6") != std::string::npos);  // the name was cut with …
-  CHECK(fitted.find("8 columns hidden to fit 30 columns") != std::string::npos);
+  std::string note = fitted.substr(fitted.find("(distributions"));
+  std::replace(note.begin(), note.end(), '\n', ' ');
+  // mean, p95 and p99 went first (compacted), then extra_us and the rest of dur_us by rank
+  CHECK(note.find("distributions show p50, p90 and max, 5 columns hidden to fit 30 columns") != std::string::npos);
+}
+
+TEST_CASE("table: a terminal too narrow for every metric gets them all, as p50, p90 and max, in blocks") {
+  Document doc;
+  Table t("rows", "classes");
+  t.add_column(Column("key", Kind::text));
+  t.add_column(Column("name", Kind::text));
+  t.add_column(Column("stage", Kind::integer).identifying());
+  t.add_column(Column("n", Kind::integer));
+  for (const char* metric : {"wall_us", "publish_us", "first_claim_us"})
+    t.add_column(Column(metric, Kind::distribution).titled(metric).plain_numbers());
+  t.rows.push_back({std::string("attn"), std::string("attn"), int64_t{0}, int64_t{3}, dist(3, 1000), dist(3, 20),
+                    dist(2, 7)});
+  t.rows.push_back({std::string("ffn"), std::string("ffn"), int64_t{1}, int64_t{4}, dist(4, 2000), dist(4, 30),
+                    dist(4, 9)});
+  doc.add(std::move(t));
+  RenderOptions options;
+  options.width = 60;
+  std::string fitted = render_table(doc, options);
+  std::vector<std::string> out = lines(fitted);
+  for (const std::string& line : out) CHECK(display_width(line) <= 60);
+  // The key repeats the name in every row: shown once. The counts equal to n: not repeated;
+  // first_claim's (2 and 4, not n's 3 and 4) stays. Every metric is there, under its name.
+  CHECK(out[0] == "classes");
+  CHECK(out[1].rfind("name  stage  n  wall_us p50", 0) == 0);
+  CHECK(fitted.find("key") == std::string::npos);
+  CHECK(fitted.find("wall_us n") == std::string::npos);
+  CHECK(fitted.find("publish_us") != std::string::npos);
+  CHECK(fitted.find("first_claim_us n") != std::string::npos);
+  CHECK(fitted.find("mean") == std::string::npos);
+  // The blocks after the first repeat what a row is: its name and stage.
+  CHECK(fitted.find("classes (continued)\nname  stage  ") != std::string::npos);
+  CHECK(fitted.find("columns hidden") == std::string::npos);
+  // --wide: every part, still in blocks that fit.
+  options.wide = true;
+  std::string wide = render_table(doc, options);
+  for (const std::string& line : lines(wide)) CHECK(display_width(line) <= 60);
+  CHECK(wide.find("p95") != std::string::npos);
+  CHECK(wide.find("distributions show") == std::string::npos);
+  // The same key and name, or counts, are never hidden when the table fits.
+  options.width = 0;
+  CHECK(render_table(doc, options).find("key") != std::string::npos);
 }
 
 TEST_CASE("rows made as they are read render as stored rows do, in every format and when fitted") {

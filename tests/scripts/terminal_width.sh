@@ -14,9 +14,12 @@ on_tty() {
 }
 widest() { LC_ALL=C.UTF-8 wc -L; }  # display columns of the widest line
 
-for args in "stats samples/decode-small.trace.json" "markers --kind token samples/decode-small.trace.json" \
+# Every command's default table, and the widest ones (gaps, latency --per-unit, diff of units).
+for args in "stats samples/decode-small.trace.json" "stats --by lane samples/decode-small.trace.json" \
+            "markers samples/decode-small.trace.json" "markers --kind token samples/decode-small.trace.json" \
             "gaps samples/decode-small.trace.json" "latency samples/decode-small.trace.json" \
-            "latency --per-unit token samples/decode-small.trace.json" "diff samples/decode-small.trace.json samples/legacy-small.trace.json" \
+            "latency --per-unit token samples/decode-small.trace.json" "phases tests/data/phases.log" \
+            "diff samples/decode-small.trace.json samples/legacy-small.trace.json" \
             "diff samples/decode-small.trace.json samples/decode-small.trace.json"; do
   # shellcheck disable=SC2086  # the argument strings are split on purpose
   fitted=$(on_tty 80 $args)
@@ -26,9 +29,33 @@ for args in "stats samples/decode-small.trace.json" "markers --kind token sample
   # shellcheck disable=SC2086
   piped=$(COLUMNS=80 LC_ALL=C.UTF-8 "$jqtrace" $args 2>/dev/null | widest)
   if [ "$piped" -gt 80 ]; then
-    grep -q "hidden to fit 80 columns" <<< "$fitted" || fail "$args: columns hidden without saying so"
+    tr '\n' ' ' <<< "$fitted" | grep -q "to fit 80 columns" || fail "$args: columns hidden without saying so"
   fi
 done
+# validate's table of rules fits; its verdicts and diagnostics are "FILE:LINE:COLUMN: ..."
+# lines that editors and scripts parse, never wrapped.
+validated=$(on_tty 80 validate samples/decode-small.trace.json samples/broken.trace.json | grep -v "^samples/")
+[ -n "$validated" ] || fail "validate printed no table of rules"
+[ "$(widest <<< "$validated")" -le 80 ] || fail "validate: a table line wider than 80 columns"
+# The first column stays whole: the markers' durations table cut "unit duration" to "unit du…".
+on_tty 80 markers --kind token samples/decode-small.trace.json | grep -q "^unit duration " ||
+  fail "markers' unit-duration table lost its first column's header at 80 columns"
+# gaps at 100 columns: every metric of the chain classes and stages, as p50, p90 and max,
+# with no column hidden; a key equal to its name is shown once; --wide keeps every part.
+gaps100=$(on_tty 100 gaps samples/decode-small.trace.json)
+[ "$(widest <<< "$gaps100")" -le 100 ] || fail "gaps: a line wider than 100 columns"
+for metric in wall_us publish_us first_claim_us "first_claim min" span_us busy_us eff_par lanes last_chunk_us \
+              gap_from_prev_us; do
+  grep -q "$metric" <<< "$gaps100" || fail "gaps at 100 columns does not show $metric"
+done
+grep -q "columns hidden" <<< "$gaps100" && fail "gaps at 100 columns hid columns"
+grep -q "^name  *n  *chunks/chain  *wall_us p50  *p90  *max" <<< "$gaps100" ||
+  fail "gaps' chain classes at 100 columns: not 'name n chunks/chain wall_us p50 p90 max'"
+grep -q "^stages (continued)" <<< "$gaps100" || fail "gaps' stages were not split into blocks at 100 columns"
+grep -q "distributions show p50, p90 and max" <<< "$gaps100" || fail "gaps did not say its distributions are cut"
+wide=$(on_tty 100 gaps --wide samples/decode-small.trace.json)
+grep -q "p95.*p99" <<< "$wide" || fail "gaps --wide lost p95 and p99"
+[ "$(widest <<< "$wide")" -le 100 ] || fail "gaps --wide: a line wider than 100 columns"
 # Piped, nothing is cut: the stats table keeps every distribution column.
 COLUMNS=40 "$jqtrace" stats samples/decode-small.trace.json | grep -q "p95_us.*p99_us.*max_us" ||
   fail "a pipe got a table cut to COLUMNS"
