@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake g++ make pkg-config libcli11-dev rapidjson-dev libfmt-dev doctest-dev zlib1g-dev libisal-dev libzstd-dev
-          libsqlite3-dev
+          libsqlite3-dev librsvg2-dev
           groff-base gzip zstd time ccache)
 
 install_missing() {

@@ -52,14 +52,26 @@ void draw_progress(uint64_t consumed, uint64_t total) {
 
 }  // namespace
 
+namespace {
+
+/// The -o extensions that choose one of formats: theirs, and ".json" for a trace.
+std::string output_extensions(const std::vector<Format>& formats) {
+  std::string list = result::extension_list(formats);
+  bool trace = std::find(formats.begin(), formats.end(), Format::trace) != formats.end();
+  bool json = std::find(formats.begin(), formats.end(), Format::json) != formats.end();
+  return trace && !json ? (list.empty() ? ".json" : ".json " + list) : list;
+}
+
+}  // namespace
+
 void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Format>& formats) {
   opts.offered = formats;
   std::vector<std::string> names;
   for (Format f : formats) names.push_back(result::format_name(f));
   cmd.add_option_function<std::string>(
          "--format", [&opts](const std::string& name) { opts.given = result::parse_format(name); },
-         fmt::format("Output format (default: {}, or the one -o's extension names: .{})", names.front(),
-                     fmt::join(names.begin() + 1, names.end(), " .")))
+         fmt::format("Output format (default: {}, or the one -o's extension names: {})", names.front(),
+                     output_extensions(formats)))
       ->check(CLI::IsMember(names))
       ->option_text(result::format_list(formats));
   cmd.add_option("-o,--output", opts.output, "Write the data to PATH instead of stdout")->option_text("PATH");
@@ -127,6 +139,14 @@ Format CommonOptions::format() const {
 bool check_output_format(const CommonOptions& opts, std::string_view command) {
   if (opts.given) return true;
   auto by_name = format_of_output(opts);
+  std::string_view extension = result::extension_of(opts.output);
+  if (!by_name && !extension.empty()) {  // "-o x.xlsx" would be a table under a spreadsheet's name
+    print_error(fmt::format("-o {}: {} writes no {} file (its formats: {}; -o chooses one by {}); give --format to "
+                            "write one into it anyway",
+                            opts.output, command, extension, result::format_list(opts.offered),
+                            output_extensions(opts.offered)));
+    return false;
+  }
   if (!by_name || offers(opts.offered, *by_name)) return true;
   print_error(fmt::format("-o {}: {} does not write {} (its formats: {}); give --format to write another into it",
                           opts.output, command, result::format_name(*by_name), result::format_list(opts.offered)));

@@ -6,6 +6,7 @@
 #include "common_fields.h"
 #include "grouping.h"
 #include "load.h"
+#include "raster.h"
 #include "scope_options.h"
 #include "svg.h"
 #include "text_format.h"
@@ -48,7 +49,16 @@ int run_timeline(const TimelineCommandOptions& o) {
   int status = kInput;
   auto out = Output::open(o.common, &status);
   if (!out) return status;  // cannot write, or -o names an input
-  std::fwrite(svg.data(), 1, svg.size(), out->file());
+  if (o.common.format() == Format::png) {
+    std::string why;
+    auto write = [&](const unsigned char* data, std::size_t size) { std::fwrite(data, 1, size, out->file()); };
+    if (!result::svg_to_png(svg, write, &why)) {
+      print_error(fmt::format("timeline: cannot write a PNG: {}", why));
+      return kInput;  // out's temporary file is removed, the -o path left as it was
+    }
+  } else {
+    std::fwrite(svg.data(), 1, svg.size(), out->file());
+  }
   return out->close() ? kOk : out->failure_status();
 }
 
@@ -56,8 +66,8 @@ int run_timeline(const TimelineCommandOptions& o) {
 
 void setup_timeline(CLI::App& app) {
   auto opts = std::make_shared<TimelineCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("timeline", "An SVG picture of a scope: lanes by time, spans coloured by category");
-  add_common_options(*cmd, opts->common, {Format::svg});
+  CLI::App* cmd = app.add_subcommand("timeline", "An SVG (or PNG) picture of a scope: lanes by time, spans coloured by category");
+  add_common_options(*cmd, opts->common, {Format::svg, Format::png});
   add_scope_options(*cmd, opts->scope);
   add_index_options(*cmd, opts->common, true);
   cmd->add_option("--by", opts->by, "Colour by category (jobque default), cat (generic default) or name")
@@ -67,7 +77,7 @@ void setup_timeline(CLI::App& app) {
       ->check(CLI::Range(400, 20000))
       ->option_text("PX");
   add_trace_argument(*cmd, opts->file);
-  cmd->footer("Examples:\n  jqtrace timeline --marker token 3 trace.json.gz -o token3.svg\n  jqtrace timeline --ms 10 12 --width 2400 trace.json > zoom.svg\n  jqtrace timeline --by name chrome-trace.json -o t.svg");
+  cmd->footer("Examples:\n  jqtrace timeline --marker token 3 trace.json.gz -o token3.svg\n  jqtrace timeline --ms 10 12 --width 2400 trace.json > zoom.svg\n  jqtrace timeline --by name chrome-trace.json -o t.svg\n  jqtrace timeline --marker token slowest trace.json -o slowest.png");
   cmd->callback([opts]() {
     if (!default_to_stdin(opts->file, "timeline")) throw CommandDone{kUsage};
     throw CommandDone{run_timeline(*opts)};

@@ -303,6 +303,7 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
 }
 
 int run_window(WindowCommandOptions o) {
+  if (!check_output_format(o.common, "window")) return kUsage;
   std::string name = display_name(o.file);
   auto input = open_trace(o.file);
   if (!input) return kInput;

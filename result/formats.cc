@@ -12,9 +12,10 @@ struct FormatInfo {
 };
 
 constexpr FormatInfo kFormats[] = {
-    {Format::table, "table", ""},   {Format::csv, "csv", ".csv"},     {Format::tsv, "tsv", ".tsv"},
-    {Format::json, "json", ".json"}, {Format::md, "md", ".md"},        {Format::trace, "trace", ""},
-    {Format::compact, "compact", ""}, {Format::svg, "svg", ".svg"},   {Format::html, "html", ".html"},
+    {Format::table, "table", ".txt"}, {Format::csv, "csv", ".csv"},     {Format::tsv, "tsv", ".tsv"},
+    {Format::json, "json", ".json"},  {Format::md, "md", ".md"},        {Format::trace, "trace", ""},
+    {Format::compact, "compact", ""}, {Format::svg, "svg", ".svg"},     {Format::png, "png", ".png"},
+    {Format::html, "html", ".html"},
 };
 
 }  // namespace
@@ -33,14 +34,28 @@ std::optional<Format> parse_format(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<Format> format_of_path(std::string_view path) {
-  std::size_t dot = path.rfind('.');
+std::string_view extension_of(std::string_view path) {
   std::size_t slash = path.rfind('/');
-  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return std::nullopt;
-  std::string_view ext = path.substr(dot);
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return {};
+  return name.substr(dot);
+}
+
+std::optional<Format> format_of_path(std::string_view path) {
+  std::string_view ext = extension_of(path);
+  if (ext.empty()) return std::nullopt;
   for (const FormatInfo& info : kFormats)
     if (*info.extension && ext == info.extension) return info.format;
   return std::nullopt;
+}
+
+std::string extension_list(const std::vector<Format>& formats) {
+  std::vector<std::string> extensions;
+  for (Format f : formats)
+    for (const FormatInfo& info : kFormats)
+      if (info.format == f && *info.extension) extensions.push_back(info.extension);
+  return fmt::format("{}", fmt::join(extensions, " "));
 }
 
 std::string format_list(const std::vector<Format>& formats) {

@@ -37,4 +37,27 @@ if command -v script > /dev/null; then  # a real terminal for stdout
   script -qec "TERM=xterm '$jqtrace' validate samples/broken.trace.json" /dev/null | grep -q $'\x1b\[' ||
     { echo "FAIL: no color on a terminal"; exit 1; }
 fi
+# A file is what its name says: an extension no format has is refused (exit 2, naming
+# the formats and their extensions) and nothing is written; .txt is a table; --format
+# writes into any name; window's .json.gz would be an uncompressed trace under a gzip name.
+"$jqtrace" stats -o "$tmp/shares.xlsx" samples/tiny.trace.json 2> "$tmp/err"
+status=$?
+[ $status -eq 2 ] || { echo "FAIL: -o x.xlsx gave exit $status"; exit 1; }
+grep -q "stats writes no .xlsx file (its formats: table|csv|tsv|json|md; -o chooses one by .txt .csv .tsv .json .md)" \
+  "$tmp/err" || { echo "FAIL: -o x.xlsx message"; cat "$tmp/err"; exit 1; }
+[ ! -e "$tmp/shares.xlsx" ] || { echo "FAIL: -o x.xlsx wrote a file"; exit 1; }
+"$jqtrace" stats -o "$tmp/shares.txt" samples/tiny.trace.json && grep -q "^category  *busy_us" "$tmp/shares.txt" ||
+  { echo "FAIL: -o x.txt is not a table"; exit 1; }
+"$jqtrace" stats --format csv -o "$tmp/shares.xlsx" samples/tiny.trace.json && grep -q "^name,color," "$tmp/shares.xlsx" ||
+  { echo "FAIL: --format csv -o x.xlsx"; exit 1; }
+"$jqtrace" window --us 0 50 -o "$tmp/cut.json.gz" samples/tiny.trace.json 2> "$tmp/err"
+status=$?
+[ $status -eq 2 ] && grep -q "window writes no .gz file" "$tmp/err" || { echo "FAIL: window -o x.json.gz: exit $status"; exit 1; }
+"$jqtrace" timeline -o "$tmp/t.jpg" samples/tiny.trace.json 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q "its formats: svg|png; -o chooses one by .svg .png" "$tmp/err" ||
+  { echo "FAIL: timeline -o x.jpg"; cat "$tmp/err"; exit 1; }
+# A hidden file's leading dot is its name, not an extension; a directory's dot is not either.
+mkdir "$tmp/v1.2"
+"$jqtrace" stats -o "$tmp/v1.2/shares" samples/tiny.trace.json || { echo "FAIL: -o in a dotted directory"; exit 1; }
+"$jqtrace" stats -o "$tmp/.shares" samples/tiny.trace.json || { echo "FAIL: -o .hidden"; exit 1; }
 echo "output file: ok"

@@ -84,5 +84,21 @@ else
   # The plot's last pixel columns hold the lanes' rows (the picture is not cut at the right).
   "$png_colors" "$tmp/lanes9.png" 1380 130 1390 500 > "$tmp/edge.txt" || fail "9 lanes: the right edge is blank"
 fi
+
+# -o x.png is a PNG (librsvg draws the same SVG): its magic bytes, the SVG's size, and the
+# share bar's colours in their shares, as in the browser's screenshot.
+"$jqtrace" timeline -q samples/decode-small.trace.json -o "$tmp/decode-direct.png" || fail "-o x.png: exit $?"
+[ "$(head -c 8 "$tmp/decode-direct.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+  fail "-o x.png did not write a PNG"
+svg_height=$(grep -o '^<svg [^>]*height="[0-9]*"' "$tmp/decode.svg" | sed 's/.*height="//; s/"//')
+png_size=$(od -An -tu1 -j16 -N8 "$tmp/decode-direct.png" | awk '{ print $1*16777216+$2*65536+$3*256+$4 "x" $5*16777216+$6*65536+$7*256+$8 }')
+[ "$png_size" = "1400x$svg_height" ] || fail "the PNG is $png_size, the SVG 1400x$svg_height"
+if [ -n "$png_colors" ]; then
+  "$png_colors" "$tmp/decode-direct.png" 190 26 1390 34 > "$tmp/png-bar.txt" || fail "the PNG is blank or unreadable"
+  picture_legend "$tmp/decode.svg" > "$tmp/legend.txt"
+  check_share_bar "$tmp/png-bar.txt" samples/decode-small.trace.json "$tmp/legend.txt"
+fi
+# --format png to stdout too; and a PNG is never written when the picture cannot be made.
+"$jqtrace" timeline -q --format png samples/tiny.trace.json | head -c 4 | grep -q PNG || fail "--format png to stdout"
 echo "timeline: $failures failed"
 [ "$failures" -eq 0 ]

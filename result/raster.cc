@@ -1,0 +1,117 @@
+#include "raster.h"
+
+#include <dlfcn.h>
+
+#include <cmath>
+
+#include <cairo.h>
+#include <librsvg/rsvg.h>
+
+#include <fmt/core.h>
+
+namespace jqtrace::result {
+namespace {
+
+/// The few librsvg, cairo and glib functions a PNG needs, found in the libraries at run
+/// time (the headers give their types, so a changed signature fails to compile).
+struct RsvgApi {
+  decltype(&rsvg_handle_new_from_data) new_from_data = nullptr;
+  decltype(&rsvg_handle_get_intrinsic_size_in_pixels) size_in_pixels = nullptr;
+  decltype(&rsvg_handle_render_document) render_document = nullptr;
+  decltype(&g_object_unref) object_unref = nullptr;
+  decltype(&g_error_free) error_free = nullptr;
+  decltype(&cairo_image_surface_create) surface_create = nullptr;
+  decltype(&cairo_surface_status) surface_status = nullptr;
+  decltype(&cairo_surface_destroy) surface_destroy = nullptr;
+  decltype(&cairo_create) create = nullptr;
+  decltype(&cairo_status) status = nullptr;
+  decltype(&cairo_destroy) destroy = nullptr;
+  decltype(&cairo_surface_write_to_png_stream) write_png = nullptr;
+  decltype(&cairo_status_to_string) status_text = nullptr;
+  std::string missing;  ///< why it could not be loaded; empty when it was
+};
+
+template <typename F>
+bool find(void* library, const char* name, F* f, std::string* missing) {
+  *f = reinterpret_cast<F>(dlsym(library, name));
+  if (!*f && missing->empty()) *missing = fmt::format("{} is missing from librsvg", name);
+  return *f != nullptr;
+}
+
+RsvgApi load_api() {
+  RsvgApi api;
+  // librsvg links cairo and glib, so one handle finds all three (RTLD_GLOBAL for its own use).
+  void* library = dlopen("librsvg-2.so.2", RTLD_NOW | RTLD_GLOBAL);
+  if (!library) {
+    api.missing = fmt::format("PNG output needs librsvg (Debian: apt-get install librsvg2-2): {}", dlerror());
+    return api;
+  }
+  std::string* m = &api.missing;
+  find(library, "rsvg_handle_new_from_data", &api.new_from_data, m);
+  find(library, "rsvg_handle_get_intrinsic_size_in_pixels", &api.size_in_pixels, m);
+  find(library, "rsvg_handle_render_document", &api.render_document, m);
+  find(library, "g_object_unref", &api.object_unref, m);
+  find(library, "g_error_free", &api.error_free, m);
+  find(library, "cairo_image_surface_create", &api.surface_create, m);
+  find(library, "cairo_surface_status", &api.surface_status, m);
+  find(library, "cairo_surface_destroy", &api.surface_destroy, m);
+  find(library, "cairo_create", &api.create, m);
+  find(library, "cairo_status", &api.status, m);
+  find(library, "cairo_destroy", &api.destroy, m);
+  find(library, "cairo_surface_write_to_png_stream", &api.write_png, m);
+  find(library, "cairo_status_to_string", &api.status_text, m);
+  return api;
+}
+
+const RsvgApi& api() {
+  static const RsvgApi loaded = load_api();  // once, and only when a PNG is asked for
+  return loaded;
+}
+
+cairo_status_t write_to_sink(void* closure, const unsigned char* data, unsigned int length) {
+  (*static_cast<const ByteSink*>(closure))(data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+/// A GError's message, freed.
+std::string take_message(const RsvgApi& a, GError* error) {
+  if (!error) return "unknown error";
+  std::string text = error->message ? error->message : "unknown error";
+  a.error_free(error);
+  return text;
+}
+
+}  // namespace
+
+bool svg_to_png(std::string_view svg, const ByteSink& sink, std::string* error) {
+  const RsvgApi& a = api();
+  if (!a.missing.empty()) return *error = a.missing, false;
+  GError* failure = nullptr;
+  RsvgHandle* handle = a.new_from_data(reinterpret_cast<const guint8*>(svg.data()), svg.size(), &failure);
+  if (!handle) return *error = "librsvg cannot read the SVG: " + take_message(a, failure), false;
+  double width = 0, height = 0;
+  bool sized = a.size_in_pixels(handle, &width, &height);
+  constexpr double kMaxSide = 32767;  // cairo's largest image side
+  if (!sized || !(width >= 1 && height >= 1 && width <= kMaxSide && height <= kMaxSide)) {
+    a.object_unref(handle);
+    *error = fmt::format("the picture is {:.0f} x {:.0f} px: a PNG side must be 1 to {:.0f} px (--width sets it)", width,
+                         height, kMaxSide);
+    return false;
+  }
+  cairo_surface_t* surface =
+      a.surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
+  cairo_t* cr = a.create(surface);
+  RsvgRectangle viewport{0, 0, width, height};
+  bool drawn = a.render_document(handle, cr, &viewport, &failure);
+  std::string why = drawn ? "" : "librsvg cannot draw the SVG: " + take_message(a, failure);
+  cairo_status_t status = drawn ? a.status(cr) : CAIRO_STATUS_SUCCESS;
+  if (drawn && status == CAIRO_STATUS_SUCCESS) status = a.write_png(surface, write_to_sink, const_cast<ByteSink*>(&sink));
+  if (why.empty() && status != CAIRO_STATUS_SUCCESS) why = fmt::format("cairo: {}", a.status_text(status));
+  a.destroy(cr);
+  a.surface_destroy(surface);
+  a.object_unref(handle);
+  if (!why.empty()) *error = why;
+  return why.empty();
+}
+
+}  // namespace jqtrace::result
