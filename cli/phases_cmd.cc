@@ -26,6 +26,15 @@ struct PhasesCommandOptions {
   std::vector<std::string> logs;
 };
 
+/// "a JSON trace" or "a compressed file" when a log's first line says it is one, else "".
+std::string_view not_a_log(std::string_view first_line) {
+  if (first_line.substr(0, 3) == "\xEF\xBB\xBF") first_line.remove_prefix(3);  // a UTF-8 byte order mark
+  std::size_t start = first_line.find_first_not_of(" \t\r");
+  if (start != std::string_view::npos && (first_line[start] == '{' || first_line[start] == '[')) return "a JSON trace";
+  if (first_line.substr(0, 2) == "\x1F\x8B" || first_line.substr(0, 4) == "\x28\xB5\x2F\xFD") return "a compressed file";
+  return "";
+}
+
 /// Feeds one log (or stdin) to log; kOk, or kInput after printing where it went wrong.
 int read_log(const std::string& path, PhaseLog* log) {
   std::ifstream file;
@@ -39,13 +48,23 @@ int read_log(const std::string& path, PhaseLog* log) {
   std::istream& in = path == "-" ? std::cin : file;
   std::string line;
   PhaseLogError error;
-  for (std::size_t number = 1; std::getline(in, line); ++number)
+  uint64_t bursts_before = log->bursts();
+  std::string_view looks_like;  // what the first line says the file is, when not a log
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    if (number == 1) looks_like = not_a_log(line);
     if (!log->add_line(line, number, &error)) {
       print_error(fmt::format("{}:{}:{}: {}", display_name(path), error.line, error.column, error.message));
       return kInput;
     }
+  }
   if (in.bad()) {
     print_error(fmt::format("{}: read error: {}", display_name(path), std::strerror(errno)));
+    return kInput;
+  }
+  if (log->bursts() == bursts_before && !looks_like.empty()) {
+    print_error(fmt::format("{}: {}, not a phase log: phases reads the '[TAG] rounds=...' lines a program prints; "
+                            "for a trace use jqtrace stats (or markers, gaps, latency)",
+                            display_name(path), looks_like));
     return kInput;
   }
   return kOk;

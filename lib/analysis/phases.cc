@@ -191,6 +191,7 @@ bool PhaseLog::add_line(std::string_view line, std::size_t line_number, PhaseLog
     return false;
   }
   ++t.bursts;
+  ++bursts_;
   t.rounds = rounds_total;
   double rounds = static_cast<double>(burst.rounds);
   double top_level_ms = 0;

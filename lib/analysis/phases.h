@@ -58,6 +58,8 @@ class PhaseLog {
   std::vector<TagStats> summarize(QuantileMethod method, const std::string& only_tag = "") const;
   bool has_tag(const std::string& tag) const;
   std::vector<std::string> tags() const;
+  /// Phase lines read so far (every tag's bursts).
+  uint64_t bursts() const { return bursts_; }
 
  private:
   struct PhaseSamples {
@@ -74,6 +76,7 @@ class PhaseLog {
   };
   std::vector<std::string> order_;
   std::map<std::string, TagSamples> tags_;
+  uint64_t bursts_ = 0;
 };
 
 /// share(PHASE) ms(PHASE) p50(PHASE) for every phase (also as TAG/PHASE; a bare name only
