@@ -29,6 +29,11 @@ CLI::Validator unit_span_value() {
       [](std::string& value) {
         int64_t first = 0, last = 0;
         if (parse_unit_span(value, &first, &last) || is_unit_pick(value)) return std::string();
+        if (std::size_t dots = value.find(".."); dots != std::string::npos &&
+                                                 parse_unit_span(value.substr(0, dots), &first, &first) &&
+                                                 parse_unit_span(value.substr(dots + 2), &last, &last))
+          return fmt::format("'{}': the span ends (unit {}) before it starts (unit {}); write it first..last, as {}..{}",
+                             value, last, first, last, first);
         return fmt::format("'{}' is not a unit number N, a span N..M or slowest|fastest|median|pXX (--marker takes "
                            "two: KIND N[..M])",
                            value);

@@ -238,8 +238,8 @@ bool MetricSet::lookup(const Gate& gate, double* value, GateError* error) const 
     return false;
   }
   error->message = "unknown " + m.noun + " '" + gate.arg + "'";
-  std::string near = closest_match(gate.arg, m.names);
-  if (!near.empty()) error->message += " (did you mean '" + near + "'?)";
+  std::vector<std::string> near = close_matches(gate.arg, m.names);
+  if (!near.empty()) error->message += did_you_mean(near);
   else if (m.names.empty()) error->message += " (there are none in this scope)";
   return false;
 }

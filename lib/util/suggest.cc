@@ -1,6 +1,7 @@
 #include "suggest.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 namespace jqtrace {
@@ -34,6 +35,44 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
     }
   }
   return best_distance <= std::max<std::size_t>(1, word.size() / 3) ? best : std::string();
+}
+
+namespace {
+
+std::string lowered(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> close_matches(std::string_view word, const std::vector<std::string>& candidates,
+                                       std::size_t limit) {
+  if (std::string near = closest_match(word, candidates); !near.empty()) return {near};
+  std::string needle = lowered(word);
+  if (needle.empty()) return {};
+  struct Found {
+    std::size_t at;
+    const std::string* name;
+  };
+  std::vector<Found> found;
+  for (const std::string& c : candidates)
+    if (std::size_t at = lowered(c).find(needle); at != std::string::npos) found.push_back({at, &c});
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return (a.at == 0) > (b.at == 0); });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < found.size() && i < limit; ++i) out.push_back(*found[i].name);
+  return out;
+}
+
+std::string did_you_mean(const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) list += i + 1 == names.size() ? " or " : ", ";
+    list += "'" + names[i] + "'";
+  }
+  return " (did you mean " + list + "?)";
 }
 
 }  // namespace jqtrace

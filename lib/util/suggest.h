@@ -14,4 +14,14 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// (at least one edit is always allowed).
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+/// What a person may have meant by word: the closest match when there is one, else the
+/// candidates holding word as a part of them, case aside ('attn' for 'attn chain' and
+/// 'attn std'), those starting with it first, at most `limit`.
+std::vector<std::string> close_matches(std::string_view word, const std::vector<std::string>& candidates,
+                                       std::size_t limit = 4);
+
+/// " (did you mean 'a'?)", " (did you mean 'a' or 'b'?)", " (did you mean 'a', 'b' or
+/// 'c'?)"; "" for none.
+std::string did_you_mean(const std::vector<std::string>& names);
+
 }  // namespace jqtrace

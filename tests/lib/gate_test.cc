@@ -125,6 +125,9 @@ TEST_CASE("metric set: values, and errors that name the closest valid name") {
   CHECK_FALSE(m.lookup(parsed("share(ffn chian) > 1"), &v, &e));
   CHECK(e.column == 7);
   CHECK(e.message == "unknown group 'ffn chian' (did you mean 'ffn chain'?)");
+  // A part of a name suggests every group holding it (it named none: no edit came close).
+  CHECK_FALSE(m.lookup(parsed("share(chain) > 1"), &v, &e));
+  CHECK(e.message == "unknown group 'chain' (did you mean 'ffn chain' or 'attn chain'?)");
   CHECK_FALSE(m.lookup(parsed("shar(ffn chain) > 1"), &v, &e));
   CHECK(e.column == 1);
   CHECK(e.message == "unknown metric 'shar(...)' (did you mean 'share'?)");
