@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "load.h"
+#include "scope_options.h"
 
 namespace jqtrace::cli {
 
@@ -59,7 +60,13 @@ bool complete_enough_to_check(const Trace& trace, const std::string& path, const
 }
 
 bool scope_checkable(const Scope& scope, const std::string& path) {
-  if (scope.kind != ScopeRequest::Kind::marker || !scope.rule.ambiguous) return true;
+  if (scope.kind != ScopeRequest::Kind::marker) return true;
+  if (scope.range.length() == 0) {
+    print_error(fmt::format("{}: {} is an empty unit (0 us); gates and baselines are not checked on nothing",
+                            display_name(path), unit_label(scope)));
+    return false;
+  }
+  if (!scope.rule.ambiguous) return true;
   print_error(fmt::format("{}: {}; gates and baselines are not checked in units cut by a guess", display_name(path),
                           ambiguous_units_text(scope.marker_kind, scope.rule)));
   return false;

@@ -54,7 +54,7 @@ int run_markers(const MarkersCommandOptions& o) {
     return status;
   QuantileMethod quantiles = quantile_method(o.quantiles);
   std::vector<KindSummary> kinds = summarize_kinds(trace, unit_at_request(o.unit_at), quantiles);
-  warn_ambiguous_kinds(kinds, o.common);
+  if (o.kind.empty()) warn_ambiguous_kinds(kinds, o.common);  // with --kind, note_unit_rule speaks for that kind
   result::MarkersContext context;
   context.file = display_name(o.file);
   context.quantiles = quantiles;
