@@ -24,9 +24,15 @@ struct TimelineCommandOptions {
   std::string file;
 };
 
+/// The picture's title: the file and scope; a unit picked by its duration says so as the
+/// report's pictures do ("slowest token 1 (9714.579 us; --marker token slowest), ...").
 std::string heading(const std::string& file, const Scope& scope, const Trace& trace) {
-  return fmt::format("{}: {}{} .. {} us, {} lane{}", file, result::scope_prefix(scope), us_fixed(scope.range.lo),
-                     us_fixed(scope.range.hi), trace.lanes.size(), trace.lanes.size() == 1 ? "" : "s");
+  std::string what = result::scope_prefix(scope);
+  if (!scope.picked.empty())
+    what = fmt::format("{} {} {} ({} us; --marker {} {}; {}), ", scope.picked, scope.marker_kind, scope.first_unit,
+                       us_fixed(scope.range.length()), scope.marker_kind, scope.picked, result::unit_rule_text(scope.rule));
+  return fmt::format("{}: {}{} .. {} us, {} lane{}", file, what, us_fixed(scope.range.lo), us_fixed(scope.range.hi),
+                     trace.lanes.size(), trace.lanes.size() == 1 ? "" : "s");
 }
 
 int run_timeline(const TimelineCommandOptions& o) {

@@ -85,6 +85,11 @@ else
   "$png_colors" "$tmp/lanes9.png" 1380 130 1390 500 > "$tmp/edge.txt" || fail "9 lanes: the right edge is blank"
 fi
 
+# A unit picked by its duration says so in the title, as the report's pictures do.
+"$jqtrace" timeline -q --marker token slowest samples/decode-small.trace.json > "$tmp/slowest.svg" || fail "slowest: exit $?"
+grep -q '>samples/decode-small.trace.json: slowest token 1 (9714.579 us; --marker token slowest;' "$tmp/slowest.svg" ||
+  fail "the slowest unit's picture does not say slowest in its title"
+
 # -o x.png is a PNG (librsvg draws the same SVG): its magic bytes, the SVG's size, and the
 # share bar's colours in their shares, as in the browser's screenshot.
 "$jqtrace" timeline -q samples/decode-small.trace.json -o "$tmp/decode-direct.png" || fail "-o x.png: exit $?"
