@@ -15,6 +15,11 @@
 namespace jqtrace::result {
 namespace {
 
+/// The "not recorded" band: a light rose under crossed darker lines, and its label.
+constexpr const char* kUnrecordedFill = "#FCE7EC";
+constexpr const char* kUnrecordedLine = "#C2185B";
+constexpr const char* kUnrecordedText = "#880E4F";
+
 /// One depth of a lane: the lanes share kLanesHeight, each row between these heights.
 constexpr int kMinRowHeight = 16, kMaxRowHeight = 40, kLanesHeight = 360;
 constexpr int kLanePadding = 4;
@@ -114,9 +119,36 @@ class SvgWriter {
                         "{0}.q3{{fill-opacity:.8}}</style>\n",
                         scope);
     out_ += "<defs><pattern id=\"" + wait_pattern() + "\" width=\"4\" height=\"4\" patternUnits=\"userSpaceOnUse\">"
-            "<path d=\"M0 4L4 0\" stroke=\"#6b7280\" stroke-width=\"1\"/></pattern></defs>\n";
+            "<path d=\"M0 4L4 0\" stroke=\"#6b7280\" stroke-width=\"1\"/></pattern>";
+    // Not recorded: a lane whose ring filled, from its stop on; crossed rose lines, unlike
+    // idle (nothing) and waiting (grey lines one way).
+    if (any_stopped())
+      out_ += "<pattern id=\"" + unrecorded_pattern() + "\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\">"
+              "<rect width=\"8\" height=\"8\" fill=\"" + std::string(kUnrecordedFill) + "\"/>"
+              "<path d=\"M0 8L8 0M0 0L8 8\" stroke=\"" + std::string(kUnrecordedLine) + "\" stroke-width=\"1\" "
+              "stroke-opacity=\".5\"/></pattern>";
+    out_ += "</defs>\n";
   }
   std::string wait_pattern() const { return layout_.id.empty() ? "wait" : layout_.id + "-wait"; }
+  std::string unrecorded_pattern() const { return layout_.id.empty() ? "unrecorded" : layout_.id + "-unrecorded"; }
+  bool any_stopped() const {
+    return std::any_of(t_.lanes.begin(), t_.lanes.end(), [](const TimelineLane& l) { return l.stopped_ns != INT64_MAX; });
+  }
+
+  /// A stopped lane's stretch from its stop to the range's end: not recorded, not idle.
+  void unrecorded(const TimelineLane& lane, int y, int h) {
+    if (lane.stopped_ns == INT64_MAX) return;
+    double x0 = x_of(std::max(lane.stopped_ns, t_.range.lo)), x1 = f_.plot_x + f_.plot_w;
+    if (x1 - x0 < 0.5) return;
+    std::string name = lane.name.empty() ? lane.label : lane.name;
+    out_ += fmt::format("<rect class=\"unrecorded\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"url(#{})\">"
+                        "<title>{} stopped recording at {} us (its ring filled): not recorded from here, not idle</title></rect>\n",
+                        x0, y, x1 - x0, h, unrecorded_pattern(), xml_escape(name), us_text(lane.stopped_ns));
+    if (x1 - x0 >= 110)
+      out_ += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" font-weight=\"bold\" fill=\"{}\" stroke=\"{}\" "
+                          "stroke-width=\"4\" paint-order=\"stroke\">not recorded</text>\n",
+                          x0 + 6, y + std::min(h, 20) / 2 + 5, kUnrecordedText, kUnrecordedFill);
+  }
 
   /// The groups' shares of busy time as one bar across the plot, in legend order.
   void share_bar() {
@@ -161,6 +193,17 @@ class SvgWriter {
                          g, x, y, x + 14, y + 9, xml_escape(text));
       x += w;
     }
+    if (any_stopped()) {  // the band's own entry, after the groups
+      const char* text = "not recorded (a ring filled)";
+      double w = 14 + kCharWidth * static_cast<double>(display_width(text)) + 14;
+      if (x > f_.plot_x && x + w > f_.plot_x + f_.plot_w) {
+        x = f_.plot_x;
+        y += 16;
+      }
+      out += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"url(#{})\"/>"
+                         "<text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
+                         x, y, unrecorded_pattern(), x + 14, y + 9, text);
+    }
     legend_bottom_ = y + 12;
     return out;
   }
@@ -195,6 +238,7 @@ class SvgWriter {
                           y + std::min(row_h_, 20) / 2 + 5, xml_escape(truncate_to_width(name, 28)), xml_escape(lane.label), xml_escape(lane.name));
       for (const TimelineSpan& s : lane.spans) span(s, y);
       runs(lane, y);
+      unrecorded(lane, y, h);
       y += h + kLanePadding;
     }
     std::string note;

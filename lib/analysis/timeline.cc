@@ -257,6 +257,7 @@ class TimelineBuilder {
       if (scale_ == 1) scale_ = first_scale_that_may_fit(lanes, budget) / 2;  // the loop doubles it
     }
     out_.pixels_merged = scale_;
+    mark_stopped_lanes(lanes);
     out_.groups = group_of.drawn_groups();
     shade_shared_colors(out_.groups, t_, o_.by);
     return std::move(out_);
@@ -362,6 +363,14 @@ class TimelineBuilder {
     if (std::all_of(laid.begin(), laid.end(), [](char ok) { return ok != 0; })) return;
     for (std::size_t l : lanes) meet_groups(l, group_of);
     run_parallel(lanes.size(), o_.threads, lay);
+  }
+
+  /// The drawn lanes that stopped recording before the range's end (rings that filled).
+  void mark_stopped_lanes(const std::vector<std::size_t>& lanes) {
+    std::unordered_map<std::size_t, int64_t> stop_of;
+    for (const StoppedLane& s : lanes_stopped_early(t_)) stop_of.emplace(s.lane, s.stop_ns);
+    for (std::size_t k = 0; k < lanes.size() && !stop_of.empty(); ++k)
+      if (auto it = stop_of.find(lanes[k]); it != stop_of.end() && it->second < r_.hi) out_.lanes[k].stopped_ns = it->second;
   }
 
   /// Every group of lane l's spans in range, met in order.
@@ -533,7 +542,12 @@ Timeline compute_timeline(const Trace& trace, const SpanIndex& index, Range rang
 void shade_shared_colors(std::vector<TimelineGroup>& groups, const Trace& trace, GroupBy by) {
   std::vector<std::string> order;  // the trace's order of the groups
   if (by == GroupBy::category) {
+    // By tag, the lower keeps the colour: the same shades in a profile trace and a legacy
+    // one, whatever order the categories were met in.
     for (const Category& c : trace.categories) order.push_back(c.name);
+    std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+      return category_tag(a, trace.profile) < category_tag(b, trace.profile);
+    });
   } else {
     for (const TimelineGroup& g : groups) order.push_back(g.name);
     std::sort(order.begin(), order.end());

@@ -69,6 +69,9 @@ struct TimelineRun {
 struct TimelineLane {
   std::string label;        ///< "pid:tid"
   std::string name;         ///< thread_name
+  /// When the lane stopped recording (its ring filled: SPEC §1.3); INT64_MAX when it did
+  /// not. From there to the range's end it is not idle but not recorded.
+  int64_t stopped_ns = INT64_MAX;
   uint32_t depths = 1;      ///< rows the lane needs
   std::vector<TimelineSpan> spans;
   /// A vector, not a deque: a deque's first block is 512 bytes, and a trace of a million

@@ -1,5 +1,9 @@
 #include "jobque.h"
 
+#include <cstdint>
+
+#include "numbers.h"
+
 namespace jqtrace {
 
 JobqueNames JobqueNames::interned(Interner& names) {
@@ -66,14 +70,28 @@ ChainName chain_category(int64_t nstages, int64_t tag, const JobqueProfile& prof
   return by_stage_count(nstages);
 }
 
+int64_t category_tag(std::string_view name, const JobqueProfile& profile) {
+  for (const ProfileCategory& c : profile.categories)
+    if (c.name == name) return c.id;
+  for (int64_t tag = 1; tag <= 11; ++tag)
+    if (legacy_tag_name(tag) == name) return tag;
+  if (name.substr(0, 4) == "tag ") {
+    int64_t tag = 0;
+    if (parse_integer(name.substr(4), &tag) == NumberStatus::ok) return tag;
+  }
+  return INT64_MAX;
+}
+
 std::string category_color(std::string_view name, const JobqueProfile& profile) {
   for (const ProfileCategory& c : profile.categories)
     if (c.name == name && !c.color.empty()) return c.color;
-  // Groups no profile names: shades of grey, so that no one reads them as a category.
-  if (name == kUntagged) return "#9E9E9E";
-  if (name == kUnpublishedChain) return "#BDBDBD";
-  if (name == kWakeGroup) return "#757575";
-  if (name == kFifoJobGroup) return "#8A8A8A";
+  // Groups no profile names: greys, so that no one reads them as a category, a ladder of
+  // them from light to dark 51 levels a channel apart, so that no one mistakes one for
+  // another (they were four greys 20 apart, and they hold the top shares of full rings).
+  if (name == kUnpublishedChain) return "#CFCFCF";
+  if (name == kUntagged) return "#9A9A9A";
+  if (name == kFifoJobGroup) return "#666666";
+  if (name == kWakeGroup) return "#333333";
   if (name == kOtherSpans) return "#B0B0B0";
   auto starts = [&](std::string_view prefix) { return name.substr(0, prefix.size()) == prefix; };
   if (starts("attn")) return "#5E96DE";

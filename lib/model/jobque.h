@@ -91,4 +91,9 @@ ChainName chain_category(int64_t nstages, int64_t tag, const JobqueProfile& prof
 /// The category's color: the profile's when it names one, else the viewer's palette.
 std::string category_color(std::string_view name, const JobqueProfile& profile);
 
+/// The tag a category's publishes carry: the profile's id for it, a legacy name's tag
+/// (attn chain 1 ... deltanet 11), N for "tag N"; INT64_MAX for the groups no tag names
+/// (untagged, unpublished chain, fifo job, wake) and names it does not know.
+int64_t category_tag(std::string_view name, const JobqueProfile& profile);
+
 }  // namespace jqtrace

@@ -1,5 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "jobque.h"
 
 using namespace jqtrace;
@@ -65,7 +70,26 @@ TEST_CASE("colors come from the profile / else the viewer's palette") {
   CHECK(category_color("router", none) == "#4FC3D0");
   CHECK(category_color("park/reduce", none) == "#D678B4");
   CHECK(category_color("deltanet", none) == "#8385E8");
-  CHECK(category_color("untagged", none) == "#9E9E9E");
-  CHECK(category_color("wake", none) != category_color("fifo job", none));
+  CHECK(category_color("untagged", none) == "#9A9A9A");
+  // The four groups no tag names are greys far apart (they were 20 levels apart and read
+  // as one): every pair at least 80 apart in RGB.
+  std::vector<std::string> greys = {category_color("unpublished chain", none), category_color("untagged", none),
+                                    category_color("fifo job", none), category_color("wake", none)};
+  auto channel = [](const std::string& hex, int i) { return std::stoi(hex.substr(1 + 2 * i, 2), nullptr, 16); };
+  for (std::size_t a = 0; a < greys.size(); ++a)
+    for (std::size_t b = a + 1; b < greys.size(); ++b) {
+      double d2 = 0;
+      for (int i = 0; i < 3; ++i) d2 += std::pow(channel(greys[a], i) - channel(greys[b], i), 2);
+      CHECK_MESSAGE(std::sqrt(d2) >= 80, greys[a], " and ", greys[b]);
+    }
+  // Tags: the profile's ids, legacy names' tags, "tag N"; none for the groups no tag names.
+  JobqueProfile profile;
+  profile.categories.push_back({7, "shexp", "#C39536"});
+  CHECK(category_tag("shexp", profile) == 7);
+  CHECK(category_tag("attn chain", none) == 1);
+  CHECK(category_tag("attn std", none) == 2);
+  CHECK(category_tag("deltanet", none) == 11);
+  CHECK(category_tag("tag 40", none) == 40);
+  CHECK(category_tag("untagged", none) == INT64_MAX);
   CHECK(category_color("tag 40", none) == "#C39536");
 }

@@ -404,6 +404,11 @@ TEST_CASE("timeline: categories that share a colour get shades of it, the same w
     CHECK(color_of(t, "attn std") == shade_of("#5e96de", 1));
     CHECK(color_of(t, "ffn chain") == "#43B08A");
   }
+  // The same chains with legacy tags (no profile): attn std is met first, and still the
+  // lower tag, attn chain's, keeps the colour, as in the profile trace (it was the darker).
+  Timeline legacy = timeline_of(test::trace_of(events), Range{0, 300000}, 300);
+  CHECK(color_of(legacy, "attn chain") == "#5E96DE");
+  CHECK(color_of(legacy, "attn std") == shade_of("#5E96DE", 1));
   CHECK(shade_of("#5E96DE", 1) != "#5E96DE");
   CHECK(shade_of("#5E96DE", 0) == "#5E96DE");
   CHECK(shade_of("not a colour", 1) == "not a colour");

@@ -374,7 +374,14 @@ TEST_CASE("formats: names, and the format an output path's extension names") {
   CHECK(format_of_path("x.md") == Format::md);
   CHECK(format_of_path("report.html") == Format::html);
   CHECK_FALSE(format_of_path("dir.d/file"));
-  CHECK_FALSE(format_of_path("x.txt"));
+  CHECK(format_of_path("x.txt") == Format::table);  // a table is text
+  CHECK(format_of_path("x.png") == Format::png);
+  CHECK_FALSE(format_of_path("x.xlsx"));
+  CHECK_FALSE(format_of_path(".hidden"));
+  CHECK(extension_of(".hidden").empty());  // a hidden file's dot is its name
+  CHECK(extension_of("v1.2/out").empty());
+  CHECK(extension_of("a/b.json.gz") == ".gz");
+  CHECK(extension_list({Format::svg, Format::png}) == ".svg .png");
   CHECK(format_list(kDocumentFormats) == "table|csv|tsv|json|md");
 }
 

@@ -9,7 +9,7 @@ chromium=$(command -v chromium || command -v chromium-browser || true)
 screenshot() {
   timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 \
     --screenshot="$2" --window-size="$3,$4" "file://$1" > /dev/null 2> "$tmp/console.txt"
-  [ -s "$2" ] || fail "chromium made no screenshot of $1"
+  [ -s "$2" ] || { fail "chromium made no screenshot of $1"; tail -3 "$tmp/console.txt"; }
 }
 
 # picture_legend FILE [ID]: "#RRGGBB SHARE NAME" for each segment of a picture's share bar,
