@@ -29,8 +29,9 @@ struct TimelineCommandOptions {
 std::string heading(const std::string& file, const Scope& scope, const Trace& trace) {
   std::string what = result::scope_prefix(scope);
   if (!scope.picked.empty())
-    what = fmt::format("{} {} {} ({} us; --marker {} {}; {}), ", scope.picked, scope.marker_kind, scope.first_unit,
-                       us_fixed(scope.range.length()), scope.marker_kind, scope.picked, result::unit_rule_text(scope.rule));
+    what = fmt::format("{} {} {} ({} us; --marker {} {}; units {} at their markers), ", scope.picked, scope.marker_kind,
+                       scope.first_unit, us_fixed(scope.range.length()), scope.marker_kind, scope.picked,
+                       unit_at_name(scope.rule.at));
   return fmt::format("{}: {}{} .. {} us, {} lane{}", file, what, us_fixed(scope.range.lo), us_fixed(scope.range.hi),
                      trace.lanes.size(), trace.lanes.size() == 1 ? "" : "s");
 }

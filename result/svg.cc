@@ -83,7 +83,12 @@ class SvgWriter {
         layout_.width_px, f_.height, layout_.id.empty() ? "" : " id=\"" + layout_.id + "\"");
     style();
     out_ += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", layout_.width_px, f_.height);
-    out_ += fmt::format("<text x=\"8\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{}</text>\n", xml_escape(title_));
+    // Bold 13 px characters are about 8.5 px wide: a longer title ends in "…" inside the
+    // picture (it ran off its right edge), and its tooltip has it whole.
+    auto fits = static_cast<std::size_t>(std::max(10.0, (layout_.width_px - 16) / 8.5));
+    std::string shown = truncate_to_width(title_, fits);
+    out_ += fmt::format("<text x=\"8\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{}{}</text>\n", xml_escape(shown),
+                        shown == title_ ? "" : "<title>" + xml_escape(title_) + "</title>");
     share_bar();
     out_ += legend;
     axis();
