@@ -100,6 +100,12 @@ bool svg_to_png(std::string_view svg, const ByteSink& sink, std::string* error) 
   }
   cairo_surface_t* surface =
       a.surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
+  if (cairo_status_t made = a.surface_status(surface); made != CAIRO_STATUS_SUCCESS) {  // out of memory, too large
+    a.surface_destroy(surface);
+    a.object_unref(handle);
+    *error = fmt::format("cairo: {}", a.status_text(made));
+    return false;
+  }
   cairo_t* cr = a.create(surface);
   RsvgRectangle viewport{0, 0, width, height};
   bool drawn = a.render_document(handle, cr, &viewport, &failure);

@@ -179,36 +179,29 @@ class SvgWriter {
   }
 
   /// Colour, name and share of every group with time or something drawn in the scope, in
-  /// rows across the plot's width.
+  /// rows across the plot's width; then the not-recorded band's entry when it is drawn.
   std::string legend_items() {
     std::string out;
     double x = f_.plot_x;
     int y = f_.legend_y;
+    // One entry: a 10 px swatch (its fill attributes) and the text, on a new row when full.
+    auto entry = [&](const std::string& swatch, const std::string& text) {
+      double w = 14 + kCharWidth * static_cast<double>(display_width(text)) + 14;
+      if (x > f_.plot_x && x + w > f_.plot_x + f_.plot_w) {
+        x = f_.plot_x;
+        y += 16;
+      }
+      out += fmt::format("<rect {} x=\"{:.1f}\" y=\"{}\" width=\"10\" height=\"10\"/><text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
+                         swatch, x, y, x + 14, y + 9, xml_escape(text));
+      x += w;
+    };
     std::vector<bool> drawn = drawn_groups();
     for (std::size_t g = 0; g < t_.groups.size(); ++g) {
       if (t_.groups[g].share_pct <= 0 && !drawn[g]) continue;  // nothing of it in the scope
-      std::string text = fmt::format("{} {:.1f}%", marked_name(t_.groups[g].name, t_.groups[g].guessed), t_.groups[g].share_pct);
-      double w = 14 + kCharWidth * static_cast<double>(display_width(text)) + 14;
-      if (x > f_.plot_x && x + w > f_.plot_x + f_.plot_w) {
-        x = f_.plot_x;
-        y += 16;
-      }
-      out += fmt::format("<rect class=\"g{}\" x=\"{:.1f}\" y=\"{}\" width=\"10\" height=\"10\"/>"
-                         "<text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
-                         g, x, y, x + 14, y + 9, xml_escape(text));
-      x += w;
+      entry(fmt::format("class=\"g{}\"", g),
+            fmt::format("{} {:.1f}%", marked_name(t_.groups[g].name, t_.groups[g].guessed), t_.groups[g].share_pct));
     }
-    if (any_stopped()) {  // the band's own entry, after the groups
-      const char* text = "not recorded (a ring filled)";
-      double w = 14 + kCharWidth * static_cast<double>(display_width(text)) + 14;
-      if (x > f_.plot_x && x + w > f_.plot_x + f_.plot_w) {
-        x = f_.plot_x;
-        y += 16;
-      }
-      out += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"url(#{})\"/>"
-                         "<text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
-                         x, y, unrecorded_pattern(), x + 14, y + 9, text);
-    }
+    if (any_stopped()) entry(fmt::format("fill=\"url(#{})\"", unrecorded_pattern()), "not recorded (a ring filled)");
     legend_bottom_ = y + 12;
     return out;
   }
