@@ -73,58 +73,82 @@ int analyse_side(const DiffCommandOptions& o, const std::vector<std::string>& pa
   return kOk;
 }
 
+/// Why row r cannot judge a gate, naming the row; "" when it can. A gate that cannot be
+/// judged is a usage error (exit 2), never a silent 0: too few units (no test), a median
+/// of 0 on side A (no percentage of it), units cut by an ambiguous rule.
+std::string unjudgeable(const ChangeRow& r) {
+  std::string row = r.group == kUnitRow ? fmt::format("the '{}' units row", r.kind)
+                                        : fmt::format("the row of '{}' in '{}' units", r.group, r.kind);
+  if (!r.test.tested)
+    return fmt::format("{} has too few units to test ({} and {}; {} a side needed)", row, r.test.n_a, r.test.n_b,
+                       kMinTestedValues);
+  if (r.ambiguous)
+    return fmt::format("{} is of units cut by a guess: where '{}' markers stand in their units is ambiguous on a "
+                       "side; give --unit-at",
+                       row, r.kind);
+  if (r.test.median_a <= 0)
+    return fmt::format("{} has a median of 0 us on side A: no percentage of it (its shift {:+.3f} us [{:+.3f}, "
+                       "{:+.3f}], p_adj {:.2g})",
+                       row, r.test.shift / 1000, r.test.ci_lo / 1000, r.test.ci_hi / 1000, r.p_adj);
+  return "";
+}
+
 /// slower(X) and faster(X) of the changes table: X a marker kind (its unit durations), a
 /// group (its row in the kind with the most units), or "GROUP, KIND". A row's value is its
 /// interval's bound nearest 0, in % of A's median, when the change is significant, else 0
 /// (each gate prints the row's shift, interval and p beside it):
 /// `slower(ffn chain) > 3` holds when ffn chain is significantly slower by more than 3%
-/// at the least. A row of units cut by an ambiguous rule has no value (exit 2).
-MetricSet change_metrics(const std::vector<ChangeRow>& rows) {
+/// at the least. A row that cannot judge (see unjudgeable) withholds its value (exit 2),
+/// saying why; a group of the traces with no busy time in any unit says that.
+MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<std::string>& idle_groups) {
   MetricSet m;
   m.declare("slower", "marker kind or group");
   m.declare("faster", "marker kind or group");
   auto describe_row = [](const ChangeRow& r) {
     double base = r.test.median_a;
     const char* verdict = r.significant ? "" : " (not significant)";
-    if (!r.test.tested) return fmt::format("{}/{}: too few units ({} and {})", r.kind, r.group, r.test.n_a, r.test.n_b);
-    if (base <= 0)  // no percentage of a median of 0: the shift in us
-      return fmt::format("{}/{}: shift {:+.3f} us [{:+.3f}, {:+.3f}], p_adj {:.2g}{}", r.kind, r.group,
-                         r.test.shift / 1000, r.test.ci_lo / 1000, r.test.ci_hi / 1000, r.p_adj, verdict);
     return fmt::format("{}/{}: shift {:+.1f}% [{:+.1f}%, {:+.1f}%], p_adj {:.2g}{}", r.kind, r.group,
                        100 * r.test.shift / base, 100 * r.test.ci_lo / base, 100 * r.test.ci_hi / base, r.p_adj,
                        verdict);
   };
   // Each name's row: "GROUP, KIND" and a kind name their own; a bare group, its row in the
-  // kind with the most units (the most telling sample), a kind whose units are placed
-  // before one that is ambiguous.
-  auto better = [](const ChangeRow& r, const ChangeRow* than) {
-    if (!than) return true;
-    if (r.ambiguous != than->ambiguous) return !r.ambiguous;
-    return r.test.n_a + r.test.n_b > than->test.n_a + than->test.n_b;
-  };
+  // kind with the most units (the most telling sample), whatever its kind's rule: a row
+  // that cannot judge says so rather than hand the gate another kind's row.
   std::map<std::string, const ChangeRow*> row_of;
   for (const ChangeRow& r : rows) {
     row_of[r.group + ", " + r.kind] = &r;
     if (r.group == kUnitRow) {
       row_of[r.kind] = &r;
-    } else if (const ChangeRow*& best = row_of[r.group]; better(r, best)) {
+    } else if (const ChangeRow*& best = row_of[r.group];
+               !best || r.test.n_a + r.test.n_b > best->test.n_a + best->test.n_b) {
       best = &r;
     }
   }
   for (const auto& [name, row] : row_of) {
     const ChangeRow& r = *row;
-    if (r.ambiguous) {
-      std::string why = "where '" + r.kind + "' markers stand in their units is ambiguous on a side; give --unit-at";
+    if (std::string why = unjudgeable(r); !why.empty()) {
       for (const char* metric : {"slower", "faster"}) m.withhold(metric, name, why);
       continue;
     }
     double base = r.test.median_a;
-    bool usable = r.significant && base > 0;
-    m.set("slower", name, usable ? std::max(0.0, 100 * r.test.ci_lo / base) : 0.0);
-    m.set("faster", name, usable ? std::max(0.0, -100 * r.test.ci_hi / base) : 0.0);
+    m.set("slower", name, r.significant ? std::max(0.0, 100 * r.test.ci_lo / base) : 0.0);
+    m.set("faster", name, r.significant ? std::max(0.0, -100 * r.test.ci_hi / base) : 0.0);
     for (const char* metric : {"slower", "faster"}) m.explain(metric, name, describe_row(r));
   }
+  for (const std::string& group : idle_groups)
+    if (!row_of.count(group))
+      for (const char* metric : {"slower", "faster"})
+        m.withhold(metric, group, fmt::format("'{}' has no busy time in any unit of either side: nothing to compare",
+                                              group));
   return m;
+}
+
+/// The groups of either side's stats with no row in the changes table's units.
+std::vector<std::string> group_names(const RangeStats& a, const RangeStats& b) {
+  std::vector<std::string> names;
+  for (const RangeStats* s : {&a, &b})
+    for (const GroupStats& g : s->groups) names.push_back(g.name);
+  return names;
 }
 
 int run_diff(const DiffCommandOptions& o) {
@@ -150,7 +174,7 @@ int run_diff(const DiffCommandOptions& o) {
   std::vector<ChangeRow> changes = unit_changes(a.units, b.units, o.alpha);
   std::vector<GateResult> results;
   if (!gates.empty()) {
-    if (!evaluate_gates(gates, change_metrics(changes), &results)) return kUsage;
+    if (!evaluate_gates(gates, change_metrics(changes, group_names(a.stats, b.stats)), &results)) return kUsage;
   }
   result::DiffContext context{o.alpha, quantile_method(o.quantiles), gates.empty() ? nullptr : &results};
   int status = write_document(result::diff_document({a.names, a.scope, &a.stats, a.facts},

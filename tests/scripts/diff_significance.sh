@@ -69,6 +69,24 @@ expect_status 0 --fail-if 'slower(ffn chain, token) > 3' "$tmp/same1.json" "$tmp
 expect_status 2 --fail-if 'slower(step) > 3' "$tmp/same1.json" "$tmp/same2.json"  # step markers sit at both ends
 expect_status 0 --unit-at start --fail-if 'slower(step) > 3' "$tmp/same1.json" "$tmp/same2.json"
 expect_status 2 --fail-if 'slower(nothing) > 3' "$tmp/same1.json" "$tmp/same2.json"
+# A gate that cannot be judged exits 2 naming the row it would have used, never a silent 0
+# (each of these exited 0 with value 0): too few units (3 tokens a side), a median of 0 us
+# on side A, a group of the traces with no busy time in any unit.
+small=samples/decode-small.trace.json
+expect_status 2 --fail-if 'slower(token) > 3' "$small" "$small"
+grep -q "slower(token): the 'token' units row has too few units to test (3 and 3; 6 a side needed)" "$tmp/err" ||
+  fail "too few units: $(cat "$tmp/err")"
+expect_status 2 --fail-if 'faster(moe experts) > 3' "$small" "$small"
+grep -q "faster(moe experts): the row of 'moe experts' in 'layer' units has a median of 0 us on side A: no percentage" \
+  "$tmp/err" || fail "median 0 on side A: $(cat "$tmp/err")"
+expect_status 2 --fail-if 'slower(deltanet) > 3' "$small" "$small"
+grep -q "slower(deltanet): 'deltanet' has no busy time in any unit of either side: nothing to compare" "$tmp/err" ||
+  fail "a group without busy time: $(cat "$tmp/err")"
+# A bare group's row is its row in the kind with the most units, whatever that kind's rule:
+# layer's units are ambiguous in the window, and the gate took the token row instead, silently.
+expect_status 2 --fail-if 'slower(attn chain) > 3' tests/data/decode-small-layer3.window.json "$small"
+grep -q "slower(attn chain): the row of 'attn chain' in 'layer' units" "$tmp/err" ||
+  fail "a group gate fell back to another kind's row: $(cat "$tmp/err")"
 expect_status 2 "$tmp/same1.json"
 # Too few units: described, never significant.
 "$gen" --tokens 4 --layers 2 --seed 1 -o "$tmp/few.json"
