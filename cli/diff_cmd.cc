@@ -1,6 +1,9 @@
 // jqtrace diff A B: load both → same scope and grouping → stats side by side → render.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -151,6 +154,22 @@ std::vector<std::string> group_names(const RangeStats& a, const RangeStats& b) {
   return names;
 }
 
+/// False (after saying so) when one file is given twice on a side (by any name): its units
+/// would count twice, and n with them.
+bool each_run_once(const std::vector<std::string>& paths, const char* side) {
+  std::map<std::pair<dev_t, ino_t>, const std::string*> seen;
+  for (const std::string& path : paths) {
+    struct stat st {};
+    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // opening reports it
+    auto [it, added] = seen.try_emplace({st.st_dev, st.st_ino}, &path);
+    if (added) continue;
+    print_error(fmt::format("diff: {} is given twice on side {}{}: its units would count twice", path, side,
+                            *it->second == path ? "" : " (as " + *it->second + ")"));
+    return false;
+  }
+  return true;
+}
+
 int run_diff(const DiffCommandOptions& o) {
   std::vector<GateSource> gates;
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
@@ -167,6 +186,7 @@ int run_diff(const DiffCommandOptions& o) {
     print_error("diff: standard input can be only one of the traces");
     return kUsage;
   }
+  if (!each_run_once(side_a, "A") || !each_run_once(side_b, "B")) return kUsage;
   Side a, b;
   if (int status = analyse_side(o, side_a, nullptr, &a)) return status;
   if (int status = analyse_side(o, side_b, &a.stats.by, &b)) return status;  // B is grouped as A is

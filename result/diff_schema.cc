@@ -134,7 +134,7 @@ Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
     t.rows.push_back({r.kind, r.group, count(s.n_a), count(s.n_b), Value{s.median_a}, Value{s.median_b}, change_text(r),
                       any ? Value{s.shift} : Value{}, any ? pct_of(s.shift, s.median_a) : Value{},
                       any ? pct_of(s.ci_lo, s.median_a) : Value{}, any ? pct_of(s.ci_hi, s.median_a) : Value{},
-                      s.tested ? Value{s.p} : Value{}, s.tested ? Value{r.p_adj} : Value{}, r.significant, note});
+                      s.tested ? Value{s.p} : Value{}, s.tested && !r.ambiguous ? Value{r.p_adj} : Value{}, r.significant, note});
   }
   return t;
 }

@@ -111,15 +111,18 @@ std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std
     add_rows(ka, *kb, ambiguous, &KindSamples::busy_ns, &rows);
     add_rows(ka, *kb, ambiguous, &KindSamples::latency_ns, &rows);
   }
+  // Holm's family is the rows that are tests: too few units and units cut by a guess are
+  // never significant, and counted in m they only raised every other row's p_adj.
+  auto in_family = [](const ChangeRow& r) { return r.test.tested && !r.ambiguous; };
   std::vector<double> p;
   for (const ChangeRow& r : rows)
-    if (r.test.tested) p.push_back(r.test.p);
+    if (in_family(r)) p.push_back(r.test.p);
   std::vector<double> adjusted = holm_adjust(p);
   std::size_t next = 0;
   for (ChangeRow& r : rows) {
-    if (!r.test.tested) continue;
+    if (!in_family(r)) continue;
     r.p_adj = adjusted[next++];
-    r.significant = r.p_adj < alpha && !r.ambiguous;
+    r.significant = r.p_adj < alpha;
   }
   return rows;
 }

@@ -46,14 +46,15 @@ inline constexpr const char* kUnitRow = "(unit)";
 struct ChangeRow {
   std::string kind, group;  ///< group kUnitRow: the unit durations
   ShiftTest test;
-  double p_adj = 1;         ///< Holm over the tested rows of the table
+  double p_adj = 1;         ///< Holm over the table's tests (tested rows of units not cut by a guess)
   bool significant = false; ///< tested, p_adj < alpha, and the kind's units not cut by a guess
   bool ambiguous = false;   ///< the kind's units were cut by an ambiguous auto rule
 };
 
 /// For every kind both sides have: its unit row, then a row a group with busy time in some
 /// unit of either side (busiest first), then the latency rows with time on either side
-/// (classes and groups, the most time first); p adjusted over all tested rows.
+/// (classes and groups, the most time first); p adjusted over the rows that are tests
+/// (tested, and of units not cut by an ambiguous rule).
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha);
 
 }  // namespace jqtrace
