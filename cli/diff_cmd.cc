@@ -195,6 +195,7 @@ int run_diff(const DiffCommandOptions& o) {
   std::vector<GateResult> results;
   if (!gates.empty()) {
     if (!evaluate_gates(gates, change_metrics(changes, group_names(a.stats, b.stats)), &results)) return kUsage;
+    if (int status = write_junit(o.gates, "diff", gates, &results)) return status;
   }
   result::DiffContext context{o.alpha, quantile_method(o.quantiles), gates.empty() ? nullptr : &results};
   int status = write_document(result::diff_document({a.names, a.scope, &a.stats, a.facts},

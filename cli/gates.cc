@@ -1,5 +1,6 @@
 #include "gates.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "common.h"
 #include "load.h"
+#include "render.h"
 #include "scope_options.h"
 
 namespace jqtrace::cli {
@@ -18,6 +20,8 @@ void add_gate_options(CLI::App& cmd, GateOptions& opts, bool on_traces) {
       ->option_text("EXPR")
       ->allow_extra_args(false);
   cmd.add_option("--gate-file", opts.gate_file, "Gates, one EXPR a line ('#' comments)")->option_text("FILE");
+  cmd.add_option("--junit", opts.junit, "Also write the gates as JUnit XML (a testcase a gate) for a CI's test view")
+      ->option_text("FILE");
   if (on_traces)
     cmd.add_flag("--allow-truncated", opts.allow_truncated,
                "Check gates and baselines on a truncated trace too (else they fail with exit 1)");
@@ -123,6 +127,40 @@ bool any_tripped(const std::vector<GateResult>& results) {
   for (const GateResult& r : results)
     if (r.tripped) return true;
   return false;
+}
+
+int write_junit(const GateOptions& opts, std::string_view command, const std::vector<GateSource>& gates,
+                const std::vector<GateResult>* results, std::string_view why_unchecked) {
+  if (opts.junit.empty() || gates.empty()) return kOk;
+  using result::xml_escape;
+  std::size_t failures = results ? std::count_if(results->begin(), results->end(), [](const GateResult& r) { return r.tripped; }) : 0;
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml += fmt::format("<testsuites><testsuite name=\"jqtrace {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", command,
+                     gates.size(), failures, results ? 0 : gates.size());
+  for (std::size_t i = 0; i < gates.size(); ++i) {
+    xml += fmt::format("<testcase classname=\"jqtrace.{}\" name=\"{}\"", command, xml_escape(gates[i].gate.text));
+    if (!results) {
+      xml += fmt::format("><error message=\"not checked: {}\"/></testcase>\n", xml_escape(why_unchecked));
+      continue;
+    }
+    const GateResult& r = (*results)[i];
+    if (r.tripped) {
+      std::string line = "gate failed: " + describe(r) + (r.detail.empty() ? "" : " (" + r.detail + ")");
+      xml += fmt::format("><failure message=\"{0}\">{0}</failure></testcase>\n", xml_escape(line));
+    }
+    else  // "idle = 66.6 < 10" would read as if it held: the value, then what would fail it
+      xml += fmt::format("><system-out>{}</system-out></testcase>\n",
+                         xml_escape(fmt::format("passed: {} = {} (fails when {}){}", r.gate.metric_label(),
+                                                format_gate_value(r.value, r.gate), r.gate.text,
+                                                r.detail.empty() ? "" : " (" + r.detail + ")")));
+  }
+  xml += "</testsuite></testsuites>\n";
+  std::FILE* f = std::fopen(opts.junit.c_str(), "wb");
+  bool written = f && std::fwrite(xml.data(), 1, xml.size(), f) == xml.size();
+  if (f && std::fclose(f) != 0) written = false;
+  if (written) return kOk;
+  print_error(fmt::format("{}: cannot write the JUnit file: {}", opts.junit, std::strerror(errno)));
+  return kInput;
 }
 
 }  // namespace jqtrace::cli

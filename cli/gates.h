@@ -17,6 +17,7 @@ struct GateOptions {
   std::vector<std::string> fail_if;
   std::string gate_file;
   bool allow_truncated = false;  ///< check gates on a cut-off trace anyway
+  std::string junit;             ///< --junit FILE: the gates as JUnit XML for a CI's test view
   bool any() const { return !fail_if.empty() || !gate_file.empty(); }
 };
 
@@ -32,6 +33,13 @@ bool parse_gate_options(const GateOptions& opts, std::vector<GateSource>* gates)
 bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metrics, std::vector<GateResult>* results);
 
 bool any_tripped(const std::vector<GateResult>& results);
+
+/// --junit FILE: a JUnit XML testsuite "jqtrace COMMAND" with a testcase a gate, a
+/// <failure> for each tripped one (its line and what the value stands on); with results
+/// null (the gates were not checked), an <error> each saying why_unchecked. Nothing without
+/// --junit or gates. kOk, or kInput after saying why the file cannot be written.
+int write_junit(const GateOptions& opts, std::string_view command, const std::vector<GateSource>& gates,
+                const std::vector<GateResult>* results, std::string_view why_unchecked = "");
 
 /// Gates and baselines are not checked on a cut-off trace (SPEC §3: its categories and
 /// lanes may be wrong, so a pass would mean nothing): false after printing where it was

@@ -86,6 +86,7 @@ int run_phases(const PhasesCommandOptions& o) {
   std::vector<GateResult> results;
   if (!gates.empty() && !evaluate_gates(gates, phase_metrics(tags), &results)) return kUsage;
   const std::vector<GateResult>* gated = gates.empty() ? nullptr : &results;
+  if (int status = write_junit(o.gates, "phases", gates, gated)) return status;
   if (int status = write_document(result::phases_document(tags, quantile_method(o.quantiles), gated), o.common,
                                   "phases"))
     return status;
