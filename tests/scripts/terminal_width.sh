@@ -56,6 +56,16 @@ grep -q "distributions show p50, p90 and max" <<< "$gaps100" || fail "gaps did n
 wide=$(on_tty 100 gaps --wide samples/decode-small.trace.json)
 grep -q "p95.*p99" <<< "$wide" || fail "gaps --wide lost p95 and p99"
 [ "$(widest <<< "$wide")" -le 100 ] || fail "gaps --wide: a line wider than 100 columns"
+# diff's changes table at 80 columns keeps what a person asks "is it slower?" for whole:
+# group, medians, the change with its interval, p_adj (the interval was cut, p_adj dropped).
+gen=$2
+"$gen" --seed 1 -o "$tmp/same1.json" 2> /dev/null
+"$gen" --seed 3 --scale 3=1.3 -o "$tmp/heavy3.json" 2> /dev/null
+changes=$(on_tty 80 diff "$tmp/same1.json" "$tmp/heavy3.json" | sed -n '/^kind /,/^$/p')
+grep -q "^kind  *group  *median_a_us  *median_b_us  *change  *p_adj$" <<< "$changes" ||
+  fail "diff's changes at 80 columns: not 'kind group median_a_us median_b_us change p_adj': $(head -1 <<< "$changes")"
+grep -qE "^layer +ffn chain +[0-9.]+ +[0-9.]+ +\+[0-9.]+% \[\+[0-9.]+, \+[0-9.]+\] +[0-9.e-]+$" <<< "$changes" ||
+  fail "diff's changes at 80 columns: the ffn chain row's interval or p_adj is not whole"
 # Piped, nothing is cut: the stats table keeps every distribution column.
 COLUMNS=40 "$jqtrace" stats samples/decode-small.trace.json | grep -q "p95_us.*p99_us.*max_us" ||
   fail "a pipe got a table cut to COLUMNS"
