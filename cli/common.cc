@@ -2,6 +2,7 @@
 
 #include "parallel.h"
 #include "paths.h"
+#include "suggest.h"
 #include "timings.h"
 #include "trace.h"
 
@@ -79,6 +80,11 @@ void add_common_options(CLI::App& cmd, CommonOptions& opts, const std::vector<Fo
     cmd.add_option("--columns", opts.columns,
                    "Only these columns of the main table, in this order (keys as in the JSON and the CSV header)")
         ->option_text("KEY,...");
+  if (std::find(formats.begin(), formats.end(), Format::csv) != formats.end())
+    cmd.add_option("--table", opts.table,
+                   "The table CSV and TSV write, by its JSON key (default: the command's main table; e.g. diff's "
+                   "changes)")
+        ->option_text("NAME");
   if (std::find(formats.begin(), formats.end(), Format::table) != formats.end())
     cmd.add_flag("--wide", opts.wide,
                  "On a terminal, keep every column and every part of a distribution (a table too wide is split "
@@ -182,9 +188,41 @@ std::size_t terminal_width(int fd) {
 
 }  // namespace
 
+namespace {
+
+/// --table NAME: the index of the table CSV and TSV write instead of the main one; -1
+/// after saying why not (another format, or no table of that key).
+int chosen_table(const result::Document& doc, const CommonOptions& opts, Format format) {
+  if (format != Format::csv && format != Format::tsv) {
+    print_error(fmt::format("--table: CSV and TSV write one table; {} has them all", result::format_name(format)));
+    return -1;
+  }
+  std::vector<const result::Table*> tables = doc.tables();
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    if (!tables[i]->in_json) continue;
+    if (tables[i]->key == opts.table) return static_cast<int>(i);
+    keys.push_back(tables[i]->key);
+  }
+  print_error(fmt::format("--table: no table '{}'{}; this result's tables are {}", opts.table,
+                          did_you_mean(close_matches(opts.table, keys)), fmt::join(keys, ", ")));
+  return -1;
+}
+
+}  // namespace
+
 int write_document(const result::Document& doc, const CommonOptions& opts, std::string_view command) {
   if (!check_output_format(opts, command)) return kUsage;
   Format format = opts.format();
+  if (!opts.table.empty()) {  // a copy that writes another table (rare, and small next to the trace)
+    int index = chosen_table(doc, opts, format);
+    if (index < 0) return kUsage;
+    result::Document chosen = doc;
+    chosen.delimited_table = index;
+    CommonOptions rest = opts;
+    rest.table.clear();
+    return write_document(chosen, rest, command);
+  }
   result::RenderOptions render;
   render.columns = split_keys(opts.columns);
   render.csv_raw = opts.csv_raw;

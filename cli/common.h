@@ -26,6 +26,7 @@ struct CommonOptions {
   std::optional<Format> given;   ///< --format
   std::string columns;           ///< --columns KEY,...
   bool wide = false;             ///< --wide: a terminal's tables keep every column and part
+  std::string table;             ///< --table NAME: the table CSV and TSV write (default: the main one)
   std::string output;        ///< -o PATH; empty: stdout
   unsigned threads = 0;      ///< -j N; 0: all cores
   std::string color = "auto";
