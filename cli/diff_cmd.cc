@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "commands.h"
 #include "common.h"
@@ -170,6 +171,38 @@ bool each_run_once(const std::vector<std::string>& paths, const char* side) {
   return true;
 }
 
+/// Units of kind on a side, a run: "12", or "11.5" pooled over runs of differing counts.
+std::string units_a_run(const Side& side, const std::string& kind) {
+  for (const KindSamples& k : side.units)
+    if (k.kind == kind) {
+      double per_run = static_cast<double>(k.dur_ns.size()) / static_cast<double>(std::max<std::size_t>(1, side.names.size()));
+      return fmt::format("{:g}", per_run);
+    }
+  return "0";
+}
+
+/// Warnings (unless -q) when the sides cannot be compared unit by unit as they stand: a
+/// kind whose units auto cut differently on each side (A's tokens end at their markers,
+/// B's start at them), and a different workload (units a run of some kind differ).
+void warn_incomparable(const Side& a, const Side& b, const CommonOptions& common) {
+  if (common.quiet) return;
+  std::vector<std::string> structure;
+  for (const KindSummary& ka : a.kinds) {
+    auto kb = std::find_if(b.kinds.begin(), b.kinds.end(), [&](const KindSummary& k) { return k.kind == ka.kind; });
+    if (kb == b.kinds.end()) continue;
+    if (ka.rule.at != kb->rule.at && ka.count > 0 && kb->count > 0)
+      print_warning(common, fmt::format("units of '{0}' {1} at their markers in A but {2} at them in B (each side "
+                                        "decided alone); the changes compare units cut two ways: give --unit-at {0}=start "
+                                        "or {0}=end",
+                                        ka.kind, unit_at_name(ka.rule.at), unit_at_name(kb->rule.at)));
+    std::string per_a = units_a_run(a, ka.kind), per_b = units_a_run(b, ka.kind);
+    if (per_a != per_b) structure.push_back(fmt::format("{} {} a run in A, {} in B", ka.kind, per_a, per_b));
+  }
+  if (!structure.empty())
+    print_warning(common, fmt::format("the sides' workloads differ ({}): their units are not the same work",
+                                      fmt::join(structure, "; ")));
+}
+
 int run_diff(const DiffCommandOptions& o) {
   std::vector<GateSource> gates;
   if (!parse_gate_options(o.gates, &gates)) return kUsage;
@@ -190,6 +223,7 @@ int run_diff(const DiffCommandOptions& o) {
   Side a, b;
   if (int status = analyse_side(o, side_a, nullptr, &a)) return status;
   if (int status = analyse_side(o, side_b, &a.stats.by, &b)) return status;  // B is grouped as A is
+  warn_incomparable(a, b, o.common);
   TraceDiff d = diff_stats(a.stats, b.stats, a.kinds, b.kinds);
   std::vector<ChangeRow> changes = unit_changes(a.units, b.units, o.alpha);
   std::vector<GateResult> results;

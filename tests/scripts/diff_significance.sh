@@ -97,5 +97,17 @@ grep -q '"kind": "token",' <<< "$few" || fail "4 tokens: no token rows"
 table=$("$jqtrace" diff -q "$tmp/few.json" "$tmp/fewheavy.json")
 grep -qE '^token +\(unit\) .*too few units' <<< "$table" || fail "the table does not say too few units"
 
+# The comparison says what it compares: two workloads (24 tokens of 8 layers against 6 of
+# 8) and a kind whose units each side cut its own way are warned about; one workload, not.
+"$gen" --tokens 6 --layers 8 --seed 5 -o "$tmp/other-workload.json" 2> /dev/null
+"$jqtrace" diff "$tmp/same1.json" "$tmp/other-workload.json" > /dev/null 2> "$tmp/err"
+grep -q "warning: the sides' workloads differ (token 24 a run in A, 6 in B; layer 192 a run in A, 48 in B" "$tmp/err" ||
+  fail "two workloads compared without a word: $(cat "$tmp/err")"
+"$jqtrace" diff "$tmp/same1.json" "$tmp/same2.json" > /dev/null 2> "$tmp/err"
+grep -q "workloads differ\|cut two ways" "$tmp/err" && fail "one workload warned about: $(cat "$tmp/err")"
+"$jqtrace" window -q --unit-at token=start --marker token 1..9 "$tmp/same1.json" -o "$tmp/token-starts.json"
+"$jqtrace" diff "$tmp/same1.json" "$tmp/token-starts.json" > /dev/null 2> "$tmp/err"
+grep -q "warning: units of 'token' end at their markers in A but start at them in B" "$tmp/err" ||
+  fail "units cut two ways compared without a word: $(cat "$tmp/err")"
 echo "diff_significance: $failures failed"
 [ $failures -eq 0 ]
