@@ -12,30 +12,36 @@
 namespace jqtrace::result {
 namespace {
 
-/// The few librsvg, cairo and glib functions a PNG needs, found in the libraries at run
-/// time (the headers give their types, so a changed signature fails to compile).
+/// The few librsvg, cairo and glib functions a PNG needs, each as (member, symbol): listed
+/// once, for the struct that holds them and for the lookup that fills it.
+#define JQTRACE_RSVG_FUNCTIONS(X)                                 \
+  X(new_from_data, rsvg_handle_new_from_data)                     \
+  X(size_in_pixels, rsvg_handle_get_intrinsic_size_in_pixels)     \
+  X(render_document, rsvg_handle_render_document)                 \
+  X(object_unref, g_object_unref)                                 \
+  X(error_free, g_error_free)                                     \
+  X(surface_create, cairo_image_surface_create)                   \
+  X(surface_status, cairo_surface_status)                         \
+  X(surface_destroy, cairo_surface_destroy)                       \
+  X(create, cairo_create)                                         \
+  X(status, cairo_status)                                         \
+  X(destroy, cairo_destroy)                                       \
+  X(write_png, cairo_surface_write_to_png_stream)                 \
+  X(status_text, cairo_status_to_string)
+
+/// Those functions, found in the libraries at run time (the headers give their types, so a
+/// changed signature fails to compile).
 struct RsvgApi {
-  decltype(&rsvg_handle_new_from_data) new_from_data = nullptr;
-  decltype(&rsvg_handle_get_intrinsic_size_in_pixels) size_in_pixels = nullptr;
-  decltype(&rsvg_handle_render_document) render_document = nullptr;
-  decltype(&g_object_unref) object_unref = nullptr;
-  decltype(&g_error_free) error_free = nullptr;
-  decltype(&cairo_image_surface_create) surface_create = nullptr;
-  decltype(&cairo_surface_status) surface_status = nullptr;
-  decltype(&cairo_surface_destroy) surface_destroy = nullptr;
-  decltype(&cairo_create) create = nullptr;
-  decltype(&cairo_status) status = nullptr;
-  decltype(&cairo_destroy) destroy = nullptr;
-  decltype(&cairo_surface_write_to_png_stream) write_png = nullptr;
-  decltype(&cairo_status_to_string) status_text = nullptr;
+#define JQTRACE_RSVG_MEMBER(member, symbol) decltype(&symbol) member = nullptr;
+  JQTRACE_RSVG_FUNCTIONS(JQTRACE_RSVG_MEMBER)
+#undef JQTRACE_RSVG_MEMBER
   std::string missing;  ///< why it could not be loaded; empty when it was
 };
 
 template <typename F>
-bool find(void* library, const char* name, F* f, std::string* missing) {
+void find(void* library, const char* name, F* f, std::string* missing) {
   *f = reinterpret_cast<F>(dlsym(library, name));
   if (!*f && missing->empty()) *missing = fmt::format("{} is missing from librsvg", name);
-  return *f != nullptr;
 }
 
 RsvgApi load_api() {
@@ -46,20 +52,9 @@ RsvgApi load_api() {
     api.missing = fmt::format("PNG output needs librsvg (Debian: apt-get install librsvg2-2): {}", dlerror());
     return api;
   }
-  std::string* m = &api.missing;
-  find(library, "rsvg_handle_new_from_data", &api.new_from_data, m);
-  find(library, "rsvg_handle_get_intrinsic_size_in_pixels", &api.size_in_pixels, m);
-  find(library, "rsvg_handle_render_document", &api.render_document, m);
-  find(library, "g_object_unref", &api.object_unref, m);
-  find(library, "g_error_free", &api.error_free, m);
-  find(library, "cairo_image_surface_create", &api.surface_create, m);
-  find(library, "cairo_surface_status", &api.surface_status, m);
-  find(library, "cairo_surface_destroy", &api.surface_destroy, m);
-  find(library, "cairo_create", &api.create, m);
-  find(library, "cairo_status", &api.status, m);
-  find(library, "cairo_destroy", &api.destroy, m);
-  find(library, "cairo_surface_write_to_png_stream", &api.write_png, m);
-  find(library, "cairo_status_to_string", &api.status_text, m);
+#define JQTRACE_RSVG_FIND(member, symbol) find(library, #symbol, &api.member, &api.missing);
+  JQTRACE_RSVG_FUNCTIONS(JQTRACE_RSVG_FIND)
+#undef JQTRACE_RSVG_FIND
   return api;
 }
 
