@@ -29,7 +29,7 @@ const ChangeRow* row_of(const std::vector<ChangeRow>& rows, const std::string& k
 
 }  // namespace
 
-TEST_CASE("changes: Holm's family is the tests; rows of too few or ambiguous units are not in m") {
+TEST_CASE("changes: Holm's family is the tests, rows of too few or ambiguous units are not in m") {
   // token: a real shift; step: cut by a guess, as shifted; fence: too few units.
   std::vector<KindSamples> a = {kind_of("token", false, 12, 1000, 10), kind_of("step", true, 12, 1000, 10),
                                 kind_of("fence", false, 3, 1000, 10)};
