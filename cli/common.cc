@@ -279,8 +279,8 @@ mode_t creation_mode() {
   return 0666 & ~mask;
 }
 
-void refuse_input_as_output(const std::string& path) {
-  print_error(fmt::format("-o {}: that is the trace being read; refusing to overwrite it (write elsewhere)", path));
+void refuse_input_as_output(std::string_view option, const std::string& path) {
+  print_error(fmt::format("{} {}: that is the trace being read; refusing to overwrite it (write elsewhere)", option, path));
 }
 
 }  // namespace
@@ -293,9 +293,10 @@ bool is_input_file(const struct stat& st) {
   return false;
 }
 
-std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status) {
+std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status, std::string_view option) {
   *status = kInput;
   auto out = std::unique_ptr<Output>(new Output());
+  out->option_ = option;
   if (opts.output.empty() || opts.output == "-") {
     out->file_ = stdout;
     out->color_ = color_wanted(opts.color, fileno(out->file_));
@@ -305,7 +306,7 @@ std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status) {
   struct stat st {};
   bool exists = ::stat(opts.output.c_str(), &st) == 0;  // through links: what would be written
   if (exists && is_input_file(st)) {
-    refuse_input_as_output(opts.output);
+    refuse_input_as_output(option, opts.output);
     *status = kUsage;
     return nullptr;
   }
@@ -401,7 +402,7 @@ bool Output::close() {
   // checked here, before anything is replaced.
   struct stat st {};
   if (::stat(target_.c_str(), &st) == 0 && is_input_file(st)) {
-    refuse_input_as_output(path_);
+    refuse_input_as_output(option_, path_);
     failure_status_ = kUsage;
     return false;
   }

@@ -85,7 +85,8 @@ class Output {
  public:
   /// Opens -o PATH (or stdout); on failure prints the reason, sets *status (kUsage for an
   /// output that is an input, kInput when it cannot be written) and returns nullptr.
-  static std::unique_ptr<Output> open(const CommonOptions& opts, int* status);
+  /// `option` names the path in messages (--junit writes its file through one too).
+  static std::unique_ptr<Output> open(const CommonOptions& opts, int* status, std::string_view option = "-o");
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -109,6 +110,7 @@ class Output {
   bool color_ = false;
   int failure_status_ = kInput;
   std::string path_;       ///< the -o path as given (messages)
+  std::string option_;     ///< the option that gave it ("-o", "--junit"), for messages
   std::string target_;     ///< the file the rename replaces: the path, its links resolved
   std::string temporary_;  ///< written until close(); empty when writing the path directly
 };

@@ -130,37 +130,40 @@ bool any_tripped(const std::vector<GateResult>& results) {
 }
 
 int write_junit(const GateOptions& opts, std::string_view command, const std::vector<GateSource>& gates,
-                const std::vector<GateResult>* results, std::string_view why_unchecked) {
+                const std::vector<GateResult>* results) {
   if (opts.junit.empty() || gates.empty()) return kOk;
   using result::xml_escape;
-  std::size_t failures = results ? std::count_if(results->begin(), results->end(), [](const GateResult& r) { return r.tripped; }) : 0;
+  std::size_t failures =
+      results ? std::count_if(results->begin(), results->end(), [](const GateResult& r) { return r.tripped; }) : 0;
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   xml += fmt::format("<testsuites><testsuite name=\"jqtrace {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", command,
                      gates.size(), failures, results ? 0 : gates.size());
   for (std::size_t i = 0; i < gates.size(); ++i) {
     xml += fmt::format("<testcase classname=\"jqtrace.{}\" name=\"{}\"", command, xml_escape(gates[i].gate.text));
-    if (!results) {
-      xml += fmt::format("><error message=\"not checked: {}\"/></testcase>\n", xml_escape(why_unchecked));
+    if (!results) {  // complete_enough_to_check refused the trace
+      xml += "><error message=\"not checked: the trace is cut off (--allow-truncated checks it anyway)\"/></testcase>\n";
       continue;
     }
     const GateResult& r = (*results)[i];
+    std::string detail = r.detail.empty() ? "" : " (" + r.detail + ")";
     if (r.tripped) {
-      std::string line = "gate failed: " + describe(r) + (r.detail.empty() ? "" : " (" + r.detail + ")");
+      std::string line = "gate failed: " + describe(r) + detail;
       xml += fmt::format("><failure message=\"{0}\">{0}</failure></testcase>\n", xml_escape(line));
+    } else {  // "idle = 66.6 < 10" would read as if it held: the value, then what would fail it
+      std::string line = fmt::format("passed: {} = {} (fails when {}){}", r.gate.metric_label(),
+                                     format_gate_value(r.value, r.gate), r.gate.text, detail);
+      xml += fmt::format("><system-out>{}</system-out></testcase>\n", xml_escape(line));
     }
-    else  // "idle = 66.6 < 10" would read as if it held: the value, then what would fail it
-      xml += fmt::format("><system-out>{}</system-out></testcase>\n",
-                         xml_escape(fmt::format("passed: {} = {} (fails when {}){}", r.gate.metric_label(),
-                                                format_gate_value(r.value, r.gate), r.gate.text,
-                                                r.detail.empty() ? "" : " (" + r.detail + ")")));
   }
   xml += "</testsuite></testsuites>\n";
-  std::FILE* f = std::fopen(opts.junit.c_str(), "wb");
-  bool written = f && std::fwrite(xml.data(), 1, xml.size(), f) == xml.size();
-  if (f && std::fclose(f) != 0) written = false;
-  if (written) return kOk;
-  print_error(fmt::format("{}: cannot write the JUnit file: {}", opts.junit, std::strerror(errno)));
-  return kInput;
+  // Written as -o is: never over a trace being read, under a temporary name renamed into place.
+  CommonOptions target;
+  target.output = opts.junit;
+  int status = kInput;
+  auto out = Output::open(target, &status, "--junit");
+  if (!out) return status;
+  std::fwrite(xml.data(), 1, xml.size(), out->file());
+  return out->close() ? kOk : out->failure_status();
 }
 
 }  // namespace jqtrace::cli

@@ -36,10 +36,11 @@ bool any_tripped(const std::vector<GateResult>& results);
 
 /// --junit FILE: a JUnit XML testsuite "jqtrace COMMAND" with a testcase a gate, a
 /// <failure> for each tripped one (its line and what the value stands on); with results
-/// null (the gates were not checked), an <error> each saying why_unchecked. Nothing without
-/// --junit or gates. kOk, or kInput after saying why the file cannot be written.
+/// null (a cut-off trace: the gates were not checked), an <error> each saying so. Nothing
+/// without --junit or gates. Written as -o is (Output); kOk, or its failure status: kUsage
+/// for a trace being read, kInput when the file cannot be written.
 int write_junit(const GateOptions& opts, std::string_view command, const std::vector<GateSource>& gates,
-                const std::vector<GateResult>* results, std::string_view why_unchecked = "");
+                const std::vector<GateResult>* results);
 
 /// Gates and baselines are not checked on a cut-off trace (SPEC §3: its categories and
 /// lanes may be wrong, so a pass would mean nothing): false after printing where it was

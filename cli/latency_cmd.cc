@@ -166,7 +166,7 @@ int run_latency(const LatencyCommandOptions& o) {
     if (!evaluate_gates(normalized(gates), result::latency_metrics(parts, analysis), &results)) return kUsage;
     c.gates = &results;
   }
-  if (int status = write_junit(o.gates, "latency", gates, cut_off ? nullptr : &results, "the trace is cut off (--allow-truncated checks it anyway)"))
+  if (int status = write_junit(o.gates, "latency", gates, cut_off ? nullptr : &results))
     return status;
   if (o.baseline.any() && !cut_off) {
     if (int status = compare_with_baseline(o, c.scope, parts, analysis, &moves)) return status;

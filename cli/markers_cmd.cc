@@ -79,7 +79,7 @@ int run_markers(const MarkersCommandOptions& o) {
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
   if (!gates.empty() && !cut_off && !evaluate_marker_gates(gates, trace, kinds, quantiles, &results)) return kUsage;
   const std::vector<GateResult>* gated = gates.empty() || cut_off ? nullptr : &results;
-  if (int status = write_junit(o.gates, "markers", gates, gated, "the trace is cut off (--allow-truncated checks it anyway)")) return status;
+  if (int status = write_junit(o.gates, "markers", gates, gated)) return status;
   context.gates = gated;
   if (o.sort == "dur") units.sort_slowest_first();
   if (int status = write_document(result::markers_document(kinds, std::move(units), context), o.common, "markers"))

@@ -629,7 +629,7 @@ int run_report(const ReportCommandOptions& o) {
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
   if (!gates.empty() && !cut_off && !scope_checkable(a.scope, o.file)) return kUsage;
   if (!gates.empty() && !cut_off && !evaluate_gates(gates, stats_metrics(a.stats, a.kinds), &results)) return kUsage;
-  if (int status = write_junit(o.gates, "report", gates, cut_off ? nullptr : &results, "the trace is cut off (--allow-truncated checks it anyway)"))
+  if (int status = write_junit(o.gates, "report", gates, cut_off ? nullptr : &results))
     return status;
 
   std::vector<ReportSection> sections;

@@ -104,7 +104,7 @@ int run_stats(const StatsCommandOptions& o) {
   }
   Checks checks;
   if (int status = run_checks(o, gates, trace, scope, stats, options, &checks)) return status;
-  if (int status = write_junit(o.gates, "stats", gates, checks.cut_off ? nullptr : &checks.gates, "the trace is cut off (--allow-truncated checks it anyway)"))
+  if (int status = write_junit(o.gates, "stats", gates, checks.cut_off ? nullptr : &checks.gates))
     return status;
   // The lanes' rows are made from stats and the trace as they are written.
   result::Document document = stats_document(stats, context(o, scope, options, checks, trace));

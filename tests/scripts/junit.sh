@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --junit FILE: the gates as JUnit XML (a testcase a gate) for a CI's test view, on every
 # command with gates; well-formed (xmllint when installed), a failure a tripped gate, an
-# error a gate that was not checked, exit 3 when it cannot be written.
+# error a gate that was not checked, exit 3 when it cannot be written, exit 2 (and nothing
+# written) when it names the trace being read.
 source "$(dirname "$0")/lib/prelude.bash"
 small=samples/decode-small.trace.json
 well_formed() {  # well_formed NAME FILE
@@ -40,6 +41,14 @@ grep -q 'errors="1"' "$tmp/truncated.xml" && grep -q '<error message="not checke
 [ ! -e "$tmp/none.xml" ] || fail "a JUnit file without gates"
 "$jqtrace" stats -q --fail-if 'idle < 10' --junit /nonexistent/dir/j.xml "$small" > /dev/null 2> "$tmp/err"
 status=$?
-[ $status -eq 3 ] && grep -q "/nonexistent/dir/j.xml: cannot write the JUnit file" "$tmp/err" || fail "unwritable --junit: exit $status"
+[ $status -eq 3 ] && grep -q "jqtrace: /nonexistent/dir/j.xml: cannot write: No such file or directory" "$tmp/err" ||
+  fail "unwritable --junit: exit $status: $(cat "$tmp/err")"
+# Written as -o is: never over the trace being read (it overwrote it with the XML, exit 0).
+cp samples/tiny.trace.json "$tmp/victim.json"
+"$jqtrace" stats -q --fail-if 'idle < 1' --junit "$tmp/victim.json" "$tmp/victim.json" > /dev/null 2> "$tmp/err"
+status=$?
+[ $status -eq 2 ] && grep -q "jqtrace: --junit $tmp/victim.json: that is the trace being read; refusing to overwrite it" "$tmp/err" ||
+  fail "--junit over its input: exit $status: $(cat "$tmp/err")"
+cmp -s samples/tiny.trace.json "$tmp/victim.json" || fail "--junit overwrote the trace it read"
 echo "junit: $failures failed"
 [ "$failures" -eq 0 ]
