@@ -147,7 +147,8 @@ MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<s
   return m;
 }
 
-/// The groups of either side's stats with no row in the changes table's units.
+/// Every group of either side's stats (change_metrics says of those without a row that
+/// they had no busy time in any unit).
 std::vector<std::string> group_names(const RangeStats& a, const RangeStats& b) {
   std::vector<std::string> names;
   for (const RangeStats* s : {&a, &b})

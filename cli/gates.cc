@@ -11,7 +11,6 @@
 #include "common.h"
 #include "load.h"
 #include "render.h"
-#include "scope_options.h"
 
 namespace jqtrace::cli {
 
@@ -67,7 +66,7 @@ bool scope_checkable(const Scope& scope, const std::string& path) {
   if (scope.kind != ScopeRequest::Kind::marker) return true;
   if (scope.range.length() == 0) {
     print_error(fmt::format("{}: {} is an empty unit (0 us); gates and baselines are not checked on nothing",
-                            display_name(path), unit_label(scope)));
+                            display_name(path), scope.label_without_unit_at()));
     return false;
   }
   if (!scope.rule.ambiguous) return true;

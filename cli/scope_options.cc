@@ -105,8 +105,6 @@ QuantileMethod quantile_method(const std::string& text) {
   return m;
 }
 
-std::string unit_label(const Scope& scope) { return scope.label.substr(0, scope.label.find(" --unit-at")); }
-
 void note_unit_rule(const std::string& kind, const UnitRule& rule, const CommonOptions& common) {
   static std::set<std::string> said;
   if (common.quiet || !said.insert(kind + unit_at_name(rule.at)).second) return;
@@ -199,7 +197,7 @@ bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, const C
   if (req.kind == ScopeRequest::Kind::marker && scope->range.length() == 0 && !common.quiet)
     fmt::print(stderr,
                "jqtrace: warning: {} is an empty unit (0 us at {} us): its shares and idle time describe nothing{}\n",
-               unit_label(*scope), us_text(scope->range.lo),
+               scope->label_without_unit_at(), us_text(scope->range.lo),
                scope->rule.automatic ? "" : fmt::format(" (does --unit-at {} cut it where you meant?)", unit_at_name(scope->rule.at)));
   if (!scope->picked.empty() && !common.quiet)  // said, so that a script can reuse the unit
     fmt::print(stderr, "jqtrace: --marker {} {} is unit {} ({} us)\n", req.marker_kind, scope->picked, scope->first_unit,

@@ -41,8 +41,6 @@ bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, const C
 /// with the evidence when auto found it ambiguous.
 void note_unit_rule(const std::string& kind, const UnitRule& rule, const CommonOptions& common);
 
-/// A marker scope as it was asked for: "--marker step 0".
-std::string unit_label(const Scope& scope);
 /// The same warning for each kind auto found ambiguous (commands that cut every kind).
 void warn_ambiguous_kinds(const std::vector<KindSummary>& kinds, const CommonOptions& common);
 

@@ -83,8 +83,7 @@ std::string unit_rule_text(UnitRule rule) {
 std::string scope_prefix(const Scope& scope) {
   if (scope.window) return "window " + scope.label + ", ";
   if (scope.kind != ScopeRequest::Kind::marker) return "";
-  std::string label = scope.label.substr(0, scope.label.find(" --unit-at"));
-  return fmt::format("{} ({}), ", label, unit_rule_text(scope.rule));
+  return fmt::format("{} ({}), ", scope.label_without_unit_at(), unit_rule_text(scope.rule));
 }
 
 void add_range_total_columns(Table& t) {

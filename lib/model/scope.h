@@ -231,6 +231,9 @@ struct Scope {
   /// How the scope reads on a command line, comparable between runs: "whole trace",
   /// "--marker token 2..6 --unit-at end", "--us 1000 2000" (a window's: its recorded one).
   std::string label;
+
+  /// The label without the --unit-at it may end in: "--marker token 2..6".
+  std::string label_without_unit_at() const { return label.substr(0, label.find(" --unit-at")); }
 };
 
 /// Resolves a request to a scope; false with a message (a usage error) when the kind is
