@@ -158,6 +158,7 @@ struct GridColumn {
   std::size_t width = 0;  ///< display columns: the widest cell, the header's included
   std::size_t leaf = 0;   ///< index into Grid::leaves (a bar shares its number's)
   bool identity = false;  ///< says what a row is: repeated in every block of a split table
+  bool named = false;     ///< a distribution's part whose header also names it ("wall_us p50")
 };
 
 /// How a table prints: its columns, those still shown after fitting the terminal (in
@@ -206,8 +207,8 @@ Grid make_grid(const Document& doc, const Table& t, const RenderOptions& options
     const Column& c = t.columns[l.column];
     // The first column and the text (or identifying) columns right after it say what a row is.
     bool identity = i == 0 || (g.columns.back().identity && (left_aligned(c, l) || c.identifies));
-    g.columns.push_back({leaf_header(t, l), left_aligned(c, l), c.drop_rank, false, 0, i, identity});
-    if (c.bar && l.part < 0) g.columns.push_back({"", true, std::max(c.drop_rank, 1), true, 0, i, false});
+    g.columns.push_back({leaf_header(t, l), left_aligned(c, l), c.drop_rank, false, 0, i, identity, false});
+    if (c.bar && l.part < 0) g.columns.push_back({"", true, std::max(c.drop_rank, 1), true, 0, i, false, false});
   }
   for (std::size_t i = 0; i < g.columns.size(); ++i) g.shown.push_back(i);
   return g;
@@ -294,7 +295,15 @@ void hide_repeats(Grid& g, const RenderOptions& options) {
       stop_showing(g, p.hidden);
 }
 
-void name_the_part(Grid& g, std::size_t i);
+/// Column i's header names its distribution too ("wall_us p50", not "p50"): the first part
+/// shown of it, or the first in a block.
+void name_the_part(Grid& g, std::size_t i) {
+  if (g.columns[i].named) return;
+  g.columns[i].named = true;
+  const Column& c = g.table->columns[source_of(g, i)];
+  g.columns[i].header = printable(valid_utf8(c.header.empty() ? c.key : c.header)) + " " + g.columns[i].header;
+  g.columns[i].width = std::max(g.columns[i].width, display_width(g.columns[i].header));
+}
 
 /// Distributions keep the parts a person reads first: p50, p90 and max (and the count
 /// hide_repeats left).
@@ -316,18 +325,19 @@ void name_first_parts(Grid& g) {
   for (std::size_t k = 0; k < g.shown.size(); ++k) {
     std::size_t i = g.shown[k];
     bool first_part = part_of(g, i) > 0 && (k == 0 || source_of(g, g.shown[k - 1]) != source_of(g, i));
-    if (first_part && g.columns[i].header.find(' ') == std::string::npos) name_the_part(g, i);
+    if (first_part) name_the_part(g, i);
   }
 }
 
-/// Cuts the widest text column that does not say what a row is (identity columns are cut
-/// only when nothing else can be) with "…" by what the table is too wide (never below 8);
-/// its width is then measured again over the cut cells.
-void cut_widest_text(Grid& g, std::size_t width, const RenderOptions& options, bool identity_too) {
-  std::size_t total = total_width(g);
+/// Cuts the widest text column of `among` that does not say what a row is (identity
+/// columns are cut only when nothing else can be) with "…" by what `among` is too wide
+/// (never below 8); its width is then measured again over the cut cells.
+void cut_widest_text(Grid& g, const std::vector<std::size_t>& among, std::size_t width, const RenderOptions& options,
+                     bool identity_too) {
+  std::size_t total = width_of(g, among);
   if (total <= width) return;
   std::size_t widest = SIZE_MAX;
-  for (std::size_t i : g.shown) {
+  for (std::size_t i : among) {
     const GridColumn& c = g.columns[i];
     if (c.left && !c.bar && (identity_too || !c.identity) && (widest == SIZE_MAX || c.width > g.columns[widest].width))
       widest = i;
@@ -345,14 +355,6 @@ void cut_widest_text(Grid& g, std::size_t width, const RenderOptions& options, b
     std::size_t w = display_width(cells[widest]);
     c.width = std::max(c.width, w <= g.keep ? w : display_width(truncate_to_width(cells[widest], g.keep)));
   }
-}
-
-/// Column i's header names its distribution too ("wall_us p50", not "p50"): the first part
-/// shown of it, or the first in a block.
-void name_the_part(Grid& g, std::size_t i) {
-  const Column& c = g.table->columns[source_of(g, i)];
-  g.columns[i].header = printable(valid_utf8(c.header.empty() ? c.key : c.header)) + " " + g.columns[i].header;
-  g.columns[i].width = std::max(g.columns[i].width, display_width(g.columns[i].header));
 }
 
 /// The shown columns in blocks of at most width, each led by the identity columns; a
@@ -374,8 +376,7 @@ void split_into_blocks(Grid& g, std::size_t width) {
     wider.insert(wider.end(), group.begin(), group.end());
     if (block.size() > identity.size() && width_of(g, wider) > width) {
       g.blocks.push_back(block);
-      bool named = g.columns[group.front()].header.find(' ') != std::string::npos;
-      if (part_of(g, group.front()) > 0 && !named) name_the_part(g, group.front());
+      if (part_of(g, group.front()) > 0) name_the_part(g, group.front());
       wider = identity;
       wider.insert(wider.end(), group.begin(), group.end());
     }
@@ -415,7 +416,7 @@ void fit(Grid& g, std::size_t width, const RenderOptions& options) {
     if (victim == SIZE_MAX) break;
     drop_column(g, victim);
   }
-  if (too_wide()) cut_widest_text(g, width, options, false);
+  if (too_wide()) cut_widest_text(g, g.shown, width, options, false);
   if (!too_wide()) {
     g.blocks.push_back(g.shown);
     return;
@@ -424,14 +425,12 @@ void fit(Grid& g, std::size_t width, const RenderOptions& options) {
   // A block wider than the terminal with one group: its names are what is too long.
   std::size_t widest = 0;
   for (const auto& block : g.blocks) widest = std::max(widest, width_of(g, block));
-  if (widest > width && g.cut == SIZE_MAX) {
-    std::vector<std::size_t> all = g.shown;
-    g.shown.clear();
-    for (const auto& block : g.blocks)
-      if (width_of(g, block) == widest) g.shown = block;
-    cut_widest_text(g, width, options, true);
-    g.shown = all;
-  }
+  if (widest > width && g.cut == SIZE_MAX)
+    for (auto block = g.blocks.rbegin(); block != g.blocks.rend(); ++block)  // the last of the widest
+      if (width_of(g, *block) == widest) {
+        cut_widest_text(g, *block, width, options, true);
+        break;
+      }
 }
 
 /// The table's lines (header, then a line a row) for one block of columns, handed to sink
