@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <numeric>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -544,10 +545,10 @@ void shade_shared_colors(std::vector<TimelineGroup>& groups, const Trace& trace,
   if (by == GroupBy::category) {
     // By tag, the lower keeps the colour: the same shades in a profile trace and a legacy
     // one, whatever order the categories were met in.
-    for (const Category& c : trace.categories) order.push_back(c.name);
-    std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
-      return category_tag(a, trace.profile) < category_tag(b, trace.profile);
-    });
+    std::vector<std::pair<int64_t, std::string>> by_tag;  // each name's tag found once, not in every comparison
+    for (const Category& c : trace.categories) by_tag.emplace_back(category_tag(c.name, trace.profile), c.name);
+    std::stable_sort(by_tag.begin(), by_tag.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [tag, name] : by_tag) order.push_back(std::move(name));
   } else {
     for (const TimelineGroup& g : groups) order.push_back(g.name);
     std::sort(order.begin(), order.end());
