@@ -83,6 +83,9 @@ int analyse_side(const DiffCommandOptions& o, const std::vector<std::string>& pa
 std::string unjudgeable(const ChangeRow& r) {
   std::string row = r.group == kUnitRow ? fmt::format("the '{}' units row", r.kind)
                                         : fmt::format("the row of '{}' in '{}' units", r.group, r.kind);
+  if (!r.test.tested && r.of == ChangeRow::Of::time)
+    return fmt::format("{} has too few units in which '{}' runs to test ({} of {} and {} of {}; {} a side needed)",
+                       row, r.group, r.test.n_a, r.runs.n_a, r.test.n_b, r.runs.n_b, kMinTestedValues);
   if (!r.test.tested)
     return fmt::format("{} has too few units to test ({} and {}; {} a side needed)", row, r.test.n_a, r.test.n_b,
                        kMinTestedValues);
@@ -118,13 +121,15 @@ MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<s
   // Each name's row: "GROUP, KIND" and a kind name their own; a bare group, its row in the
   // kind with the most units (the most telling sample), whatever its kind's rule: a row
   // that cannot judge says so rather than hand the gate another kind's row.
+  // (A share-of-units row is read, not gated: its change is in points, not in % of a time.)
   std::map<std::string, const ChangeRow*> row_of;
   for (const ChangeRow& r : rows) {
+    if (r.of == ChangeRow::Of::units_share) continue;
     row_of[r.group + ", " + r.kind] = &r;
     if (r.group == kUnitRow) {
       row_of[r.kind] = &r;
     } else if (const ChangeRow*& best = row_of[r.group];
-               !best || r.test.n_a + r.test.n_b > best->test.n_a + best->test.n_b) {
+               !best || r.runs.n_a + r.runs.n_b > best->runs.n_a + best->runs.n_b) {
       best = &r;
     }
   }

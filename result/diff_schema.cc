@@ -97,15 +97,35 @@ Table kinds_table(const TraceDiff& d) {
 Value pct_of(double v, double base) { return base != 0 ? Value{100.0 * v / base} : Value{}; }
 
 /// What people read in the change column: "~" when not significant (benchstat's mark),
-/// else the shift and its interval in % of A's median.
+/// else the shift and its interval in % of A's median (in points for a share of units).
 std::string change_text(const ChangeRow& r) {
-  if (!r.test.tested) return "too few units";
+  if (!r.tested()) return "too few units";
   if (r.ambiguous) return "~ (ambiguous units)";
   if (!r.significant) return "~";
+  if (r.of == ChangeRow::Of::units_share)
+    return fmt::format("{:+.1f}pp [{:+.1f}, {:+.1f}]", r.runs.delta_pp, r.runs.ci_lo_pp, r.runs.ci_hi_pp);
   double base = r.test.median_a;
   if (base == 0) return fmt::format("{:+.3f} us", r.test.shift / 1000.0);
   return fmt::format("{:+.1f}% [{:+.1f}, {:+.1f}]", 100 * r.test.shift / base, 100 * r.test.ci_lo / base,
                      100 * r.test.ci_hi / base);
+}
+
+/// One row of the changes table (the columns of changes_table).
+Row change_row(const ChangeRow& r) {
+  const ShiftTest& s = r.test;
+  bool share = r.of == ChangeRow::Of::units_share, durations = r.of == ChangeRow::Of::durations;
+  bool any = !share && s.n_a > 0 && s.n_b > 0;
+  std::string note = !r.tested() ? "too few units" : r.ambiguous ? "ambiguous units" : "";
+  Value n_a = count(share ? r.runs.n_a : s.n_a), n_b = count(share ? r.runs.n_b : s.n_b);
+  Value runs_a = durations ? Value{} : Value{r.runs.pct_a()}, runs_b = durations ? Value{} : Value{r.runs.pct_b()};
+  auto shift_part = [&](double v) { return any ? pct_of(v, s.median_a) : Value{}; };
+  auto share_part = [&](double v) { return share ? Value{v} : Value{}; };
+  return {r.kind, r.group, n_a, n_b, runs_a, runs_b,
+          share ? Value{} : Value{s.median_a}, share ? Value{} : Value{s.median_b}, change_text(r),
+          any ? Value{s.shift} : Value{}, shift_part(s.shift), shift_part(s.ci_lo), shift_part(s.ci_hi),
+          share_part(r.runs.delta_pp), share_part(r.runs.ci_lo_pp), share_part(r.runs.ci_hi_pp),
+          r.tested() ? Value{r.p()} : Value{}, r.tested() && !r.ambiguous ? Value{r.p_adj} : Value{}, r.significant,
+          note};
 }
 
 Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
@@ -115,9 +135,11 @@ Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
   t.add_column(Column("kind", Kind::text));
   t.add_column(Column("group", Kind::text));
   // At 80 columns the essentials stay whole (kind, group, medians, the change with its
-  // interval, p_adj): p goes first, then the units' counts.
+  // interval, p_adj): p goes first, then the units' counts and shares.
   t.add_column(Column("n_a", Kind::integer).rank(1));
   t.add_column(Column("n_b", Kind::integer).rank(1));
+  t.add_column(Column("runs_a_pct", Kind::ratio).rank(1));
+  t.add_column(Column("runs_b_pct", Kind::ratio).rank(1));
   t.add_column(Column("median_a_us", Kind::us));
   t.add_column(Column("median_b_us", Kind::us));
   t.add_column(Column("change", Kind::text).people_only());
@@ -125,19 +147,14 @@ Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
   t.add_column(Column("shift_pct", Kind::ratio).data_only());
   t.add_column(Column("ci_lo_pct", Kind::ratio).data_only());
   t.add_column(Column("ci_hi_pct", Kind::ratio).data_only());
+  t.add_column(Column("runs_delta_pp", Kind::ratio).data_only());
+  t.add_column(Column("runs_ci_lo_pp", Kind::ratio).data_only());
+  t.add_column(Column("runs_ci_hi_pp", Kind::ratio).data_only());
   t.add_column(Column("p", Kind::probability).rank(2));
   t.add_column(Column("p_adj", Kind::probability));
   t.add_column(Column("significant", Kind::flag).data_only());
   t.add_column(Column("note", Kind::text).data_only());
-  for (const ChangeRow& r : rows) {
-    const ShiftTest& s = r.test;
-    bool any = s.n_a > 0 && s.n_b > 0;
-    std::string note = !s.tested ? "too few units" : r.ambiguous ? "ambiguous units" : "";
-    t.rows.push_back({r.kind, r.group, count(s.n_a), count(s.n_b), Value{s.median_a}, Value{s.median_b}, change_text(r),
-                      any ? Value{s.shift} : Value{}, any ? pct_of(s.shift, s.median_a) : Value{},
-                      any ? pct_of(s.ci_lo, s.median_a) : Value{}, any ? pct_of(s.ci_hi, s.median_a) : Value{},
-                      s.tested ? Value{s.p} : Value{}, s.tested && !r.ambiguous ? Value{r.p_adj} : Value{}, r.significant, note});
-  }
+  for (const ChangeRow& r : rows) t.rows.push_back(change_row(r));
   return t;
 }
 

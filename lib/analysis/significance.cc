@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace jqtrace {
 namespace {
@@ -97,6 +98,40 @@ ShiftTest compare_samples(std::vector<int64_t> a, std::vector<int64_t> b) {
   t.ci_hi = static_cast<double>(d.kth(n - 1 - lo));
   t.tested = a.size() >= kMinTestedValues && b.size() >= kMinTestedValues;
   if (t.tested) t.p = mann_whitney_p(a, b);
+  return t;
+}
+
+namespace {
+
+/// Wilson's 95% score interval of a share hits / n (n > 0).
+std::pair<double, double> wilson(double hits, double n) {
+  constexpr double z = 1.959964;
+  double share = hits / n, z2 = z * z;
+  double centre = (share + z2 / (2 * n)) / (1 + z2 / n);
+  double half = z / (1 + z2 / n) * std::sqrt(share * (1 - share) / n + z2 / (4 * n * n));
+  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+}  // namespace
+
+ProportionTest compare_proportions(std::size_t hits_a, std::size_t n_a, std::size_t hits_b, std::size_t n_b) {
+  ProportionTest t{hits_a, n_a, hits_b, n_b};
+  if (n_a == 0 || n_b == 0) return t;
+  double na = static_cast<double>(n_a), nb = static_cast<double>(n_b);
+  double pa = static_cast<double>(hits_a) / na, pb = static_cast<double>(hits_b) / nb;
+  t.delta_pp = 100 * (pb - pa);
+  // Newcombe's hybrid score interval of pb - pa: each side's Wilson interval, combined.
+  auto [lo_a, hi_a] = wilson(static_cast<double>(hits_a), na);
+  auto [lo_b, hi_b] = wilson(static_cast<double>(hits_b), nb);
+  t.ci_lo_pp = 100 * ((pb - pa) - std::sqrt((pb - lo_b) * (pb - lo_b) + (hi_a - pa) * (hi_a - pa)));
+  t.ci_hi_pp = 100 * ((pb - pa) + std::sqrt((hi_b - pb) * (hi_b - pb) + (pa - lo_a) * (pa - lo_a)));
+  t.tested = n_a >= kMinTestedValues && n_b >= kMinTestedValues;
+  if (!t.tested) return t;
+  double pooled = static_cast<double>(hits_a + hits_b) / (na + nb);
+  double sigma = std::sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb));
+  if (sigma <= 0) return t;  // every unit or none, both sides: no change (p = 1)
+  double z = std::max(0.0, std::fabs(pb - pa) - 0.5 * (1 / na + 1 / nb)) / sigma;
+  t.p = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
   return t;
 }
 

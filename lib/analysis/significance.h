@@ -26,6 +26,22 @@ struct ShiftTest {
 /// The test of b against a (each sorted here; any order given).
 ShiftTest compare_samples(std::vector<int64_t> a, std::vector<int64_t> b);
 
+/// The share of units in which something runs (a group with busy time in it), compared
+/// between the sides: in how many of each side's units it runs, and whether the share
+/// moved (SPEC §2 "Significance", the units a group runs in).
+struct ProportionTest {
+  std::size_t hits_a = 0, n_a = 0, hits_b = 0, n_b = 0;
+  bool tested = false;               ///< both sides have kMinTestedValues units
+  double p = 1;                      ///< two-sided, pooled z with continuity correction
+  double delta_pp = 0;               ///< share of B's units - share of A's, in points
+  double ci_lo_pp = 0, ci_hi_pp = 0; ///< its 95% interval (Newcombe's, from Wilson's)
+  double pct_a() const { return n_a ? 100.0 * static_cast<double>(hits_a) / static_cast<double>(n_a) : 0; }
+  double pct_b() const { return n_b ? 100.0 * static_cast<double>(hits_b) / static_cast<double>(n_b) : 0; }
+};
+
+/// The test of B's share hits_b / n_b against A's hits_a / n_a.
+ProportionTest compare_proportions(std::size_t hits_a, std::size_t n_a, std::size_t hits_b, std::size_t n_b);
+
 /// Holm's step-down adjustment of p values (in their order): sorted ascending,
 /// p_adj(k) = max over j <= k of min(1, (m - j + 1) * p(j)), returned in the given order.
 std::vector<double> holm_adjust(const std::vector<double>& p);

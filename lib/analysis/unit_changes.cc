@@ -1,6 +1,9 @@
 #include "unit_changes.h"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <utility>
 
 #include "latency.h"
 #include "markers.h"
@@ -31,12 +34,24 @@ void add_latency_samples(const LatencyAnalysis& a, const std::vector<Unit>& unit
   }
 }
 
-/// Rows of the samples in `samples` of both sides with time in either, the most time first.
+/// The values of v above 0: the units in which a group or part has time.
+std::vector<int64_t> nonzero(const std::vector<int64_t>& v) {
+  std::vector<int64_t> kept;
+  std::copy_if(v.begin(), v.end(), std::back_inserter(kept), [](int64_t x) { return x > 0; });
+  return kept;
+}
+
+/// Rows of the samples in `samples` of both sides with time in either, the most time first,
+/// each over the units in which it has time (a unit without it is not a sample of its time:
+/// a layer that runs no ffn chain would pull its shift toward 0); with share_rows, a row of
+/// the share of units a label runs in after its own when the share moves by more than
+/// kShareRowPoints.
 void add_rows(const KindSamples& ka, const KindSamples& kb, bool ambiguous,
-              std::map<std::string, std::vector<int64_t>> KindSamples::*samples, std::vector<ChangeRow>* rows) {
+              std::map<std::string, std::vector<int64_t>> KindSamples::*samples, bool share_rows,
+              std::vector<ChangeRow>* rows) {
   auto of = [&](const KindSamples& k, const std::string& label) {
     auto it = (k.*samples).find(label);
-    return it == (k.*samples).end() ? std::vector<int64_t>(k.dur_ns.size(), 0) : it->second;
+    return it == (k.*samples).end() ? std::vector<int64_t>() : nonzero(it->second);
   };
   std::map<std::string, int64_t> busiest;
   for (const KindSamples* k : {&ka, &kb})
@@ -45,13 +60,20 @@ void add_rows(const KindSamples& ka, const KindSamples& kb, bool ambiguous,
   for (const auto& [label, sum] : busiest)
     if (sum > 0) labels.emplace_back(label, sum);
   std::stable_sort(labels.begin(), labels.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
-  for (const auto& [label, sum] : labels)
-    rows->push_back({ka.kind, label, compare_samples(of(ka, label), of(kb, label)), 1, false, ambiguous});
+  for (const auto& [label, sum] : labels) {
+    std::vector<int64_t> a = of(ka, label), b = of(kb, label);
+    ProportionTest runs = compare_proportions(a.size(), ka.dur_ns.size(), b.size(), kb.dur_ns.size());
+    rows->push_back({ka.kind, label, ChangeRow::Of::time, compare_samples(std::move(a), std::move(b)), runs, 1, false,
+                     ambiguous});
+    if (share_rows && std::fabs(runs.delta_pp) > kShareRowPoints)
+      rows->push_back({ka.kind, units_row_label(label), ChangeRow::Of::units_share, {}, runs, 1, false, ambiguous});
+  }
 }
 
 }  // namespace
 
 std::string latency_row_label(const std::string& class_or_group) { return "latency: " + class_or_group; }
+std::string units_row_label(const std::string& group) { return "with " + group; }
 
 void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequest& unit_at, unsigned threads,
                       std::vector<KindSamples>* pooled, bool latency) {
@@ -106,17 +128,19 @@ std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std
     const KindSamples* kb = found == b_kinds.end() ? nullptr : found->second;
     if (!kb || ka.dur_ns.empty() || kb->dur_ns.empty()) continue;
     bool ambiguous = ka.ambiguous || kb->ambiguous;
-    rows.push_back({ka.kind, kUnitRow, compare_samples(ka.dur_ns, kb->dur_ns), 1, false, ambiguous});
+    std::size_t units_a = ka.dur_ns.size(), units_b = kb->dur_ns.size();
+    rows.push_back({ka.kind, kUnitRow, ChangeRow::Of::durations, compare_samples(ka.dur_ns, kb->dur_ns),
+                    compare_proportions(units_a, units_a, units_b, units_b), 1, false, ambiguous});
     // Groups with busy time in some unit of either side, the busiest (both sides) first.
-    add_rows(ka, *kb, ambiguous, &KindSamples::busy_ns, &rows);
-    add_rows(ka, *kb, ambiguous, &KindSamples::latency_ns, &rows);
+    add_rows(ka, *kb, ambiguous, &KindSamples::busy_ns, true, &rows);
+    add_rows(ka, *kb, ambiguous, &KindSamples::latency_ns, false, &rows);
   }
   // Holm's family is the rows that are tests: too few units and units cut by a guess are
   // never significant, and counted in m they only raised every other row's p_adj.
-  auto in_family = [](const ChangeRow& r) { return r.test.tested && !r.ambiguous; };
+  auto in_family = [](const ChangeRow& r) { return r.tested() && !r.ambiguous; };
   std::vector<double> p;
   for (const ChangeRow& r : rows)
-    if (in_family(r)) p.push_back(r.test.p);
+    if (in_family(r)) p.push_back(r.p());
   std::vector<double> adjusted = holm_adjust(p);
   std::size_t next = 0;
   for (ChangeRow& r : rows) {

@@ -43,18 +43,37 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
 /// The group of a kind's own row: the units' durations.
 inline constexpr const char* kUnitRow = "(unit)";
 
+/// A group whose share of units moves by more than this many points gets a row of its own
+/// (units_row_label): its time rows compare only the units it runs in.
+inline constexpr double kShareRowPoints = 10;
+
+/// The label of the row of the share of units a group runs in: "with ffn chain" (layers with ffn chain: 56% of them in A, 81% in B).
+std::string units_row_label(const std::string& group);
+
 struct ChangeRow {
-  std::string kind, group;  ///< group kUnitRow: the unit durations
-  ShiftTest test;
+  /// What the row compares: the units' durations (group kUnitRow); a group's busy time or a
+  /// latency part per unit, over the units in which it has time on each side; the share of
+  /// units in which a group runs (a units_row_label row).
+  enum class Of { durations, time, units_share };
+  std::string kind, group;
+  Of of = Of::durations;
+  ShiftTest test;           ///< durations and time rows (n_a, n_b: the units compared)
+  /// The kind's units on each side, and in how many the row's group or part has time (time
+  /// rows); tested with its p and interval for units_share rows.
+  ProportionTest runs;
   double p_adj = 1;         ///< Holm over the table's tests (tested rows of units not cut by a guess)
   bool significant = false; ///< tested, p_adj < alpha, and the kind's units not cut by a guess
   bool ambiguous = false;   ///< the kind's units were cut by an ambiguous auto rule
+  bool tested() const { return of == Of::units_share ? runs.tested : test.tested; }
+  double p() const { return of == Of::units_share ? runs.p : test.p; }
 };
 
 /// For every kind both sides have: its unit row, then a row a group with busy time in some
-/// unit of either side (busiest first), then the latency rows with time on either side
-/// (classes and groups, the most time first); p adjusted over the rows that are tests
-/// (tested, and of units not cut by an ambiguous rule).
+/// unit of either side (busiest first) over the units in which it has busy time on each
+/// side, each followed by the share of units it runs in when that moves by more than
+/// kShareRowPoints, then the latency rows with time on either side (classes and groups,
+/// the most time first, over the units with that part); p adjusted over the rows that are
+/// tests (tested, and of units not cut by an ambiguous rule).
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha);
 
 }  // namespace jqtrace

@@ -47,3 +47,76 @@ TEST_CASE("changes: Holm's family is the tests, rows of too few or ambiguous uni
   CHECK_FALSE(step->significant);
   CHECK_FALSE(row_of(rows, "fence")->test.tested);
 }
+
+namespace {
+
+/// A group's busy time in each unit of k: `runs_in` of every `of` units hold base + 7*i ns
+/// (scaled by `scale`), the others none.
+void add_group(KindSamples* k, const std::string& group, int runs_in, int of, int64_t base, double scale) {
+  std::vector<int64_t>& busy = k->busy_ns[group];
+  for (std::size_t i = 0; i < k->dur_ns.size(); ++i)
+    busy.push_back(static_cast<int>(i) % of < runs_in
+                       ? static_cast<int64_t>(static_cast<double>(base + 7 * static_cast<int64_t>(i)) * scale)
+                       : 0);
+}
+
+const ChangeRow* group_row(const std::vector<ChangeRow>& rows, const std::string& group) {
+  for (const ChangeRow& r : rows)
+    if (r.group == group) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("changes: a group's row compares the units it runs in, and the share of them moves in a row of its own") {
+  // 40 layers a side; ffn runs in half of A's and half of B's, 30% heavier in B: with the
+  // units without it as zeros in both samples, the shift was pulled toward 0.
+  KindSamples a = kind_of("layer", false, 40, 1000, 10), b = kind_of("layer", false, 40, 1000, 10);
+  add_group(&a, "ffn", 1, 2, 1000, 1.0);
+  add_group(&b, "ffn", 1, 2, 1000, 1.3);
+  // moe runs in a quarter of A's layers and in three quarters of B's, as heavy.
+  add_group(&a, "moe", 1, 4, 5000, 1.0);
+  add_group(&b, "moe", 3, 4, 5000, 1.0);
+  std::vector<ChangeRow> rows = unit_changes({a}, {b}, 0.05);
+  const ChangeRow* ffn = group_row(rows, "ffn");
+  REQUIRE(ffn);
+  CHECK(ffn->of == ChangeRow::Of::time);
+  CHECK(ffn->test.n_a == 20);
+  CHECK(ffn->test.n_b == 20);
+  CHECK(ffn->runs.n_a == 40);
+  CHECK(ffn->runs.pct_a() == doctest::Approx(50));
+  // The units it runs in: 1000..1266 ns, against 1.3 times those.
+  CHECK(ffn->test.median_a == doctest::Approx(1000 + 7 * 19));
+  CHECK(ffn->test.ci_lo <= 0.3 * ffn->test.median_a);
+  CHECK(ffn->test.ci_hi >= 0.3 * ffn->test.median_a);
+  CHECK(ffn->significant);
+  CHECK_FALSE(group_row(rows, units_row_label("ffn")));  // its share did not move
+  const ChangeRow* moe_share = group_row(rows, units_row_label("moe"));
+  REQUIRE(moe_share);
+  CHECK(moe_share->of == ChangeRow::Of::units_share);
+  CHECK(moe_share->runs.delta_pp == doctest::Approx(50));
+  CHECK(moe_share->runs.ci_lo_pp > 25);
+  CHECK(moe_share->runs.ci_hi_pp < 70);
+  CHECK(moe_share->significant);
+  // Its time row: the same work where it runs, no change.
+  const ChangeRow* moe = group_row(rows, "moe");
+  REQUIRE(moe);
+  CHECK(moe->test.n_a == 10);
+  CHECK(moe->test.n_b == 30);
+  CHECK_FALSE(moe->significant);
+}
+
+TEST_CASE("significance: the share of units, against a hand-worked case") {
+  // 10 of 40 against 30 of 40: pooled 0.5, sigma = sqrt(0.25 * 2 / 40) = 0.1118;
+  // z = (0.5 - 0.025) / 0.1118 = 4.249, p = erfc(4.249 / sqrt 2) = 2.15e-5.
+  ProportionTest t = compare_proportions(10, 40, 30, 40);
+  CHECK(t.tested);
+  CHECK(t.delta_pp == doctest::Approx(50));
+  CHECK(t.p == doctest::Approx(2.15e-5).epsilon(0.01));
+  // Newcombe's interval (Wilson: 0.25 in [0.1419, 0.4019], 0.75 in [0.5981, 0.8581]):
+  // 0.5 - sqrt(0.1519^2 + 0.1519^2) = 0.2851, 0.5 + sqrt(0.1081^2 + 0.1081^2) = 0.6529.
+  CHECK(t.ci_lo_pp == doctest::Approx(28.51).epsilon(0.001));
+  CHECK(t.ci_hi_pp == doctest::Approx(65.29).epsilon(0.001));
+  CHECK(compare_proportions(40, 40, 40, 40).p == 1);  // every unit both sides
+  CHECK_FALSE(compare_proportions(3, 5, 4, 5).tested);
+}
