@@ -34,19 +34,23 @@ struct DiffCommandOptions {
 };
 
 /// One side: its first run's stats over the scope and its marker kinds (the side-by-side
-/// tables), and every run's units pooled (the changes table).
+/// tables), and every run's units (pooled for the changes table).
 struct Side {
+  std::vector<std::string> paths;  ///< its runs, as given
   std::vector<std::string> names;  ///< its runs, as shown
   Scope scope;
   RangeStats stats;
   std::vector<KindSummary> kinds;
   result::TraceFacts facts;
-  std::vector<KindSamples> units;
+  std::vector<std::vector<KindSamples>> run_units;  ///< a run's units, by kind
+  std::vector<KindSamples> units;                   ///< every run's, pooled (pool_runs)
 };
 
-/// Reads one run of a side: the first gives the side's stats (grouped as `by`, else as
-/// --by says), every run its units.
-int analyse_run(const DiffCommandOptions& o, const std::string& path, const GroupBy* by, Side* side) {
+/// Reads run `run` of a side with the units cut as `unit_at` says: the first gives the
+/// side's stats (grouped as `by`, else as --by says), every run its units.
+int analyse_run(const DiffCommandOptions& o, std::size_t run, const UnitRequest& unit_at, const GroupBy* by,
+                Side* side) {
+  const std::string& path = side->paths[run];
   Trace trace;  // freed before the next run is read
   if (int status = load_for_analysis(path, o.common, &trace)) return status;
   Scope scope;
@@ -55,7 +59,7 @@ int analyse_run(const DiffCommandOptions& o, const std::string& path, const Grou
     return kUsage;
   }
   SpanIndex index(trace, worker_threads(o.common));
-  if (side->names.empty()) {
+  if (run == 0) {
     StatsOptions options;
     if (by) options.by = *by;
     else if (!choose_grouping(o.by, trace, &options.by)) return kUsage;
@@ -63,18 +67,119 @@ int analyse_run(const DiffCommandOptions& o, const std::string& path, const Grou
     options.quantiles = quantile_method(o.quantiles);
     side->scope = scope;
     side->stats = compute_stats(trace, index, scope.range, options);
-    side->kinds = summarize_kinds(trace, unit_at_request(o.scope.unit_at), options.quantiles);
+    side->kinds = summarize_kinds(trace, unit_at, options.quantiles);
     side->facts = result::trace_facts(trace);
   }
-  side->names.push_back(display_name(path));
-  add_unit_samples(trace, index, unit_at_request(o.scope.unit_at), worker_threads(o.common), &side->units, o.latency);
+  side->names.resize(side->paths.size());
+  side->names[run] = display_name(path);
+  side->run_units.resize(side->paths.size());
+  side->run_units[run].clear();
+  add_unit_samples(trace, index, unit_at, worker_threads(o.common), &side->run_units[run], o.latency);
   return kOk;
 }
 
-int analyse_side(const DiffCommandOptions& o, const std::vector<std::string>& paths, const GroupBy* by, Side* side) {
-  for (const std::string& path : paths)
-    if (int status = analyse_run(o, path, by, side)) return status;
+int analyse_side(const DiffCommandOptions& o, const GroupBy* by, Side* side) {
+  for (std::size_t run = 0; run < side->paths.size(); ++run)
+    if (int status = analyse_run(o, run, unit_at_request(o.scope.unit_at), by, side)) return status;
   return kOk;
+}
+
+/// A kind's rule for both sides, decided on all their runs' evidence together.
+struct JointRule {
+  std::string kind;
+  UnitRule rule;
+  std::size_t recut = 0;  ///< runs read again to cut their units by it
+};
+
+/// The kinds whose units auto cut (each run on its own evidence) in two ways across the
+/// runs of both sides, each with the rule all their evidence says together.
+std::vector<JointRule> joint_rules(const Side& a, const Side& b) {
+  std::map<std::string, std::vector<UnitRule>> auto_rules;
+  for (const Side* side : {&a, &b})
+    for (const std::vector<KindSamples>& run : side->run_units)
+      for (const KindSamples& k : run)
+        for (const UnitRule& r : k.rules)
+          if (r.automatic && r.measured && !r.recorded) auto_rules[k.kind].push_back(r);
+  std::vector<JointRule> joint;
+  for (const auto& [kind, rules] : auto_rules) {
+    bool one_way = std::all_of(rules.begin(), rules.end(), [&](const UnitRule& r) {
+      return r.at == rules.front().at && r.ambiguous == rules.front().ambiguous;
+    });
+    if (!one_way) joint.push_back({kind, decide_jointly(rules)});
+  }
+  return joint;
+}
+
+/// The run's rule of kind (its first), or null when the run has no such kind.
+const UnitRule* run_rule(const std::vector<KindSamples>& run, const std::string& kind) {
+  for (const KindSamples& k : run)
+    if (k.kind == kind && !k.rules.empty()) return &k.rules.front();
+  return nullptr;
+}
+
+/// The joint rule of kind, or null when its runs agreed.
+const JointRule* joint_of(const std::vector<JointRule>& joint, const std::string& kind) {
+  for (const JointRule& j : joint)
+    if (j.kind == kind) return &j;
+  return nullptr;
+}
+
+/// Marks the kinds of a run cut as their joint rule says with that rule: its ambiguity
+/// (cut as asked, but the evidence was no clearer) and its evidence.
+void take_joint_rules(const std::vector<JointRule>& joint, std::vector<KindSamples>* run) {
+  for (KindSamples& k : *run)
+    if (const JointRule* j = joint_of(joint, k.kind); j && !k.rules.empty() && k.rules.front().at == j->rule.at) {
+      k.ambiguous = j->rule.ambiguous;
+      UnitRule rule = j->rule;
+      rule.nested_in = k.rules.front().nested_in;
+      rule.nested_in_at = k.rules.front().nested_in_at;
+      k.rules.assign(1, rule);
+    }
+}
+
+/// Cuts every run's units of the kinds auto cut two ways by the rule of both sides'
+/// evidence (SPEC §2 "Units"; issue 54): the runs whose own rule differs are read again
+/// with it (standard input cannot be: its units stay as they were cut, and the warning of
+/// warn_incomparable says so). A joint rule that is ambiguous leaves the kind's rows
+/// untested on both sides.
+int apply_joint_rules(const DiffCommandOptions& o, std::vector<JointRule>* joint, Side* a, Side* b) {
+  if (joint->empty()) return kOk;
+  for (Side* side : {a, b}) {
+    const GroupBy* by = side == b ? &a->stats.by : nullptr;
+    for (std::size_t run = 0; run < side->paths.size(); ++run) {
+      UnitRequest request = unit_at_request(o.scope.unit_at);
+      for (JointRule& j : *joint) {
+        const UnitRule* own = run_rule(side->run_units[run], j.kind);
+        if (!own || !own->automatic || own->recorded || own->at == j.rule.at) continue;
+        request.kinds.emplace_back(j.kind, j.rule.at);
+        ++j.recut;
+      }
+      if (!request.kinds.empty() && side->paths[run] != "-")
+        if (int status = analyse_run(o, run, request, by, side)) return status;
+      take_joint_rules(*joint, &side->run_units[run]);
+    }
+    // The side-by-side kinds table shows the rule its first run's units were cut by.
+    for (KindSummary& k : side->kinds)
+      if (const UnitRule* cut = run_rule(side->run_units[0], k.kind); cut && joint_of(*joint, k.kind)) k.rule = *cut;
+  }
+  return kOk;
+}
+
+/// How each kind both sides have was cut, for the heading and the unit_rules table.
+std::vector<result::KindRules> kind_rules(const Side& a, const Side& b, const std::vector<JointRule>& joint) {
+  std::vector<result::KindRules> rules;
+  for (const KindSamples& ka : a.units) {
+    auto kb = std::find_if(b.units.begin(), b.units.end(), [&](const KindSamples& k) { return k.kind == ka.kind; });
+    if (kb == b.units.end() || ka.rules.empty() || kb->rules.empty()) continue;
+    const JointRule* j = joint_of(joint, ka.kind);
+    rules.push_back({ka.kind, ka.rules.front(), kb->rules.front(), j != nullptr, j ? j->recut : 0});
+  }
+  return rules;
+}
+
+void pool_runs(Side* side) {
+  for (std::vector<KindSamples>& run : side->run_units) pool_unit_samples(std::move(run), &side->units);
+  side->run_units.clear();
 }
 
 /// Why row r cannot judge a gate, naming the row; "" when it can. A gate that cannot be
@@ -227,8 +332,14 @@ int run_diff(const DiffCommandOptions& o) {
   }
   if (!each_run_once(side_a, "A") || !each_run_once(side_b, "B")) return kUsage;
   Side a, b;
-  if (int status = analyse_side(o, side_a, nullptr, &a)) return status;
-  if (int status = analyse_side(o, side_b, &a.stats.by, &b)) return status;  // B is grouped as A is
+  a.paths = side_a;
+  b.paths = side_b;
+  if (int status = analyse_side(o, nullptr, &a)) return status;
+  if (int status = analyse_side(o, &a.stats.by, &b)) return status;  // B is grouped as A is
+  std::vector<JointRule> joint = joint_rules(a, b);
+  if (int status = apply_joint_rules(o, &joint, &a, &b)) return status;
+  pool_runs(&a);
+  pool_runs(&b);
   warn_incomparable(a, b, o.common);
   TraceDiff d = diff_stats(a.stats, b.stats, a.kinds, b.kinds);
   std::vector<ChangeRow> changes = unit_changes(a.units, b.units, o.alpha);
@@ -237,7 +348,8 @@ int run_diff(const DiffCommandOptions& o) {
     if (!evaluate_gates(gates, change_metrics(changes, group_names(a.stats, b.stats)), &results)) return kUsage;
     if (int status = write_junit(o.gates, "diff", gates, &results)) return status;
   }
-  result::DiffContext context{o.alpha, quantile_method(o.quantiles), gates.empty() ? nullptr : &results};
+  result::DiffContext context{o.alpha, kind_rules(a, b, joint), quantile_method(o.quantiles),
+                              gates.empty() ? nullptr : &results};
   int status = write_document(result::diff_document({a.names, a.scope, &a.stats, a.facts},
                                                      {b.names, b.scope, &b.stats, b.facts}, d, changes, context),
                               o.common, "diff");

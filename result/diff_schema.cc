@@ -1,6 +1,7 @@
 #include "diff_schema.h"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "common_fields.h"
 
@@ -158,6 +159,60 @@ Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
   return t;
 }
 
+/// How a rule was chosen: "auto", "auto, both sides", "asked" (--unit-at), "recorded".
+const char* rule_source(const UnitRule& r, bool joint) {
+  if (r.recorded) return "recorded";
+  if (!r.automatic) return "asked";
+  return joint ? "auto, both sides" : "auto";
+}
+
+/// "end" or "start in token", "(ambiguous)" after a guess.
+std::string rule_words(const UnitRule& r) {
+  std::string words = unit_at_name(r.at);
+  if (!r.nested_in.empty()) words += " in " + r.nested_in;
+  if (r.ambiguous) words += " (ambiguous)";
+  return words;
+}
+
+/// The heading's line of the units compared: "units: token end (auto, both sides: 1
+/// start, 3 end; 1 run cut again); layer start in token; step start (ambiguous)".
+std::string rules_line(const std::vector<KindRules>& rules) {
+  std::vector<std::string> parts;
+  for (const KindRules& k : rules) {
+    std::string a = rule_words(k.a), b = rule_words(k.b);
+    std::string part = k.kind + " " + (a == b ? a : a + " in A, " + b + " in B");
+    if (k.joint)
+      part += fmt::format(" (auto on both sides' evidence: {} start, {} end{})", k.a.starts, k.a.closes,
+                          k.recut ? fmt::format("; {} run{} cut again", k.recut, k.recut == 1 ? "" : "s") : "");
+    parts.push_back(part);
+  }
+  return "units: " + fmt::format("{}", fmt::join(parts, "; "));
+}
+
+Table rules_table(const std::vector<KindRules>& rules) {
+  Table t("unit_rules", "how each kind's units were cut");
+  t.in_text = false;
+  t.add_column(Column("kind", Kind::text));
+  t.add_column(Column("rule_a", Kind::text));
+  t.add_column(Column("rule_b", Kind::text));
+  t.add_column(Column("source_a", Kind::text));
+  t.add_column(Column("source_b", Kind::text));
+  t.add_column(Column("nested_in_a", Kind::text));
+  t.add_column(Column("nested_in_b", Kind::text));
+  t.add_column(Column("ambiguous", Kind::flag));
+  // The samples of both sides' runs together, where auto decided on them.
+  t.add_column(Column("evidence_start", Kind::integer));
+  t.add_column(Column("evidence_end", Kind::integer));
+  t.add_column(Column("recut_runs", Kind::integer));
+  for (const KindRules& k : rules)
+    t.rows.push_back({k.kind, std::string(unit_at_name(k.a.at)), std::string(unit_at_name(k.b.at)),
+                      std::string(rule_source(k.a, k.joint)), std::string(rule_source(k.b, k.joint)), k.a.nested_in,
+                      k.b.nested_in, k.a.ambiguous || k.b.ambiguous,
+                      k.joint ? count(static_cast<uint64_t>(k.a.starts)) : Value{},
+                      k.joint ? count(static_cast<uint64_t>(k.a.closes)) : Value{}, count(k.recut)});
+  return t;
+}
+
 }  // namespace
 
 Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d, const std::vector<ChangeRow>& changes,
@@ -183,6 +238,10 @@ Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d,
   doc.add(Field("alpha", Kind::ratio, context.alpha));
   Table& table = doc.add(changes_table(changes, context.alpha));
   table.in_text = !changes.empty();
+  if (!context.rules.empty()) {
+    doc.heading += "\n" + rules_line(context.rules);
+    doc.add(rules_table(context.rules));
+  }
   if (context.gates) doc.add(gates_table(*context.gates));
   return doc;
 }

@@ -19,8 +19,18 @@ struct DiffSide {
   TraceFacts facts;  ///< attribution, truncation, lanes that stopped early
 };
 
+/// How one marker kind's units were cut for the changes table, on each side (the rule of
+/// each side's first run holding the kind; one rule when the sides agree).
+struct KindRules {
+  std::string kind;
+  UnitRule a, b;
+  bool joint = false;      ///< auto decided on the evidence of both sides' runs together
+  std::size_t recut = 0;   ///< runs read again to cut their units by the joint rule
+};
+
 struct DiffContext {
   double alpha = 0.05;
+  std::vector<KindRules> rules;  ///< a kind both sides have
   QuantileMethod quantiles = QuantileMethod::inclusive;
   const std::vector<GateResult>* gates = nullptr;  ///< when gates were checked
 };

@@ -89,10 +89,11 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
     if (markers.ts.empty()) return;  // a registered kind with no marker here
     const std::string& kind = kinds[kind_index];
     auto [at, added] = pooled_at.try_emplace(kind, pooled->size());
-    if (added) pooled->push_back({kind, false, {}, {}, {}});
+    if (added) pooled->push_back({kind, false, {}, {}, {}, {}});
     KindSamples& k = (*pooled)[at->second];
     KindUnits plan = planner.plan(kind, markers);
     k.ambiguous = k.ambiguous || plan.rule.ambiguous;
+    k.rules.push_back(plan.rule);
     // A block of units at a time, as for_each_unit_row measures them: a unit's stats are
     // ~300 bytes a category, and a kind can have tens of thousands of units.
     std::vector<Unit> units = cut_units(markers, plan);
@@ -117,6 +118,32 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
       add_latency_samples(*a, units, first_unit, &k);
     for (auto& [label, v] : k.latency_ns) v.resize(k.dur_ns.size(), 0);
   });
+}
+
+void pool_unit_samples(std::vector<KindSamples> run, std::vector<KindSamples>* pooled) {
+  std::map<std::string, std::size_t> pooled_at;
+  for (std::size_t i = 0; i < pooled->size(); ++i) pooled_at.emplace((*pooled)[i].kind, i);
+  for (KindSamples& r : run) {
+    auto [at, added] = pooled_at.try_emplace(r.kind, pooled->size());
+    if (added) {
+      pooled->push_back(std::move(r));
+      continue;
+    }
+    KindSamples& k = (*pooled)[at->second];
+    std::size_t before = k.dur_ns.size();
+    k.dur_ns.insert(k.dur_ns.end(), r.dur_ns.begin(), r.dur_ns.end());
+    // Each group's (and part's) values line up with dur_ns: 0 in the units of a run without it.
+    for (auto samples : {&KindSamples::busy_ns, &KindSamples::latency_ns}) {
+      for (auto& [label, v] : r.*samples) {
+        std::vector<int64_t>& into = (k.*samples)[label];
+        into.resize(before, 0);
+        into.insert(into.end(), v.begin(), v.end());
+      }
+      for (auto& [label, v] : k.*samples) v.resize(k.dur_ns.size(), 0);
+    }
+    k.ambiguous = k.ambiguous || r.ambiguous;
+    k.rules.insert(k.rules.end(), r.rules.begin(), r.rules.end());
+  }
 }
 
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha) {

@@ -28,7 +28,11 @@ struct KindSamples {
   /// With latency samples (add_unit_samples' latency): the marker lane's time in each unit
   /// by class and by group (latency.h), keyed by the row's label (latency_row_label).
   std::map<std::string, std::vector<int64_t>> latency_ns;
+  std::vector<UnitRule> rules;           ///< each run's rule for the kind, in the order added
 };
+
+/// Adds one run's samples (add_unit_samples' of that run alone) to a side's, kind by kind.
+void pool_unit_samples(std::vector<KindSamples> run, std::vector<KindSamples>* pooled);
 
 /// The label of a latency row of the changes table: "latency: imbalance" (a class),
 /// "latency: ffn chain" (a group's wall on the marker lane).

@@ -88,6 +88,12 @@ inline constexpr double kClearMinGaps = 0.1;
 inline constexpr double kClearVotes = 3.0;
 inline constexpr double kUnheldMaxGaps = 0.5;
 
+/// Auto's rule of one kind on the evidence of several traces together (diff's sides): the
+/// samples of every rule given summed and weighed as decide() weighs one trace's, a rule
+/// possible only when it is in every trace (each one's outer unit holds some of its work).
+/// Each rule given must be automatic and measured.
+UnitRule decide_jointly(const std::vector<UnitRule>& rules);
+
 /// --unit-at: one rule for every kind, or a rule per kind ("token=end,layer=start"; the
 /// kinds not named take `all`).
 struct UnitRequest {

@@ -165,6 +165,16 @@ void vote_coarse_units(const Markers& fine, const Markers& coarse, const KindUni
   });
 }
 
+/// The rule the samples say (decide()'s last step): end or start when it clearly wins and
+/// is possible, else ambiguous (taken as start).
+void choose(int64_t starts, int64_t closes, bool end_possible, bool start_possible, UnitRule* rule) {
+  auto wins = [](int64_t a, int64_t b) { return a > 0 && static_cast<double>(a) >= kClearVotes * static_cast<double>(b); };
+  rule->at = UnitAt::start;
+  rule->ambiguous = false;
+  if (end_possible && wins(closes, starts)) rule->at = UnitAt::end;
+  else if (!(start_possible && wins(starts, closes))) rule->ambiguous = true;
+}
+
 /// Auto's rule from the evidence: every marker's quiet sides, and the head and tail of the
 /// extent (standalone) or of every coarser unit (nested: coarse and its plan given).
 UnitRule decide(const Markers& m, Range extent, bool activity, const Markers* coarse, const KindUnits* coarse_plan) {
@@ -191,10 +201,7 @@ UnitRule decide(const Markers& m, Range extent, bool activity, const Markers* co
   rule.closes = static_cast<int32_t>(std::min<int64_t>(e.closes, INT32_MAX));
   // A rule whose outer unit would hold (nearly) none of the lane's work is not the
   // program's: the first unit under end, the last under start.
-  bool end_possible = e.head >= kClearMinGaps, start_possible = e.tail >= kClearMinGaps;
-  auto wins = [](int64_t a, int64_t b) { return a > 0 && static_cast<double>(a) >= kClearVotes * static_cast<double>(b); };
-  if (end_possible && wins(e.closes, e.starts)) rule.at = UnitAt::end;
-  else if (!(start_possible && wins(e.starts, e.closes))) rule.ambiguous = true;
+  choose(e.starts, e.closes, e.head >= kClearMinGaps, e.tail >= kClearMinGaps, &rule);
   return rule;
 }
 
@@ -232,6 +239,29 @@ const WindowRecord::KindRule* recorded_rule(const Trace& trace, std::string_view
 }
 
 }  // namespace
+
+UnitRule decide_jointly(const std::vector<UnitRule>& rules) {
+  UnitRule joint;
+  joint.automatic = true;
+  joint.measured = true;
+  if (rules.empty()) return joint;
+  int64_t starts = 0, closes = 0;
+  bool end_possible = true, start_possible = true;
+  joint.head_gaps = rules.front().head_gaps;
+  joint.tail_gaps = rules.front().tail_gaps;
+  for (const UnitRule& r : rules) {
+    starts += r.starts;
+    closes += r.closes;
+    end_possible = end_possible && r.head_gaps >= kClearMinGaps;
+    start_possible = start_possible && r.tail_gaps >= kClearMinGaps;
+    joint.head_gaps = std::min(joint.head_gaps, r.head_gaps);  // the labels show the tightest
+    joint.tail_gaps = std::min(joint.tail_gaps, r.tail_gaps);
+  }
+  joint.starts = static_cast<int32_t>(std::min<int64_t>(starts, INT32_MAX));
+  joint.closes = static_cast<int32_t>(std::min<int64_t>(closes, INT32_MAX));
+  choose(starts, closes, end_possible, start_possible, &joint);
+  return joint;
+}
 
 UnitPlanner::UnitPlanner(const Trace& trace, const UnitRequest& request)
     : trace_(trace), request_(request), whole_(whole_trace(trace)), stopped_(lanes_stopped_early(trace)) {

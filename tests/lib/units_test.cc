@@ -240,3 +240,36 @@ TEST_CASE("a read without span tables (window's, an index's) measures instants a
   for (const Lane& lane : lean.lanes) CHECK(lane.spans.size() == 0);
   CHECK(unit_rule(lean, "layer", UnitRequest{}).nested_in == "token");
 }
+
+namespace {
+
+UnitRule evidence(int32_t starts, int32_t closes, double head, double tail) {
+  UnitRule r;
+  r.automatic = r.measured = true;
+  r.starts = starts;
+  r.closes = closes;
+  r.head_gaps = head;
+  r.tail_gaps = tail;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("units: a rule decided on several traces' evidence together") {
+  // diff's j1/j2 (6 tokens, seeds 1 and 2): end alone, ambiguous alone, end together.
+  UnitRule together = decide_jointly({evidence(0, 1, 0.16, 0), evidence(1, 2, 0.28, 0)});
+  CHECK(together.at == UnitAt::end);
+  CHECK_FALSE(together.ambiguous);
+  CHECK(together.starts == 1);
+  CHECK(together.closes == 3);
+  // Clear each way alone: together no side has 3 times the other's samples.
+  UnitRule split = decide_jointly({evidence(5, 0, 0.05, 1), evidence(0, 5, 1, 0.05)});
+  CHECK(split.ambiguous);
+  CHECK(split.at == UnitAt::start);
+  // End is possible only when every trace's first unit would hold some work under it.
+  CHECK(decide_jointly({evidence(0, 9, 0.5, 0), evidence(0, 9, 0.05, 0)}).ambiguous);
+  CHECK(decide_jointly({evidence(9, 0, 0, 0.5), evidence(9, 0, 0, 0.5)}).at == UnitAt::start);
+  // The votes are weighed as one trace's are: 6 against 2 wins, 5 against 2 does not.
+  CHECK(decide_jointly({evidence(4, 1, 0, 1), evidence(2, 1, 0, 1)}).at == UnitAt::start);
+  CHECK(decide_jointly({evidence(3, 1, 0, 1), evidence(2, 1, 0, 1)}).ambiguous);
+}

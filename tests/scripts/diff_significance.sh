@@ -111,5 +111,25 @@ grep -q "workloads differ\|cut two ways" "$tmp/err" && fail "one workload warned
 "$jqtrace" diff "$tmp/same1.json" "$tmp/token-starts.json" > /dev/null 2> "$tmp/err"
 grep -q "warning: units of 'token' end at their markers in A but start at them in B" "$tmp/err" ||
   fail "units cut two ways compared without a word: $(cat "$tmp/err")"
+# A kind's rule is decided on both sides' evidence: alone, seed 2's 6 tokens are ambiguous
+# (1 start, 2 end) and its layers nest in steps; seed 1's end (0 start, 1 end). Before, the
+# token rows were untested ("ambiguous units") and the sides warned to be cut two ways;
+# together the evidence says end (1 start, 3 end), seed 2 is read again and cut so, and its
+# layers nest in tokens as seed 1's do.
+"$gen" --tokens 6 --layers 4 --seed 1 -o "$tmp/j1.json"
+"$gen" --tokens 6 --layers 4 --seed 2 -o "$tmp/j2.json"
+"$jqtrace" diff "$tmp/j1.json" "$tmp/j2.json" > "$tmp/out" 2> "$tmp/err"
+grep -q "^units: token end in step (auto on both sides' evidence: 1 start, 3 end; 1 run cut again); layer start in token; step start$" "$tmp/out" ||
+  fail "the joint rule is not in the heading: $(head -4 "$tmp/out")"
+grep -q "cut two ways\|differ" "$tmp/err" && fail "a joint rule still warned: $(cat "$tmp/err")"
+grep -qE '^token +\(unit\) .*ambiguous' "$tmp/out" && fail "token units still ambiguous: $(grep '^token' "$tmp/out")"
+rules=$("$jqtrace" diff -q --format csv --table unit_rules "$tmp/j1.json" "$tmp/j2.json")
+grep -q '^token,end,end,"auto, both sides","auto, both sides",step,step,false,1,3,1$' <<< "$rules" ||
+  fail "unit_rules: $rules"
+grep -q '^layer,start,start,auto,auto,token,token,false,,,0$' <<< "$rules" || fail "unit_rules (layer): $rules"
+# Each side alone still decides alone: seed 2 against itself stays ambiguous.
+cp "$tmp/j2.json" "$tmp/j2copy.json"
+grep -qE '^token +\(unit\) .*ambiguous' <<< "$("$jqtrace" diff -q "$tmp/j2.json" "$tmp/j2copy.json")" ||
+  fail "seed 2 against itself: its token units are not ambiguous"
 echo "diff_significance: $failures failed"
 [ $failures -eq 0 ]
