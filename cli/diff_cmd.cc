@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/core.h>
@@ -43,13 +44,16 @@ struct Side {
   std::vector<KindSummary> kinds;
   result::TraceFacts facts;
   std::vector<std::vector<KindSamples>> run_units;  ///< a run's units, by kind
+  std::vector<UnitRequest> requests;                ///< how a run's units were cut (joint rules)
+  std::vector<MeasurePolicy> measured;              ///< which kinds' units a run measured
   std::vector<KindSamples> units;                   ///< every run's, pooled (pool_runs)
 };
 
-/// Reads run `run` of a side with the units cut as `unit_at` says: the first gives the
-/// side's stats (grouped as `by`, else as --by says), every run its units.
-int analyse_run(const DiffCommandOptions& o, std::size_t run, const UnitRequest& unit_at, const GroupBy* by,
-                Side* side) {
+/// Reads run `run` of a side with the units cut as its request says, measuring the kinds
+/// its policy says: the first gives the side's stats (grouped as `by`, else as --by
+/// says), every run its units.
+int analyse_run(const DiffCommandOptions& o, std::size_t run, const GroupBy* by, Side* side) {
+  const UnitRequest& unit_at = side->requests[run];
   const std::string& path = side->paths[run];
   Trace trace;  // freed before the next run is read
   if (int status = load_for_analysis(path, o.common, &trace)) return status;
@@ -74,14 +78,40 @@ int analyse_run(const DiffCommandOptions& o, std::size_t run, const UnitRequest&
   side->names[run] = display_name(path);
   side->run_units.resize(side->paths.size());
   side->run_units[run].clear();
-  add_unit_samples(trace, index, unit_at, worker_threads(o.common), &side->run_units[run], o.latency);
+  add_unit_samples(trace, index, unit_at, worker_threads(o.common), &side->run_units[run], o.latency,
+                   side->measured[run]);
   return kOk;
 }
 
 int analyse_side(const DiffCommandOptions& o, const GroupBy* by, Side* side) {
+  side->requests.assign(side->paths.size(), unit_at_request(o.scope.unit_at));
+  side->measured.assign(side->paths.size(), MeasurePolicy{side->paths.size() > 1, {}});
   for (std::size_t run = 0; run < side->paths.size(); ++run)
-    if (int status = analyse_run(o, run, unit_at_request(o.scope.unit_at), by, side)) return status;
+    if (int status = analyse_run(o, run, by, side)) return status;
   return kOk;
+}
+
+/// Each kind's units on a side, and whether some run left them unmeasured.
+std::map<std::string, std::pair<std::size_t, bool>> kind_counts(const Side& side) {
+  std::map<std::string, std::pair<std::size_t, bool>> counts;
+  for (const std::vector<KindSamples>& run : side.run_units)
+    for (const KindSamples& k : run) {
+      auto& [units, unmeasured] = counts[k.kind];
+      units += k.dur_ns.size();
+      unmeasured = unmeasured || k.unmeasured_runs > 0;
+    }
+  return counts;
+}
+
+/// The kinds both sides have with enough units a side to test (pooled over their runs).
+std::set<std::string> testable_kinds(const Side& a, const Side& b) {
+  auto counts_a = kind_counts(a), counts_b = kind_counts(b);
+  std::set<std::string> kinds;
+  for (const auto& [kind, count_a] : counts_a)
+    if (auto found = counts_b.find(kind);
+        found != counts_b.end() && count_a.first >= kMinTestedValues && found->second.first >= kMinTestedValues)
+      kinds.insert(kind);
+  return kinds;
 }
 
 /// A kind's rule for both sides, decided on all their runs' evidence together.
@@ -91,15 +121,17 @@ struct JointRule {
   std::size_t recut = 0;  ///< runs read again to cut their units by it
 };
 
-/// The kinds whose units auto cut (each run on its own evidence) in two ways across the
-/// runs of both sides, each with the rule all their evidence says together.
+/// The kinds of the changes table (testable) whose units auto cut (each run on its own
+/// evidence) in two ways across the runs of both sides, each with the rule all their
+/// evidence says together.
 std::vector<JointRule> joint_rules(const Side& a, const Side& b) {
+  std::set<std::string> testable = testable_kinds(a, b);
   std::map<std::string, std::vector<UnitRule>> auto_rules;
   for (const Side* side : {&a, &b})
     for (const std::vector<KindSamples>& run : side->run_units)
       for (const KindSamples& k : run)
         for (const UnitRule& r : k.rules)
-          if (r.automatic && r.measured && !r.recorded) auto_rules[k.kind].push_back(r);
+          if (r.automatic && r.measured && !r.recorded && testable.count(k.kind)) auto_rules[k.kind].push_back(r);
   std::vector<JointRule> joint;
   for (const auto& [kind, rules] : auto_rules) {
     bool one_way = std::all_of(rules.begin(), rules.end(), [&](const UnitRule& r) {
@@ -125,9 +157,10 @@ const JointRule* joint_of(const std::vector<JointRule>& joint, const std::string
 }
 
 /// Marks the kinds of a run cut as their joint rule says with that rule: its ambiguity
-/// (cut as asked, but the evidence was no clearer) and its evidence.
-void take_joint_rules(const std::vector<JointRule>& joint, std::vector<KindSamples>* run) {
-  for (KindSamples& k : *run)
+/// (cut as asked, but the evidence was no clearer) and its evidence; the side-by-side
+/// kinds table (of the first run) shows the rule its units were cut by.
+void take_joint_rules(const std::vector<JointRule>& joint, Side* side, std::size_t run) {
+  for (KindSamples& k : side->run_units[run])
     if (const JointRule* j = joint_of(joint, k.kind); j && !k.rules.empty() && k.rules.front().at == j->rule.at) {
       k.ambiguous = j->rule.ambiguous;
       UnitRule rule = j->rule;
@@ -135,6 +168,9 @@ void take_joint_rules(const std::vector<JointRule>& joint, std::vector<KindSampl
       rule.nested_in_at = k.rules.front().nested_in_at;
       k.rules.assign(1, rule);
     }
+  if (run == 0)
+    for (KindSummary& k : side->kinds)
+      if (const UnitRule* cut = run_rule(side->run_units[0], k.kind); cut && joint_of(joint, k.kind)) k.rule = *cut;
 }
 
 /// Cuts every run's units of the kinds auto cut two ways by the rule of both sides'
@@ -147,34 +183,40 @@ int apply_joint_rules(const DiffCommandOptions& o, std::vector<JointRule>* joint
   for (Side* side : {a, b}) {
     const GroupBy* by = side == b ? &a->stats.by : nullptr;
     for (std::size_t run = 0; run < side->paths.size(); ++run) {
-      UnitRequest request = unit_at_request(o.scope.unit_at);
+      UnitRequest& request = side->requests[run];
+      std::size_t asked = request.kinds.size();
       for (JointRule& j : *joint) {
         const UnitRule* own = run_rule(side->run_units[run], j.kind);
         if (!own || !own->automatic || own->recorded || own->at == j.rule.at) continue;
         request.kinds.emplace_back(j.kind, j.rule.at);
         ++j.recut;
       }
-      if (!request.kinds.empty() && side->paths[run] != "-")
-        if (int status = analyse_run(o, run, request, by, side)) return status;
-      take_joint_rules(*joint, &side->run_units[run]);
+      if (request.kinds.size() > asked && side->paths[run] != "-")
+        if (int status = analyse_run(o, run, by, side)) return status;
+      take_joint_rules(*joint, side, run);
     }
-    // The side-by-side kinds table shows the rule its first run's units were cut by.
-    for (KindSummary& k : side->kinds)
-      if (const UnitRule* cut = run_rule(side->run_units[0], k.kind); cut && joint_of(*joint, k.kind)) k.rule = *cut;
   }
   return kOk;
 }
 
-/// How each kind both sides have was cut, for the heading and the unit_rules table.
-std::vector<result::KindRules> kind_rules(const Side& a, const Side& b, const std::vector<JointRule>& joint) {
-  std::vector<result::KindRules> rules;
-  for (const KindSamples& ka : a.units) {
-    auto kb = std::find_if(b.units.begin(), b.units.end(), [&](const KindSamples& k) { return k.kind == ka.kind; });
-    if (kb == b.units.end() || ka.rules.empty() || kb->rules.empty()) continue;
-    const JointRule* j = joint_of(joint, ka.kind);
-    rules.push_back({ka.kind, ka.rules.front(), kb->rules.front(), j != nullptr, j ? j->recut : 0});
-  }
-  return rules;
+/// Reads again the runs that left unmeasured a kind their side's runs together have enough
+/// units of to test (MeasurePolicy: runs of traces of many kinds, pooled), measuring it.
+int measure_pooled_kinds(const DiffCommandOptions& o, const std::vector<JointRule>& joint, Side* a, Side* b) {
+  auto counts_a = kind_counts(*a), counts_b = kind_counts(*b);
+  std::set<std::string> kinds;
+  for (const std::string& kind : testable_kinds(*a, *b))
+    if (counts_a[kind].second || counts_b[kind].second) kinds.insert(kind);
+  if (kinds.empty()) return kOk;
+  for (Side* side : {a, b})
+    for (std::size_t run = 0; run < side->paths.size(); ++run) {
+      bool unmeasured = std::any_of(side->run_units[run].begin(), side->run_units[run].end(),
+                                    [&](const KindSamples& k) { return k.unmeasured_runs > 0 && kinds.count(k.kind); });
+      if (!unmeasured || side->paths[run] == "-") continue;  // standard input: its kinds stay without rows
+      side->measured[run].also = kinds;
+      if (int status = analyse_run(o, run, side == b ? &a->stats.by : nullptr, side)) return status;
+      take_joint_rules(joint, side, run);
+    }
+  return kOk;
 }
 
 void pool_runs(Side* side) {
@@ -205,6 +247,16 @@ std::string unjudgeable(const ChangeRow& r) {
   return "";
 }
 
+/// "token 3 and 3, step 1 and 1" (the first few, then how many more).
+std::string untested_list(const std::vector<UntestedKind>& untested) {
+  constexpr std::size_t kShown = 4;
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < untested.size() && i < kShown; ++i)
+    parts.push_back(fmt::format("{} {} and {}", untested[i].kind, untested[i].units_a, untested[i].units_b));
+  if (untested.size() > kShown) parts.push_back(fmt::format("{} more kinds", untested.size() - kShown));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 /// slower(X) and faster(X) of the changes table: X a marker kind (its unit durations), a
 /// group (its row in the kind with the most units), or "GROUP, KIND". A row's value is its
 /// interval's bound nearest 0, in % of A's median, when the change is significant, else 0
@@ -212,7 +264,8 @@ std::string unjudgeable(const ChangeRow& r) {
 /// `slower(ffn chain) > 3` holds when ffn chain is significantly slower by more than 3%
 /// at the least. A row that cannot judge (see unjudgeable) withholds its value (exit 2),
 /// saying why; a group of the traces with no busy time in any unit says that.
-MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<std::string>& idle_groups) {
+MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<std::string>& idle_groups,
+                         const std::vector<UntestedKind>& untested) {
   MetricSet m;
   m.declare("slower", "marker kind or group");
   m.declare("faster", "marker kind or group");
@@ -249,11 +302,19 @@ MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<s
     m.set("faster", name, r.significant ? std::max(0.0, -100 * r.test.ci_hi / base) : 0.0);
     for (const char* metric : {"slower", "faster"}) m.explain(metric, name, describe_row(r));
   }
-  for (const std::string& group : idle_groups)
-    if (!row_of.count(group))
-      for (const char* metric : {"slower", "faster"})
-        m.withhold(metric, group, fmt::format("'{}' has no busy time in any unit of either side: nothing to compare",
-                                              group));
+  // Kinds without rows (too few units a side) still name why a gate on them is not judged.
+  for (const UntestedKind& k : untested)
+    for (const char* metric : {"slower", "faster"})
+      m.withhold(metric, k.kind, fmt::format("the '{}' units row has too few units to test ({} and {}; {} a side needed)",
+                                             k.kind, k.units_a, k.units_b, kMinTestedValues));
+  for (const std::string& group : idle_groups) {
+    if (row_of.count(group)) continue;
+    std::string why = rows.empty() && !untested.empty()
+                          ? fmt::format("'{}' has no row: no marker kind has {} units a side to test ({})", group,
+                                        kMinTestedValues, untested_list(untested))
+                          : fmt::format("'{}' has no busy time in any unit of either side: nothing to compare", group);
+    for (const char* metric : {"slower", "faster"}) m.withhold(metric, group, why);
+  }
   return m;
 }
 
@@ -282,36 +343,68 @@ bool each_run_once(const std::vector<std::string>& paths, const char* side) {
   return true;
 }
 
-/// Units of kind on a side, a run: "12", or "11.5" pooled over runs of differing counts.
-std::string units_a_run(const Side& side, const std::string& kind) {
-  for (const KindSamples& k : side.units)
-    if (k.kind == kind) {
-      double per_run = static_cast<double>(k.dur_ns.size()) / static_cast<double>(std::max<std::size_t>(1, side.names.size()));
-      return fmt::format("{:g}", per_run);
-    }
-  return "0";
+/// Units of a kind on a side, a run: "12", or "11.5" pooled over runs of differing counts.
+std::string units_a_run(const Side& side, const KindSamples* k) {
+  if (!k) return "0";
+  double per_run = static_cast<double>(k->dur_ns.size()) / static_cast<double>(std::max<std::size_t>(1, side.names.size()));
+  return fmt::format("{:g}", per_run);
+}
+
+/// A side's pooled kinds by name (a generic trace can have a kind an instant: one lookup a
+/// kind, not a search).
+std::map<std::string, const KindSamples*> pooled_by_kind(const Side& side) {
+  std::map<std::string, const KindSamples*> by_kind;
+  for (const KindSamples& k : side.units) by_kind.emplace(k.kind, &k);
+  return by_kind;
 }
 
 /// Warnings (unless -q) when the sides cannot be compared unit by unit as they stand: a
-/// kind whose units auto cut differently on each side (A's tokens end at their markers,
+/// kind whose units are cut differently on each side (A's tokens end at their markers,
 /// B's start at them), and a different workload (units a run of some kind differ).
 void warn_incomparable(const Side& a, const Side& b, const CommonOptions& common) {
   if (common.quiet) return;
+  std::map<std::string, const KindSummary*> b_kinds;
+  for (const KindSummary& k : b.kinds) b_kinds.emplace(k.kind, &k);
+  auto pooled_a = pooled_by_kind(a), pooled_b = pooled_by_kind(b);
+  auto pooled = [](const std::map<std::string, const KindSamples*>& by_kind, const std::string& kind) {
+    auto it = by_kind.find(kind);
+    return it == by_kind.end() ? nullptr : it->second;
+  };
   std::vector<std::string> structure;
+  std::size_t structure_kinds = 0;
   for (const KindSummary& ka : a.kinds) {
-    auto kb = std::find_if(b.kinds.begin(), b.kinds.end(), [&](const KindSummary& k) { return k.kind == ka.kind; });
-    if (kb == b.kinds.end()) continue;
+    auto found = b_kinds.find(ka.kind);
+    if (found == b_kinds.end()) continue;
+    const KindSummary* kb = found->second;
     if (ka.rule.at != kb->rule.at && ka.count > 0 && kb->count > 0)
       print_warning(common, fmt::format("units of '{0}' {1} at their markers in A but {2} at them in B (each side "
                                         "decided alone); the changes compare units cut two ways: give --unit-at {0}=start "
                                         "or {0}=end",
                                         ka.kind, unit_at_name(ka.rule.at), unit_at_name(kb->rule.at)));
-    std::string per_a = units_a_run(a, ka.kind), per_b = units_a_run(b, ka.kind);
-    if (per_a != per_b) structure.push_back(fmt::format("{} {} a run in A, {} in B", ka.kind, per_a, per_b));
+    std::string per_a = units_a_run(a, pooled(pooled_a, ka.kind)), per_b = units_a_run(b, pooled(pooled_b, ka.kind));
+    if (per_a == per_b) continue;
+    if (++structure_kinds <= 4) structure.push_back(fmt::format("{} {} a run in A, {} in B", ka.kind, per_a, per_b));
   }
+  if (structure_kinds > 4) structure.push_back(fmt::format("{} more kinds", structure_kinds - 4));
   if (!structure.empty())
     print_warning(common, fmt::format("the sides' workloads differ ({}): their units are not the same work",
                                       fmt::join(structure, "; ")));
+}
+
+/// How each kind of the changes table was cut, for the heading and the unit_rules table.
+std::vector<result::KindRules> kind_rules(const Side& a, const Side& b, const std::vector<JointRule>& joint) {
+  std::vector<result::KindRules> rules;
+  auto b_kinds = pooled_by_kind(b);
+  for (const KindSamples& ka : a.units) {
+    auto found = b_kinds.find(ka.kind);
+    if (found == b_kinds.end()) continue;
+    const KindSamples* kb = found->second;
+    if (ka.rules.empty() || kb->rules.empty()) continue;
+    if (ka.dur_ns.size() < kMinTestedValues || kb->dur_ns.size() < kMinTestedValues) continue;  // no rows
+    const JointRule* j = joint_of(joint, ka.kind);
+    rules.push_back({ka.kind, ka.rules.front(), kb->rules.front(), j != nullptr, j ? j->recut : 0});
+  }
+  return rules;
 }
 
 int run_diff(const DiffCommandOptions& o) {
@@ -338,18 +431,22 @@ int run_diff(const DiffCommandOptions& o) {
   if (int status = analyse_side(o, &a.stats.by, &b)) return status;  // B is grouped as A is
   std::vector<JointRule> joint = joint_rules(a, b);
   if (int status = apply_joint_rules(o, &joint, &a, &b)) return status;
+  if (int status = measure_pooled_kinds(o, joint, &a, &b)) return status;
   pool_runs(&a);
   pool_runs(&b);
   warn_incomparable(a, b, o.common);
   TraceDiff d = diff_stats(a.stats, b.stats, a.kinds, b.kinds);
   std::vector<ChangeRow> changes = unit_changes(a.units, b.units, o.alpha);
+  std::vector<UntestedKind> untested = untested_kinds(a.units, b.units);
   std::vector<GateResult> results;
   if (!gates.empty()) {
-    if (!evaluate_gates(gates, change_metrics(changes, group_names(a.stats, b.stats)), &results)) return kUsage;
+    if (!evaluate_gates(gates, change_metrics(changes, group_names(a.stats, b.stats), untested), &results))
+      return kUsage;
     if (int status = write_junit(o.gates, "diff", gates, &results)) return status;
   }
-  result::DiffContext context{o.alpha, kind_rules(a, b, joint), quantile_method(o.quantiles),
-                              gates.empty() ? nullptr : &results};
+  result::DiffContext context{o.alpha, kind_rules(a, b, joint),
+                              untested.empty() ? "" : untested_list(untested), untested.size(),
+                              quantile_method(o.quantiles), gates.empty() ? nullptr : &results};
   int status = write_document(result::diff_document({a.names, a.scope, &a.stats, a.facts},
                                                      {b.names, b.scope, &b.stats, b.facts}, d, changes, context),
                               o.common, "diff");

@@ -238,6 +238,10 @@ Document diff_document(const DiffSide& a, const DiffSide& b, const TraceDiff& d,
   doc.add(Field("alpha", Kind::ratio, context.alpha));
   Table& table = doc.add(changes_table(changes, context.alpha));
   table.in_text = !changes.empty();
+  doc.add(Field("kinds_too_few_units", Kind::integer, count(context.untested_count)));
+  if (context.untested_count > 0)
+    doc.heading += fmt::format("\nnot in the changes table (fewer than {} units a side): {}", kMinTestedValues,
+                               context.untested);
   if (!context.rules.empty()) {
     doc.heading += "\n" + rules_line(context.rules);
     doc.add(rules_table(context.rules));

@@ -31,6 +31,10 @@ struct KindRules {
 struct DiffContext {
   double alpha = 0.05;
   std::vector<KindRules> rules;  ///< a kind both sides have
+  /// The kinds both sides have with too few units a side for rows: the first few ("token
+  /// 3 and 3, step 1 and 1, 2 more kinds") and how many.
+  std::string untested;
+  std::size_t untested_count = 0;
   QuantileMethod quantiles = QuantileMethod::inclusive;
   const std::vector<GateResult>* gates = nullptr;  ///< when gates were checked
 };

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <utility>
 
 #include "latency.h"
 #include "markers.h"
+#include "stats.h"
 
 namespace jqtrace {
 namespace {
@@ -32,6 +34,54 @@ void add_latency_samples(const LatencyAnalysis& a, const std::vector<Unit>& unit
       put(latency_class_name(static_cast<LatencyClass>(c)), p.of_class(static_cast<LatencyClass>(c)));
     for (std::size_t g = 0; g < a.outside_group(); ++g) put(a.groups()[g].name, p.of_group(g));
   }
+}
+
+/// A unit to measure: its kind (an index of the pooled kinds), its index in the kind's
+/// samples, and its time range.
+struct PendingUnit {
+  std::size_t kind, unit;
+  Range range;
+};
+
+/// Measures every unit given (of every kind at once) and hands each its stats. A walk over
+/// the spans measures ranges whose starts and ends both rise (RangesSweep), so the units
+/// are sorted by start and dealt into the fewest such chains (each to the chain whose last
+/// end is the latest at or before its own); a trace of 20,000 one-marker kinds is one
+/// chain, where a walk a kind was 20,000 walks. A chain is measured a block at a time: a
+/// unit's stats are ~300 bytes a group, and a chain can hold a million units.
+void measure_units(const Trace& trace, const SpanIndex& index, std::vector<PendingUnit> units, unsigned threads,
+                   const std::function<void(const PendingUnit&, const RangeStats&)>& take) {
+  std::sort(units.begin(), units.end(), [](const PendingUnit& x, const PendingUnit& y) {
+    return x.range.lo != y.range.lo ? x.range.lo < y.range.lo : x.range.hi < y.range.hi;
+  });
+  std::vector<std::vector<std::size_t>> chains;
+  std::multimap<int64_t, std::size_t> chain_by_last_end;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    auto after = chain_by_last_end.upper_bound(units[u].range.hi);
+    std::size_t chain = chains.size();
+    if (after != chain_by_last_end.begin()) {
+      chain = std::prev(after)->second;
+      chain_by_last_end.erase(std::prev(after));
+    } else {
+      chains.emplace_back();
+    }
+    chains[chain].push_back(u);
+    chain_by_last_end.emplace(units[u].range.hi, chain);
+  }
+  StatsOptions options;
+  options.by = trace.jobque ? GroupBy::category : GroupBy::cat;  // as unit_rows_of groups
+  options.distributions = false;
+  options.lanes = false;
+  options.threads = threads;
+  constexpr std::size_t kBlock = 1024;
+  for (const std::vector<std::size_t>& chain : chains)
+    for (std::size_t from = 0; from < chain.size(); from += kBlock) {
+      std::size_t to = std::min(chain.size(), from + kBlock);
+      std::vector<Range> ranges;
+      for (std::size_t i = from; i < to; ++i) ranges.push_back(units[chain[i]].range);
+      std::vector<RangeStats> stats = compute_stats_of_ranges(trace, index, ranges, options);
+      for (std::size_t i = from; i < to; ++i) take(units[chain[i]], stats[i - from]);
+    }
 }
 
 /// The values of v above 0: the units in which a group or part has time.
@@ -76,7 +126,7 @@ std::string latency_row_label(const std::string& class_or_group) { return "laten
 std::string units_row_label(const std::string& group) { return "with " + group; }
 
 void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequest& unit_at, unsigned threads,
-                      std::vector<KindSamples>* pooled, bool latency) {
+                      std::vector<KindSamples>* pooled, bool latency, const MeasurePolicy& policy) {
   // One pass sorts the instants by kind, and the pooled kinds are found by name: a trace
   // can have a kind an instant, and a pass (or a search of the pooled kinds) a kind would
   // make that quadratic.
@@ -85,38 +135,39 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
   UnitPlanner planner(trace, unit_at);
   std::vector<std::string> kinds = marker_kinds(trace);
   LatencyByLane analyses(trace, index);
+  std::vector<PendingUnit> pending;  // every kind's units, measured together below
+  std::size_t min_units = policy.pooled && kinds.size() <= kMaxKindsForNesting ? 0 : kMinTestedValues;
   for_each_kind_markers(trace, kinds, [&](std::size_t kind_index, const Markers& markers) {
     if (markers.ts.empty()) return;  // a registered kind with no marker here
     const std::string& kind = kinds[kind_index];
     auto [at, added] = pooled_at.try_emplace(kind, pooled->size());
-    if (added) pooled->push_back({kind, false, {}, {}, {}, {}});
+    if (added) pooled->push_back({kind, false, {}, {}, {}, {}, 0});
     KindSamples& k = (*pooled)[at->second];
     KindUnits plan = planner.plan(kind, markers);
     k.ambiguous = k.ambiguous || plan.rule.ambiguous;
     k.rules.push_back(plan.rule);
-    // A block of units at a time, as for_each_unit_row measures them: a unit's stats are
-    // ~300 bytes a category, and a kind can have tens of thousands of units.
     std::vector<Unit> units = cut_units(markers, plan);
     std::size_t first_unit = k.dur_ns.size();
-    constexpr std::size_t kBlock = 1024;
-    for (std::size_t from = 0; from < units.size(); from += kBlock) {
-      auto first = units.begin() + static_cast<std::ptrdiff_t>(from);
-      std::vector<Unit> block(first, first + static_cast<std::ptrdiff_t>(std::min(kBlock, units.size() - from)));
-      for (const UnitRow& row : unit_rows_of(trace, index, std::move(block), threads)) {
-        std::size_t unit = k.dur_ns.size();
-        k.dur_ns.push_back(row.unit.range.length());
-        for (const GroupStats& g : row.stats.groups) {
-          if (g.busy_ns == 0) continue;
-          std::vector<int64_t>& busy = k.busy_ns[g.name];
-          busy.resize(unit + 1, 0);  // 0 in the units (of every run) that had none of it
-          busy[unit] = g.busy_ns;
-        }
-      }
+    bool measured = units.size() >= min_units || policy.also.count(kind) > 0;
+    for (const Unit& u : units) {
+      if (measured) pending.push_back({at->second, k.dur_ns.size(), u.range});
+      k.dur_ns.push_back(u.range.length());
     }
-    for (auto& [group, busy] : k.busy_ns) busy.resize(k.dur_ns.size(), 0);
-    if (const LatencyAnalysis* a = latency ? analyses.of(latency_lane(markers)) : nullptr)
-      add_latency_samples(*a, units, first_unit, &k);
+    if (!measured) ++k.unmeasured_runs;
+    const LatencyAnalysis* a = latency && measured ? analyses.of(latency_lane(markers)) : nullptr;
+    if (a) add_latency_samples(*a, units, first_unit, &k);
     for (auto& [label, v] : k.latency_ns) v.resize(k.dur_ns.size(), 0);
+  });
+  for (KindSamples& k : *pooled)
+    for (auto& [group, busy] : k.busy_ns) busy.resize(k.dur_ns.size(), 0);  // this run's units: 0 until measured
+  measure_units(trace, index, std::move(pending), threads, [&](const PendingUnit& u, const RangeStats& stats) {
+    KindSamples& k = (*pooled)[u.kind];
+    for (const GroupStats& g : stats.groups) {
+      if (g.busy_ns == 0) continue;
+      std::vector<int64_t>& busy = k.busy_ns[g.name];
+      busy.resize(k.dur_ns.size(), 0);  // 0 in the units (of every run) that had none of it
+      busy[u.unit] = g.busy_ns;
+    }
   });
 }
 
@@ -143,25 +194,57 @@ void pool_unit_samples(std::vector<KindSamples> run, std::vector<KindSamples>* p
     }
     k.ambiguous = k.ambiguous || r.ambiguous;
     k.rules.insert(k.rules.end(), r.rules.begin(), r.rules.end());
+    k.unmeasured_runs += r.unmeasured_runs;
   }
+}
+
+namespace {
+
+/// Both sides have enough units of the kind for a test.
+bool testable(const KindSamples& a, const KindSamples& b) {
+  return a.dur_ns.size() >= kMinTestedValues && b.dur_ns.size() >= kMinTestedValues;
+}
+
+/// Calls f(a's kind, b's kind) for every kind both sides have, in A's order.
+template <typename F>
+void for_each_common_kind(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, F f) {
+  std::map<std::string, const KindSamples*> b_kinds;  // by name: one lookup a kind of A
+  for (const KindSamples& k : b) b_kinds.emplace(k.kind, &k);
+  for (const KindSamples& ka : a)
+    if (auto found = b_kinds.find(ka.kind); found != b_kinds.end()) f(ka, *found->second);
+}
+
+}  // namespace
+
+std::vector<UntestedKind> untested_kinds(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b) {
+  std::vector<UntestedKind> untested;
+  for_each_common_kind(a, b, [&](const KindSamples& ka, const KindSamples& kb) {
+    if (!testable(ka, kb)) untested.push_back({ka.kind, ka.dur_ns.size(), kb.dur_ns.size()});
+  });
+  return untested;
+}
+
+std::set<std::string> kinds_to_measure(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b) {
+  std::set<std::string> kinds;
+  for_each_common_kind(a, b, [&](const KindSamples& ka, const KindSamples& kb) {
+    if (testable(ka, kb) && ka.unmeasured_runs + kb.unmeasured_runs > 0) kinds.insert(ka.kind);
+  });
+  return kinds;
 }
 
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha) {
   std::vector<ChangeRow> rows;
-  std::map<std::string, const KindSamples*> b_kinds;  // by name: one lookup a kind of A
-  for (const KindSamples& k : b) b_kinds.emplace(k.kind, &k);
-  for (const KindSamples& ka : a) {
-    auto found = b_kinds.find(ka.kind);
-    const KindSamples* kb = found == b_kinds.end() ? nullptr : found->second;
-    if (!kb || ka.dur_ns.empty() || kb->dur_ns.empty()) continue;
-    bool ambiguous = ka.ambiguous || kb->ambiguous;
-    std::size_t units_a = ka.dur_ns.size(), units_b = kb->dur_ns.size();
-    rows.push_back({ka.kind, kUnitRow, ChangeRow::Of::durations, compare_samples(ka.dur_ns, kb->dur_ns),
+  for_each_common_kind(a, b, [&](const KindSamples& ka, const KindSamples& kb) {
+    if (!testable(ka, kb)) return;
+    bool ambiguous = ka.ambiguous || kb.ambiguous;
+    std::size_t units_a = ka.dur_ns.size(), units_b = kb.dur_ns.size();
+    rows.push_back({ka.kind, kUnitRow, ChangeRow::Of::durations, compare_samples(ka.dur_ns, kb.dur_ns),
                     compare_proportions(units_a, units_a, units_b, units_b), 1, false, ambiguous});
+    if (ka.unmeasured_runs + kb.unmeasured_runs > 0) return;  // no busy time to compare (see kinds_to_measure)
     // Groups with busy time in some unit of either side, the busiest (both sides) first.
-    add_rows(ka, *kb, ambiguous, &KindSamples::busy_ns, true, &rows);
-    add_rows(ka, *kb, ambiguous, &KindSamples::latency_ns, false, &rows);
-  }
+    add_rows(ka, kb, ambiguous, &KindSamples::busy_ns, true, &rows);
+    add_rows(ka, kb, ambiguous, &KindSamples::latency_ns, false, &rows);
+  });
   // Holm's family is the rows that are tests: too few units and units cut by a guess are
   // never significant, and counted in m they only raised every other row's p_adj.
   auto in_family = [](const ChangeRow& r) { return r.tested() && !r.ambiguous; };

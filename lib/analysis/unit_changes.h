@@ -6,6 +6,7 @@
 // not cry wolf.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,20 @@ struct KindSamples {
   /// by class and by group (latency.h), keyed by the row's label (latency_row_label).
   std::map<std::string, std::vector<int64_t>> latency_ns;
   std::vector<UnitRule> rules;           ///< each run's rule for the kind, in the order added
+  /// Runs whose units of the kind were not measured (MeasurePolicy): their busy_ns and
+  /// latency_ns are 0, not measured; the kind is no test until they are read again.
+  std::size_t unmeasured_runs = 0;
+};
+
+/// Which kinds' units add_unit_samples measures (each group's busy time in each unit, and
+/// the latency parts): measuring is a walk over the spans the units cover, and a generic
+/// trace can have 20,000 kinds of one marker each. A kind with fewer than kMinTestedValues
+/// units is no test, so it is measured only when the side pools runs (its runs together
+/// may have enough) and the trace has few kinds (kMaxKindsForNesting); the kinds in `also`
+/// always (a side's runs read again for them).
+struct MeasurePolicy {
+  bool pooled = false;
+  std::set<std::string> also;
 };
 
 /// Adds one run's samples (add_unit_samples' of that run alone) to a side's, kind by kind.
@@ -42,7 +57,7 @@ std::string latency_row_label(const std::string& class_or_group);
 /// pooled, kind by kind, on `threads` threads; with latency, also each unit's latency parts
 /// (on the lane holding the kind's markers).
 void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequest& unit_at, unsigned threads,
-                      std::vector<KindSamples>* pooled, bool latency = false);
+                      std::vector<KindSamples>* pooled, bool latency = false, const MeasurePolicy& policy = {});
 
 /// The group of a kind's own row: the units' durations.
 inline constexpr const char* kUnitRow = "(unit)";
@@ -72,12 +87,24 @@ struct ChangeRow {
   double p() const { return of == Of::units_share ? runs.p : test.p; }
 };
 
-/// For every kind both sides have: its unit row, then a row a group with busy time in some
+/// For every kind both sides have with kMinTestedValues units each: its unit row, then a row a group with busy time in some
 /// unit of either side (busiest first) over the units in which it has busy time on each
 /// side, each followed by the share of units it runs in when that moves by more than
 /// kShareRowPoints, then the latency rows with time on either side (classes and groups,
 /// the most time first, over the units with that part); p adjusted over the rows that are
 /// tests (tested, and of units not cut by an ambiguous rule).
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha);
+
+/// A kind both sides have that has no rows: fewer than kMinTestedValues units on a side.
+struct UntestedKind {
+  std::string kind;
+  std::size_t units_a = 0, units_b = 0;
+};
+/// Those kinds, in A's order: unit_changes tabulates only kinds that can be tested (a
+/// generic trace's 20,000 one-marker kinds were 240,000 rows of "too few units").
+std::vector<UntestedKind> untested_kinds(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b);
+/// The kinds that can be tested whose units some run did not measure (MeasurePolicy): the
+/// side's runs must be read again measuring them.
+std::set<std::string> kinds_to_measure(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b);
 
 }  // namespace jqtrace

@@ -29,7 +29,7 @@ const ChangeRow* row_of(const std::vector<ChangeRow>& rows, const std::string& k
 
 }  // namespace
 
-TEST_CASE("changes: Holm's family is the tests, rows of too few or ambiguous units are not in m") {
+TEST_CASE("changes: Holm's family is the tests, rows of ambiguous units are not in m, kinds of too few units have none") {
   // token: a real shift; step: cut by a guess, as shifted; fence: too few units.
   std::vector<KindSamples> a = {kind_of("token", false, 12, 1000, 10), kind_of("step", true, 12, 1000, 10),
                                 kind_of("fence", false, 3, 1000, 10)};
@@ -45,7 +45,13 @@ TEST_CASE("changes: Holm's family is the tests, rows of too few or ambiguous uni
   CHECK(token->p_adj == doctest::Approx(token->test.p));
   CHECK(token->significant);
   CHECK_FALSE(step->significant);
-  CHECK_FALSE(row_of(rows, "fence")->test.tested);
+  // Too few units: no rows at all (a generic trace has thousands of such kinds), named apart.
+  CHECK_FALSE(row_of(rows, "fence"));
+  std::vector<UntestedKind> untested = untested_kinds(a, b);
+  REQUIRE(untested.size() == 1);
+  CHECK(untested[0].kind == "fence");
+  CHECK(untested[0].units_a == 3);
+  CHECK(untested[0].units_b == 3);
 }
 
 namespace {
