@@ -2,10 +2,14 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "markers.h"
 #include "significance.h"
+#include "stats.h"
+#include "test_util.h"
 #include "unit_changes.h"
 
 using namespace jqtrace;
@@ -125,4 +129,32 @@ TEST_CASE("significance: the share of units, against a hand-worked case") {
   CHECK(t.ci_hi_pp == doctest::Approx(65.29).epsilon(0.001));
   CHECK(compare_proportions(40, 40, 40, 40).p == 1);  // every unit both sides
   CHECK_FALSE(compare_proportions(3, 5, 4, 5).tested);
+}
+
+TEST_CASE("changes: every kind's units measured in one walk give each unit's busy time as a walk a kind does") {
+  // Kinds nested in others (token, layer, step: their units' starts and ends do not rise
+  // together across kinds), one-marker kinds (chrome-small) and a lane that stopped.
+  for (const char* name : {"decode-small.trace.json", "chrome-small.json", "ring-full.trace.json"}) {
+    CAPTURE(name);
+    const Trace& trace = test::load_sample(name);
+    SpanIndex index(trace);
+    std::vector<KindSamples> samples;
+    add_unit_samples(trace, index, UnitRequest{}, 2, &samples, false, MeasurePolicy{true, {}});
+    REQUIRE_FALSE(samples.empty());
+    for (const KindSamples& k : samples) {
+      CAPTURE(k.kind);
+      std::vector<UnitRow> rows = unit_rows(trace, index, k.kind, UnitRequest{});
+      REQUIRE(rows.size() == k.dur_ns.size());
+      for (std::size_t u = 0; u < rows.size(); ++u) {
+        CHECK(rows[u].unit.range.length() == k.dur_ns[u]);
+        std::map<std::string, int64_t> expected;
+        for (const GroupStats& g : rows[u].stats.groups)
+          if (g.busy_ns > 0) expected[g.name] = g.busy_ns;
+        std::map<std::string, int64_t> got;
+        for (const auto& [group, busy] : k.busy_ns)
+          if (busy[u] > 0) got[group] = busy[u];
+        CHECK(got == expected);
+      }
+    }
+  }
 }
