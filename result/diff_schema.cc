@@ -136,11 +136,11 @@ Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
   t.add_column(Column("kind", Kind::text));
   t.add_column(Column("group", Kind::text));
   // At 80 columns the essentials stay whole (kind, group, medians, the change with its
-  // interval, p_adj): p goes first, then the units' counts and shares.
+  // interval, p_adj): the shares of units go first, then p, then the units' counts.
   t.add_column(Column("n_a", Kind::integer).rank(1));
   t.add_column(Column("n_b", Kind::integer).rank(1));
-  t.add_column(Column("runs_a_pct", Kind::ratio).rank(1));
-  t.add_column(Column("runs_b_pct", Kind::ratio).rank(1));
+  t.add_column(Column("runs_a_pct", Kind::ratio).rank(3));
+  t.add_column(Column("runs_b_pct", Kind::ratio).rank(3));
   t.add_column(Column("median_a_us", Kind::us));
   t.add_column(Column("median_b_us", Kind::us));
   t.add_column(Column("change", Kind::text).people_only());
