@@ -122,7 +122,8 @@ Row change_row(const ChangeRow& r) {
   auto shift_part = [&](double v) { return any ? pct_of(v, s.median_a) : Value{}; };
   auto share_part = [&](double v) { return share ? Value{v} : Value{}; };
   return {r.kind, r.group, n_a, n_b, runs_a, runs_b,
-          share ? Value{} : Value{s.median_a}, share ? Value{} : Value{s.median_b}, change_text(r),
+          share || s.n_a == 0 ? Value{} : Value{s.median_a}, share || s.n_b == 0 ? Value{} : Value{s.median_b},
+          change_text(r),
           any ? Value{s.shift} : Value{}, shift_part(s.shift), shift_part(s.ci_lo), shift_part(s.ci_hi),
           share_part(r.runs.delta_pp), share_part(r.runs.ci_lo_pp), share_part(r.runs.ci_hi_pp),
           r.tested() ? Value{r.p()} : Value{}, r.tested() && !r.ambiguous ? Value{r.p_adj} : Value{}, r.significant,

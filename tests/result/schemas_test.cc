@@ -382,4 +382,44 @@ TEST_CASE("stats: the lanes' rows are made from the trace as they are written, a
   CHECK_THROWS_AS(stats_document(s, StatsContext{}), std::logic_error);  // lanes without their trace
 }
 
+
+TEST_CASE("diff changes: a side with no unit of a group has no median, not 0") {
+  // fifo job ran in 19 of a corpus trace's 384 layers and in none of the other's: its B
+  // median read 0.000 (a median of no values).
+  KindSamples a, b;
+  a.kind = b.kind = "layer";
+  for (int u = 0; u < 40; ++u) {
+    a.dur_ns.push_back(1000 + u);
+    b.dur_ns.push_back(1000 + u);
+    a.busy_ns["attn"].push_back(500 + u);
+    b.busy_ns["attn"].push_back(500 + u);
+    a.busy_ns["fifo"].push_back(u < 3 ? 90 : 0);
+  }
+  const Trace& trace = test::load_sample("decode-small.trace.json");
+  RangeStats stats = stats_of(trace, GroupBy::category);
+  TraceDiff d = diff_stats(stats, stats, {}, {});
+  Document doc = diff_document({{"a.json"}, whole(trace), &stats, trace_facts(trace)},
+                               {{"b.json"}, whole(trace), &stats, trace_facts(trace)}, d,
+                               unit_changes({a}, {b}, 0.05), {});
+  const Table* changes = nullptr;
+  for (const Table* t : doc.tables())
+    if (t->key == "changes") changes = t;
+  REQUIRE(changes);
+  auto column = [&](const std::string& key) {
+    for (std::size_t c = 0; c < changes->columns.size(); ++c)
+      if (changes->columns[c].key == key) return c;
+    FAIL("no column " << key);
+    return std::size_t{0};
+  };
+  bool found = false;
+  for (const Row& row : changes->rows) {
+    if (std::get<std::string>(row[column("group")]) != "fifo") continue;
+    found = true;
+    CHECK(std::get<double>(row[column("median_a_us")]) == doctest::Approx(90));
+    CHECK(std::holds_alternative<std::monostate>(row[column("median_b_us")]));
+    CHECK(std::get<int64_t>(row[column("n_b")]) == 0);
+  }
+  CHECK(found);
+}
+
 }  // namespace jqtrace::result
