@@ -28,20 +28,10 @@ ffn_busy() {  # each layer's ffn chain busy time (us) where it runs, of the trac
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 row_of() {  # significant,ci_lo_pct,ci_hi_pct of layer/ffn chain; then "any" when a row is significant
-  "$jqtrace" diff -q --format json "$1" "$2" | awk '
-    /^  "changes": \[/ { inside = 1; next }
-    inside && /^  \]/ { inside = 0 }
-    !inside { next }
-    { line = $0; sub(/^ +/, "", line); sub(/,$/, "", line) }
-    line ~ /^"(kind|group|significant|ci_lo_pct|ci_hi_pct)":/ {
-      key = line; sub(/":.*/, "", key); sub(/^"/, "", key)
-      value = line; sub(/^"[^"]*": /, "", value); gsub(/"/, "", value); row[key] = value
-    }
-    line ~ /^}/ {
-      if (row["kind"] == "layer" && row["group"] == "ffn chain") print row["significant"] "," row["ci_lo_pct"] "," row["ci_hi_pct"]
-      if (row["significant"] == "true") any = 1
-      delete row
-    }
+  "$jqtrace" diff -q --format csv --table changes "$1" "$2" | awk -F, '
+    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    $col["significant"] == "true" { any = 1 }
+    $col["kind"] == "layer" && $col["group"] == "ffn chain" { print $col["significant"] "," $col["ci_lo_pct"] "," $col["ci_hi_pct"] }
     END { if (any) print "any" }'
 }
 

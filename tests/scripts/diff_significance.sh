@@ -18,18 +18,10 @@ rows=$(grep -c '"significant":' <<< "$json")
 [ "$rows" -gt 20 ] || fail "only $rows rows in the changes table"
 grep -q '"significant": true' <<< "$json" && fail "two runs of one workload: a row is significant"
 
-# diff's CSV is its groups table; the changes table is read from the JSON (one key a line).
 changes_of() {  # prints kind,group,significant,ci_lo_pct,ci_hi_pct a row of the changes table
-  "$jqtrace" diff -q --format json "$@" | awk '
-    /^  "changes": \[/ { inside = 1; next }
-    inside && /^  \]/ { inside = 0 }
-    !inside { next }
-    { line = $0; sub(/^ +/, "", line); sub(/,$/, "", line) }
-    line ~ /^"(kind|group|significant|ci_lo_pct|ci_hi_pct)":/ {
-      key = line; sub(/":.*/, "", key); sub(/^"/, "", key)
-      value = line; sub(/^"[^"]*": /, "", value); gsub(/"/, "", value); row[key] = value
-    }
-    line ~ /^}/ { print row["kind"] "," row["group"] "," row["significant"] "," row["ci_lo_pct"] "," row["ci_hi_pct"] }'
+  "$jqtrace" diff -q --format csv --table changes "$@" | awk -F, '
+    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    { print $col["kind"] "," $col["group"] "," $col["significant"] "," $col["ci_lo_pct"] "," $col["ci_hi_pct"] }'
 }
 heavy=$(changes_of "$tmp/same1.json" --vs "$tmp/heavy3.json")
 line=$(grep '^layer,ffn chain,' <<< "$heavy")
