@@ -73,6 +73,18 @@ expect_status 2 --fail-if 'faster(moe experts) > 3' "$small" "$small"
 # issue 54 it compared all 12, 9 of them 0: a median of 0 on side A, no percentage of it.)
 grep -q "faster(moe experts): the row of 'moe experts' in 'layer' units has too few units in which 'moe experts' runs to test (3 of 12 and 3 of 12; 6 a side needed)" \
   "$tmp/err" || fail "moe experts in 3 layers of 12: $(cat "$tmp/err")"
+# A units row whose median on side A is 0 us: ticks in groups of 3 at one time (2 of 3
+# units empty) against ticks 5 us apart.
+ticks() {  # ticks SPREAD: 8 groups of 3 'tick' instants 100 us apart, SPREAD us apart in a group
+  awk -v spread="$1" 'BEGIN { printf "["; for (g = 0; g < 8; g++) { for (k = 0; k < 3; k++) printf "{\"ph\":\"i\",\"name\":\"tick\",\"pid\":0,\"tid\":0,\"ts\":%d},\n", 100 * g + spread * k;
+                                                     printf "{\"ph\":\"X\",\"name\":\"w\",\"cat\":\"c\",\"pid\":0,\"tid\":0,\"ts\":%d,\"dur\":50},\n", 100 * g + 20 }
+                              print "{\"ph\":\"X\",\"name\":\"w\",\"cat\":\"c\",\"pid\":0,\"tid\":0,\"ts\":900,\"dur\":1}]" }'
+}
+ticks 0 > "$tmp/ticks-together.json"
+ticks 5 > "$tmp/ticks-apart.json"
+expect_status 2 --unit-at start --fail-if 'slower(tick) > 3' "$tmp/ticks-together.json" "$tmp/ticks-apart.json"
+grep -q "slower(tick): the 'tick' units row has a median of 0 us on side A: no percentage of it (its shift +5.000 us" \
+  "$tmp/err" || fail "a median of 0 us on side A: $(cat "$tmp/err")"
 expect_status 2 --fail-if 'slower(deltanet) > 3' "$small" "$small"
 grep -q "slower(deltanet): 'deltanet' has no busy time in any unit of either side: nothing to compare" "$tmp/err" ||
   fail "a group without busy time: $(cat "$tmp/err")"
