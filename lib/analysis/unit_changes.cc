@@ -172,6 +172,10 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
 }
 
 void pool_unit_samples(std::vector<KindSamples> run, std::vector<KindSamples>* pooled) {
+  if (pooled->empty()) {  // a side's first run: taken whole (a kind an instant: no regrowth)
+    *pooled = std::move(run);
+    return;
+  }
   std::map<std::string, std::size_t> pooled_at;
   for (std::size_t i = 0; i < pooled->size(); ++i) pooled_at.emplace((*pooled)[i].kind, i);
   for (KindSamples& r : run) {
