@@ -139,5 +139,21 @@ grep -q '^layer,start,start,auto,auto,token,token,false,,,0$' <<< "$rules" || fa
 cp "$tmp/j2.json" "$tmp/j2copy.json"
 grep -qE '^token +\(unit\) .*ambiguous' <<< "$("$jqtrace" diff -q "$tmp/j2.json" "$tmp/j2copy.json")" ||
   fail "seed 2 against itself: its token units are not ambiguous"
+# Pooled runs of traces of many kinds: 'tick' has 3 units a run (not measured in a run: too
+# few alone), 6 a side pooled; the runs are read again to measure it, and its rows equal
+# those of the same runs with few kinds (where every kind is measured at once).
+one_offs() {  # one_offs SEED NAMES: 3 'tick' instants among NAMES one-off instant names
+  awk -v seed="$1" -v names="$2" 'BEGIN { srand(seed); printf "["; for (i = 0; i < 300; i++) printf "{\"ph\":\"X\",\"name\":\"w\",\"cat\":\"c\",\"pid\":0,\"tid\":0,\"ts\":%d,\"dur\":%d},\n", 10 * i, 3 + int(rand() * 5)
+    for (k = 0; k < 3; k++) printf "{\"ph\":\"i\",\"name\":\"tick\",\"pid\":0,\"tid\":0,\"ts\":%d},\n", 1000 * k + 5
+    for (n = 0; n < names; n++) printf "{\"ph\":\"i\",\"name\":\"one%d\",\"pid\":0,\"tid\":0,\"ts\":%d},\n", n, 7 + n
+    print "{\"ph\":\"X\",\"name\":\"w\",\"cat\":\"c\",\"pid\":0,\"tid\":0,\"ts\":2995,\"dur\":1}]" }'
+}
+for names in 10 400; do
+  for seed in 1 2 3 4; do one_offs $seed $names > "$tmp/one-offs-$names-$seed.json"; done
+  "$jqtrace" diff -q --unit-at start --format csv --table changes "$tmp/one-offs-$names-1.json" "$tmp/one-offs-$names-2.json" \
+    --vs "$tmp/one-offs-$names-3.json" "$tmp/one-offs-$names-4.json" | grep '^tick,' > "$tmp/ticks-$names.csv"
+done
+grep -q '^tick,c,6,6,' "$tmp/ticks-400.csv" || fail "pooled runs of many kinds: no measured row of tick: $(cat "$tmp/ticks-400.csv")"
+cmp -s "$tmp/ticks-10.csv" "$tmp/ticks-400.csv" || fail "pooled runs of many kinds: tick's rows differ from few kinds'"
 echo "diff_significance: $failures failed"
 [ $failures -eq 0 ]
