@@ -55,10 +55,13 @@ struct Side {
 int analyse_run(const DiffCommandOptions& o, std::size_t run, const GroupBy* by, Side* side) {
   const UnitRequest& unit_at = side->requests[run];
   const std::string& path = side->paths[run];
+  // A run read again (to cut or measure its units otherwise) said its warnings the first time.
+  CommonOptions common = o.common;
+  common.quiet = common.quiet || (run < side->names.size() && !side->names[run].empty());
   Trace trace;  // freed before the next run is read
-  if (int status = load_for_analysis(path, o.common, &trace)) return status;
+  if (int status = load_for_analysis(path, common, &trace)) return status;
   Scope scope;
-  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) {
+  if (!resolve_scope_options(o.scope, trace, common, &scope)) {
     print_error(fmt::format("{}: the scope above is not in this trace", display_name(path)));
     return kUsage;
   }

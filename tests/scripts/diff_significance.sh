@@ -155,5 +155,11 @@ for names in 10 400; do
 done
 grep -q '^tick,c,6,6,' "$tmp/ticks-400.csv" || fail "pooled runs of many kinds: no measured row of tick: $(cat "$tmp/ticks-400.csv")"
 cmp -s "$tmp/ticks-10.csv" "$tmp/ticks-400.csv" || fail "pooled runs of many kinds: tick's rows differ from few kinds'"
+# A run read again does not say its warnings twice (a cut-off trace warned once a read).
+head -c -3 "$tmp/one-offs-400-1.json" > "$tmp/one-offs-cut.json"
+"$jqtrace" diff --unit-at start "$tmp/one-offs-cut.json" "$tmp/one-offs-400-2.json" \
+  --vs "$tmp/one-offs-400-3.json" "$tmp/one-offs-400-4.json" > /dev/null 2> "$tmp/err"
+[ "$(grep -c 'one-offs-cut.json: truncated at byte' "$tmp/err")" = 1 ] ||
+  fail "a run read again warned again: $(cat "$tmp/err")"
 echo "diff_significance: $failures failed"
 [ $failures -eq 0 ]
