@@ -57,7 +57,7 @@ int analyse_run(const DiffCommandOptions& o, std::size_t run, const GroupBy* by,
   const std::string& path = side->paths[run];
   // A run read again (to cut or measure its units otherwise) said its warnings the first time.
   CommonOptions common = o.common;
-  common.quiet = common.quiet || (run < side->names.size() && !side->names[run].empty());
+  common.quiet = common.quiet || !side->names[run].empty();
   Trace trace;  // freed before the next run is read
   if (int status = load_for_analysis(path, common, &trace)) return status;
   Scope scope;
@@ -77,9 +77,7 @@ int analyse_run(const DiffCommandOptions& o, std::size_t run, const GroupBy* by,
     side->kinds = summarize_kinds(trace, unit_at, options.quantiles);
     side->facts = result::trace_facts(trace);
   }
-  side->names.resize(side->paths.size());
   side->names[run] = display_name(path);
-  side->run_units.resize(side->paths.size());
   side->run_units[run].clear();
   add_unit_samples(trace, index, unit_at, worker_threads(o.common), &side->run_units[run], o.latency,
                    side->measured[run]);
@@ -87,6 +85,8 @@ int analyse_run(const DiffCommandOptions& o, std::size_t run, const GroupBy* by,
 }
 
 int analyse_side(const DiffCommandOptions& o, const GroupBy* by, Side* side) {
+  side->names.assign(side->paths.size(), "");  // "": not read yet
+  side->run_units.assign(side->paths.size(), {});
   side->requests.assign(side->paths.size(), unit_at_request(o.scope.unit_at));
   side->measured.assign(side->paths.size(), MeasurePolicy{side->paths.size() > 1, {}});
   for (std::size_t run = 0; run < side->paths.size(); ++run)
@@ -95,8 +95,9 @@ int analyse_side(const DiffCommandOptions& o, const GroupBy* by, Side* side) {
 }
 
 /// Each kind's units on a side, and whether some run left them unmeasured.
-std::map<std::string, std::pair<std::size_t, bool>> kind_counts(const Side& side) {
-  std::map<std::string, std::pair<std::size_t, bool>> counts;
+using KindCounts = std::map<std::string, std::pair<std::size_t, bool>>;
+KindCounts kind_counts(const Side& side) {
+  KindCounts counts;
   for (const std::vector<KindSamples>& run : side.run_units)
     for (const KindSamples& k : run) {
       auto& [units, unmeasured] = counts[k.kind];
@@ -107,8 +108,7 @@ std::map<std::string, std::pair<std::size_t, bool>> kind_counts(const Side& side
 }
 
 /// The kinds both sides have with enough units a side to test (pooled over their runs).
-std::set<std::string> testable_kinds(const Side& a, const Side& b) {
-  auto counts_a = kind_counts(a), counts_b = kind_counts(b);
+std::set<std::string> testable_kinds(const KindCounts& counts_a, const KindCounts& counts_b) {
   std::set<std::string> kinds;
   for (const auto& [kind, count_a] : counts_a)
     if (auto found = counts_b.find(kind);
@@ -128,7 +128,7 @@ struct JointRule {
 /// evidence) in two ways across the runs of both sides, each with the rule all their
 /// evidence says together.
 std::vector<JointRule> joint_rules(const Side& a, const Side& b) {
-  std::set<std::string> testable = testable_kinds(a, b);
+  std::set<std::string> testable = testable_kinds(kind_counts(a), kind_counts(b));
   std::map<std::string, std::vector<UnitRule>> auto_rules;
   for (const Side* side : {&a, &b})
     for (const std::vector<KindSamples>& run : side->run_units)
@@ -176,6 +176,17 @@ void take_joint_rules(const std::vector<JointRule>& joint, Side* side, std::size
       if (const UnitRule* cut = run_rule(side->run_units[0], k.kind); cut && joint_of(joint, k.kind)) k.rule = *cut;
 }
 
+/// Reads run `run` of a side again, as its request and measuring now say (B grouped as A
+/// is), and marks its kinds' joint rules. Standard input cannot be read twice: its units
+/// stay as they were (marked where they agree with a joint rule).
+int read_again(const DiffCommandOptions& o, const std::vector<JointRule>& joint, const Side& a, Side* side,
+               std::size_t run) {
+  if (side->paths[run] != "-")
+    if (int status = analyse_run(o, run, side == &a ? nullptr : &a.stats.by, side)) return status;
+  take_joint_rules(joint, side, run);
+  return kOk;
+}
+
 /// Cuts every run's units of the kinds auto cut two ways by the rule of both sides'
 /// evidence (SPEC §2 "Units"; issue 54): the runs whose own rule differs are read again
 /// with it (standard input cannot be: its units stay as they were cut, and the warning of
@@ -183,8 +194,7 @@ void take_joint_rules(const std::vector<JointRule>& joint, Side* side, std::size
 /// untested on both sides.
 int apply_joint_rules(const DiffCommandOptions& o, std::vector<JointRule>* joint, Side* a, Side* b) {
   if (joint->empty()) return kOk;
-  for (Side* side : {a, b}) {
-    const GroupBy* by = side == b ? &a->stats.by : nullptr;
+  for (Side* side : {a, b})
     for (std::size_t run = 0; run < side->paths.size(); ++run) {
       UnitRequest& request = side->requests[run];
       std::size_t asked = request.kinds.size();
@@ -194,11 +204,9 @@ int apply_joint_rules(const DiffCommandOptions& o, std::vector<JointRule>* joint
         request.kinds.emplace_back(j.kind, j.rule.at);
         ++j.recut;
       }
-      if (request.kinds.size() > asked && side->paths[run] != "-")
-        if (int status = analyse_run(o, run, by, side)) return status;
-      take_joint_rules(*joint, side, run);
+      if (request.kinds.size() == asked) take_joint_rules(*joint, side, run);  // cut as the joint rule says
+      else if (int status = read_again(o, *joint, *a, side, run)) return status;
     }
-  }
   return kOk;
 }
 
@@ -207,17 +215,16 @@ int apply_joint_rules(const DiffCommandOptions& o, std::vector<JointRule>* joint
 int measure_pooled_kinds(const DiffCommandOptions& o, const std::vector<JointRule>& joint, Side* a, Side* b) {
   auto counts_a = kind_counts(*a), counts_b = kind_counts(*b);
   std::set<std::string> kinds;
-  for (const std::string& kind : testable_kinds(*a, *b))
+  for (const std::string& kind : testable_kinds(counts_a, counts_b))
     if (counts_a[kind].second || counts_b[kind].second) kinds.insert(kind);
   if (kinds.empty()) return kOk;
   for (Side* side : {a, b})
     for (std::size_t run = 0; run < side->paths.size(); ++run) {
       bool unmeasured = std::any_of(side->run_units[run].begin(), side->run_units[run].end(),
                                     [&](const KindSamples& k) { return k.unmeasured_runs > 0 && kinds.count(k.kind); });
-      if (!unmeasured || side->paths[run] == "-") continue;  // standard input: its kinds stay without rows
+      if (!unmeasured) continue;
       side->measured[run].also = kinds;
-      if (int status = analyse_run(o, run, side == b ? &a->stats.by : nullptr, side)) return status;
-      take_joint_rules(joint, side, run);
+      if (int status = read_again(o, joint, *a, side, run)) return status;  // standard input: no rows for them
     }
   return kOk;
 }
@@ -225,6 +232,11 @@ int measure_pooled_kinds(const DiffCommandOptions& o, const std::vector<JointRul
 void pool_runs(Side* side) {
   for (std::vector<KindSamples>& run : side->run_units) pool_unit_samples(std::move(run), &side->units);
   side->run_units.clear();
+}
+
+/// "ROW has too few units to test (3 and 3; 6 a side needed)".
+std::string too_few_units(const std::string& row, std::size_t n_a, std::size_t n_b) {
+  return fmt::format("{} has too few units to test ({} and {}; {} a side needed)", row, n_a, n_b, kMinTestedValues);
 }
 
 /// Why row r cannot judge a gate, naming the row; "" when it can. A gate that cannot be
@@ -236,9 +248,7 @@ std::string unjudgeable(const ChangeRow& r) {
   if (!r.test.tested && r.of == ChangeRow::Of::time)
     return fmt::format("{} has too few units in which '{}' runs to test ({} of {} and {} of {}; {} a side needed)",
                        row, r.group, r.test.n_a, r.runs.n_a, r.test.n_b, r.runs.n_b, kMinTestedValues);
-  if (!r.test.tested)
-    return fmt::format("{} has too few units to test ({} and {}; {} a side needed)", row, r.test.n_a, r.test.n_b,
-                       kMinTestedValues);
+  if (!r.test.tested) return too_few_units(row, r.test.n_a, r.test.n_b);
   if (r.ambiguous)
     return fmt::format("{} is of units cut by a guess: where '{}' markers stand in their units is ambiguous on a "
                        "side; give --unit-at",
@@ -308,8 +318,7 @@ MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<s
   // Kinds without rows (too few units a side) still name why a gate on them is not judged.
   for (const UntestedKind& k : untested)
     for (const char* metric : {"slower", "faster"})
-      m.withhold(metric, k.kind, fmt::format("the '{}' units row has too few units to test ({} and {}; {} a side needed)",
-                                             k.kind, k.units_a, k.units_b, kMinTestedValues));
+      m.withhold(metric, k.kind, too_few_units(fmt::format("the '{}' units row", k.kind), k.units_a, k.units_b));
   for (const std::string& group : idle_groups) {
     if (row_of.count(group)) continue;
     std::string why = rows.empty() && !untested.empty()
@@ -397,16 +406,11 @@ void warn_incomparable(const Side& a, const Side& b, const CommonOptions& common
 /// How each kind of the changes table was cut, for the heading and the unit_rules table.
 std::vector<result::KindRules> kind_rules(const Side& a, const Side& b, const std::vector<JointRule>& joint) {
   std::vector<result::KindRules> rules;
-  auto b_kinds = pooled_by_kind(b);
-  for (const KindSamples& ka : a.units) {
-    auto found = b_kinds.find(ka.kind);
-    if (found == b_kinds.end()) continue;
-    const KindSamples* kb = found->second;
-    if (ka.rules.empty() || kb->rules.empty()) continue;
-    if (ka.dur_ns.size() < kMinTestedValues || kb->dur_ns.size() < kMinTestedValues) continue;  // no rows
+  for_each_common_kind(a.units, b.units, [&](const KindSamples& ka, const KindSamples& kb) {
+    if (!can_test(ka, kb) || ka.rules.empty() || kb.rules.empty()) return;  // no rows
     const JointRule* j = joint_of(joint, ka.kind);
-    rules.push_back({ka.kind, ka.rules.front(), kb->rules.front(), j != nullptr, j ? j->recut : 0});
-  }
+    rules.push_back({ka.kind, ka.rules.front(), kb.rules.front(), j != nullptr, j ? j->recut : 0});
+  });
   return rules;
 }
 

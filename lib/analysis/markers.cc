@@ -48,12 +48,17 @@ void for_each_unit_row(const Trace& trace, const SpanIndex& index, std::string_v
   }
 }
 
-std::vector<UnitRow> unit_rows_of(const Trace& trace, const SpanIndex& index, std::vector<Unit> units, unsigned threads) {
+StatsOptions unit_stats_options(const Trace& trace, unsigned threads) {
   StatsOptions options;
   options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
   options.distributions = false;
   options.lanes = false;
   options.threads = threads;
+  return options;
+}
+
+std::vector<UnitRow> unit_rows_of(const Trace& trace, const SpanIndex& index, std::vector<Unit> units, unsigned threads) {
+  StatsOptions options = unit_stats_options(trace, threads);
   std::vector<Range> ranges;
   ranges.reserve(units.size());
   for (const Unit& u : units) ranges.push_back(u.range);

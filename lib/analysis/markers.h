@@ -41,6 +41,8 @@ void for_each_unit_row(const Trace& trace, const SpanIndex& index, std::string_v
 /// shared among `threads` threads (the same rows at any count).
 std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::string_view kind,
                                const UnitRequest& unit_at, unsigned threads = 1);
+/// How a unit is measured: grouped by category (jobque) or cat, no distributions or lanes.
+StatsOptions unit_stats_options(const Trace& trace, unsigned threads);
 /// The same for some units (a kind's, in order, or some of them).
 std::vector<UnitRow> unit_rows_of(const Trace& trace, const SpanIndex& index, std::vector<Unit> units,
                                   unsigned threads = 1);

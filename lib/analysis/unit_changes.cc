@@ -68,11 +68,7 @@ void measure_units(const Trace& trace, const SpanIndex& index, std::vector<Pendi
     chains[chain].push_back(u);
     chain_by_last_end.emplace(units[u].range.hi, chain);
   }
-  StatsOptions options;
-  options.by = trace.jobque ? GroupBy::category : GroupBy::cat;  // as unit_rows_of groups
-  options.distributions = false;
-  options.lanes = false;
-  options.threads = threads;
+  StatsOptions options = unit_stats_options(trace, threads);
   constexpr std::size_t kBlock = 1024;
   for (const std::vector<std::size_t>& chain : chains)
     for (std::size_t from = 0; from < chain.size(); from += kBlock) {
@@ -202,49 +198,27 @@ void pool_unit_samples(std::vector<KindSamples> run, std::vector<KindSamples>* p
   }
 }
 
-namespace {
-
-/// Both sides have enough units of the kind for a test.
-bool testable(const KindSamples& a, const KindSamples& b) {
+bool can_test(const KindSamples& a, const KindSamples& b) {
   return a.dur_ns.size() >= kMinTestedValues && b.dur_ns.size() >= kMinTestedValues;
 }
-
-/// Calls f(a's kind, b's kind) for every kind both sides have, in A's order.
-template <typename F>
-void for_each_common_kind(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, F f) {
-  std::map<std::string, const KindSamples*> b_kinds;  // by name: one lookup a kind of A
-  for (const KindSamples& k : b) b_kinds.emplace(k.kind, &k);
-  for (const KindSamples& ka : a)
-    if (auto found = b_kinds.find(ka.kind); found != b_kinds.end()) f(ka, *found->second);
-}
-
-}  // namespace
 
 std::vector<UntestedKind> untested_kinds(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b) {
   std::vector<UntestedKind> untested;
   for_each_common_kind(a, b, [&](const KindSamples& ka, const KindSamples& kb) {
-    if (!testable(ka, kb)) untested.push_back({ka.kind, ka.dur_ns.size(), kb.dur_ns.size()});
+    if (!can_test(ka, kb)) untested.push_back({ka.kind, ka.dur_ns.size(), kb.dur_ns.size()});
   });
   return untested;
-}
-
-std::set<std::string> kinds_to_measure(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b) {
-  std::set<std::string> kinds;
-  for_each_common_kind(a, b, [&](const KindSamples& ka, const KindSamples& kb) {
-    if (testable(ka, kb) && ka.unmeasured_runs + kb.unmeasured_runs > 0) kinds.insert(ka.kind);
-  });
-  return kinds;
 }
 
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha) {
   std::vector<ChangeRow> rows;
   for_each_common_kind(a, b, [&](const KindSamples& ka, const KindSamples& kb) {
-    if (!testable(ka, kb)) return;
+    if (!can_test(ka, kb)) return;
     bool ambiguous = ka.ambiguous || kb.ambiguous;
     std::size_t units_a = ka.dur_ns.size(), units_b = kb.dur_ns.size();
     rows.push_back({ka.kind, kUnitRow, ChangeRow::Of::durations, compare_samples(ka.dur_ns, kb.dur_ns),
                     compare_proportions(units_a, units_a, units_b, units_b), 1, false, ambiguous});
-    if (ka.unmeasured_runs + kb.unmeasured_runs > 0) return;  // no busy time to compare (see kinds_to_measure)
+    if (ka.unmeasured_runs + kb.unmeasured_runs > 0) return;  // no busy time to compare (diff reads such runs again)
     // Groups with busy time in some unit of either side, the busiest (both sides) first.
     add_rows(ka, kb, ambiguous, &KindSamples::busy_ns, true, &rows);
     add_rows(ka, kb, ambiguous, &KindSamples::latency_ns, false, &rows);

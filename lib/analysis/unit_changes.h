@@ -66,7 +66,8 @@ inline constexpr const char* kUnitRow = "(unit)";
 /// (units_row_label): its time rows compare only the units it runs in.
 inline constexpr double kShareRowPoints = 10;
 
-/// The label of the row of the share of units a group runs in: "with ffn chain" (layers with ffn chain: 56% of them in A, 81% in B).
+/// The label of the row of the share of units a group runs in: "with ffn chain" (layers
+/// with ffn chain: 56% of them in A, 81% in B).
 std::string units_row_label(const std::string& group);
 
 struct ChangeRow {
@@ -87,12 +88,25 @@ struct ChangeRow {
   double p() const { return of == Of::units_share ? runs.p : test.p; }
 };
 
-/// For every kind both sides have with kMinTestedValues units each: its unit row, then a row a group with busy time in some
-/// unit of either side (busiest first) over the units in which it has busy time on each
-/// side, each followed by the share of units it runs in when that moves by more than
-/// kShareRowPoints, then the latency rows with time on either side (classes and groups,
-/// the most time first, over the units with that part); p adjusted over the rows that are
-/// tests (tested, and of units not cut by an ambiguous rule).
+/// Both sides have enough units of the kind (kMinTestedValues) for its rows to be tests.
+bool can_test(const KindSamples& a, const KindSamples& b);
+
+/// Calls f(a's kind, b's kind) for every kind both sides have, in A's order (B's kinds found
+/// by name: a generic trace can have a kind an instant).
+template <typename F>
+void for_each_common_kind(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, F f) {
+  std::map<std::string, const KindSamples*> b_kinds;
+  for (const KindSamples& k : b) b_kinds.emplace(k.kind, &k);
+  for (const KindSamples& ka : a)
+    if (auto found = b_kinds.find(ka.kind); found != b_kinds.end()) f(ka, *found->second);
+}
+
+/// For every kind both sides have that can_test: its unit row, then a row a group with busy
+/// time in some unit of either side (busiest first) over the units in which it has busy
+/// time on each side, each followed by the share of units it runs in when that moves by
+/// more than kShareRowPoints, then the latency rows with time on either side (classes and
+/// groups, the most time first, over the units with that part); p adjusted over the rows
+/// that are tests (tested, and of units not cut by an ambiguous rule).
 std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b, double alpha);
 
 /// A kind both sides have that has no rows: fewer than kMinTestedValues units on a side.
@@ -100,11 +114,7 @@ struct UntestedKind {
   std::string kind;
   std::size_t units_a = 0, units_b = 0;
 };
-/// Those kinds, in A's order: unit_changes tabulates only kinds that can be tested (a
+/// Those kinds, in A's order: unit_changes tabulates only kinds that can_test (a
 /// generic trace's 20,000 one-marker kinds were 240,000 rows of "too few units").
 std::vector<UntestedKind> untested_kinds(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b);
-/// The kinds that can be tested whose units some run did not measure (MeasurePolicy): the
-/// side's runs must be read again measuring them.
-std::set<std::string> kinds_to_measure(const std::vector<KindSamples>& a, const std::vector<KindSamples>& b);
-
 }  // namespace jqtrace
