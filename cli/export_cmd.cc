@@ -12,6 +12,7 @@
 #include "load.h"
 #include "scope_options.h"
 #include "sqlite_export.h"
+#include "timings.h"
 #include "version.h"
 
 namespace jqtrace::cli {
@@ -101,6 +102,9 @@ void setup_export(CLI::App& app) {
       ->check(CLI::Range(0u, 1024u))
       ->option_text("N");
   cmd->add_flag("-q,--quiet", opts->common.quiet, "No progress bar and no warnings");
+  cmd->add_flag_callback("--timings", [] { enable_timings(); },
+                         "At the end, on stderr: wall and CPU time of each phase (parse, index, each table "
+                         "written) and the serial share of the run");
   add_unit_at_option(*cmd, opts->unit_at);
   cmd->add_option("FILE", opts->files, "The traces: one run each")->required();
   cmd->footer(

@@ -7,14 +7,13 @@
 //
 // Times are µs of the file's clock (REAL, ns / 1000), as every output prints them.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "scope.h"
 #include "stats.h"
 #include "trace.h"
-
-struct sqlite3;
 
 namespace jqtrace {
 
@@ -28,8 +27,8 @@ struct ExportRun {
 
 class SqliteExport {
  public:
-  /// Opens (creates) the database at path, creates the tables and starts the one
-  /// transaction; nullptr with a message when SQLite cannot.
+  /// Creates the database at path with its tables and indexes, empty; nullptr with a
+  /// message when SQLite cannot.
   static std::unique_ptr<SqliteExport> create(const std::string& path, std::string* error);
   ~SqliteExport();
   SqliteExport(const SqliteExport&) = delete;
@@ -38,13 +37,17 @@ class SqliteExport {
   /// Adds one trace as the next run (numbered from 1); false with a message on a SQLite
   /// error. threads: for the analyses it runs (stats by lane).
   bool add_run(const Trace& trace, const ExportRun& run, unsigned threads, std::string* error);
-  /// Creates the indexes, commits and closes; false with a message.
+  /// Writes the trees' last pages and the database's size: the file is complete (the
+  /// caller puts it in place). false with a message.
   bool finish(std::string* error);
 
  private:
-  explicit SqliteExport(sqlite3* db) : db_(db) {}
+  SqliteExport(int fd, std::map<std::string, uint32_t> roots);
+  struct Trees;
   struct Writer;
-  sqlite3* db_ = nullptr;
+  int fd_ = -1;
+  std::map<std::string, uint32_t> roots_;  ///< each table's and index's root page
+  std::unique_ptr<Trees> trees_;
   int64_t runs_ = 0;
 };
 

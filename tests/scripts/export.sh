@@ -25,9 +25,25 @@ stats_busy() {  # stats_busy TRACE [SCOPE...]: the categories with busy time, by
   "$jqtrace" stats -q --format csv --columns name,busy_us "$@" | tail -n +2 | grep -v ',0.000$' | LC_ALL=C sort
 }
 
+# intact FILE.sqlite: SQLite's own check of every page, tree and index (export writes the
+# pages itself, lib/export/sqlite_pages.h), and that a query by each index finds what a
+# scan finds.
+intact() {
+  local verdict
+  verdict=$(sqlite3 "$1" "PRAGMA integrity_check" 2>&1)
+  [ "$verdict" = ok ] || fail "$1: integrity_check: $(echo "$verdict" | head -3)"
+  [ "$(sqlite3 "$1" "SELECT count(*) FROM spans INDEXED BY spans_by_chain WHERE run = 1 AND chain IS (SELECT max(chain) FROM spans)")" = \
+    "$(sqlite3 "$1" "SELECT count(*) FROM spans NOT INDEXED WHERE run = 1 AND chain IS (SELECT max(chain) FROM spans)")" ] ||
+    fail "$1: spans_by_chain finds other spans than a scan"
+  [ "$(sqlite3 "$1" "SELECT count(*) FROM latency INDEXED BY latency_by_unit WHERE run = 1 AND kind = (SELECT max(kind) FROM units) AND idx = 1")" = \
+    "$(sqlite3 "$1" "SELECT count(*) FROM latency NOT INDEXED WHERE run = 1 AND kind = (SELECT max(kind) FROM units) AND idx = 1")" ] ||
+    fail "$1: latency_by_unit finds other rows than a scan"
+}
+
 check_jobque() {  # check_jobque NAME TRACE
   local name=$1 trace=$2 db="$tmp/$1.sqlite"
   "$jqtrace" export -q "$trace" -o "$db" || { fail "$name: export exit $?"; return; }
+  intact "$db"
   [ "$(busy_by_category "$db" | LC_ALL=C sort)" = "$(stats_busy "$trace")" ] ||
     fail "$name: busy per category differs from stats: $(diff <(busy_by_category "$db" | LC_ALL=C sort) <(stats_busy "$trace") | head -4)"
   if "$jqtrace" markers -q --format csv --columns kind,count "$trace" | grep -qE '^token,([2-9]|[1-9][0-9]+)$'; then
@@ -90,6 +106,7 @@ want=$("$jqtrace" latency -q --marker token 1 --format csv --columns group,class
 
 # A generic trace: spans by cat, instants as markers; each cat's total time is stats'.
 "$jqtrace" export -q samples/chrome-small.json -o "$tmp/c.sqlite" || fail "generic: export exit $?"
+intact "$tmp/c.sqlite"
 got=$(sqlite3 -list -separator , "$tmp/c.sqlite" "SELECT g.name, printf('%.3f', sum(s.dur_us)) FROM spans s JOIN groups g USING(run, grp)
                                     GROUP BY g.name ORDER BY g.name")
 want=$("$jqtrace" stats -q --format csv --columns name,total_us samples/chrome-small.json | tail -n +2 | LC_ALL=C sort)
@@ -99,6 +116,7 @@ want=$("$jqtrace" stats -q --format csv --columns name,total_us samples/chrome-s
 # A fleet: three runs in one database, each as exported alone; a share per run.
 "$jqtrace" export -q samples/decode-small.trace.json samples/legacy-small.trace.json "$tmp/g8.json" -o "$tmp/fleet.sqlite" ||
   fail "fleet: export exit $?"
+intact "$tmp/fleet.sqlite"
 [ "$(sqlite3 "$tmp/fleet.sqlite" "SELECT group_concat(run || ':' || file, ' ') FROM runs")" = \
   "1:samples/decode-small.trace.json 2:samples/legacy-small.trace.json 3:$tmp/g8.json" ] || fail "fleet: runs table"
 [ "$(sqlite3 "$tmp/fleet.sqlite" "SELECT count(*) FROM spans WHERE run = 3")" = \
@@ -128,10 +146,13 @@ cp samples/tiny.trace.json "$tmp/out/in.json"
 "$jqtrace" export -q "$tmp/out/in.json" -o "$tmp/out/in.json" 2> /dev/null
 [ $? -eq 2 ] && cmp -s "$tmp/out/in.json" samples/tiny.trace.json || fail "export -o its own input: not refused or input changed"
 rm "$tmp/out/in.json"
-"$gen" --workers 3 --size-mb 40 --seed 4 -o "$tmp/big.json"
-"$jqtrace" export -q "$tmp/big.json" -o "$tmp/out/big.sqlite" &
+# Killed mid-export: the input is a pipe that stalls, so the export is surely under way
+# (its temporary database made, the trace being read) whatever the machine's speed.
+"$gen" --workers 3 --size-mb 4 --seed 4 -o "$tmp/big.json"
+"$jqtrace" export -q - -o "$tmp/out/big.sqlite" < <(cat "$tmp/big.json"; sleep 3) &
 pid=$!
 sleep 0.5
+[ -n "$(ls -A "$tmp/out")" ] || fail "an export under way has no temporary database (the kill below tests nothing)"
 kill -TERM "$pid" 2> /dev/null
 wait "$pid" 2> /dev/null
 [ -z "$(ls -A "$tmp/out")" ] || fail "an export killed with SIGTERM left $(ls -A "$tmp/out")"
