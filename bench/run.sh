@@ -46,7 +46,7 @@ for lane_count in $lanes; do
   for j in 1 "$jobs"; do
     labels+=("validate -j $j" "stats -j $j" "markers --kind token -j $j" "window --marker token 100 -j $j"
              "gaps -j $j" "latency -j $j" "latency --per-unit token -j $j" "timeline -j $j" "report -j $j"
-             "diff (the trace against itself) -j $j")
+             "diff (the trace against itself) -j $j" "export -j $j")
     commands+=("$build/jqtrace validate -j $j $trace" "$build/jqtrace stats -j $j $trace"
                "$build/jqtrace markers -j $j --kind token $trace"
                "$build/jqtrace window -q --no-index -j $j --marker token 100 -o $out/window.json $trace"
@@ -54,7 +54,8 @@ for lane_count in $lanes; do
                "$build/jqtrace latency -q -j $j --per-unit token $trace"
                "$build/jqtrace timeline -q -j $j -o $out/t.svg $trace"
                "$build/jqtrace report -q -j $j -o $out/r.html $trace"
-               "$build/jqtrace diff -q -j $j $trace $trace")
+               "$build/jqtrace diff -q -j $j $trace $trace"
+               "$build/jqtrace export -q -j $j -o $out/e.sqlite $trace")
     # Compressed, and from stdin: each beside its plain row above (same command).
     for z in gz zst; do
       labels+=("validate -j $j .$z" "stats -j $j .$z" "window --marker token 100 -j $j .$z")
