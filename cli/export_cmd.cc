@@ -1,6 +1,7 @@
 // jqtrace export FILE... -o out.sqlite: each trace loaded in turn → its run's rows → one
 // SQLite database, put in place only when complete.
 #include <csignal>
+#include <malloc.h>
 #include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,6 +81,12 @@ int run_export(const ExportCommandOptions& o) {
     if (!db->add_run(trace, run, worker_threads(o.common), &error)) {
       print_error(fmt::format("{}: {}", o.common.output, error));
       return kInput;
+    }
+    // The next run is read into memory the parser threads' arenas still hold: without giving
+    // it back, a fleet of two 570 MB runs peaked 29 MB above one run (183 MB against 154).
+    if (k + 1 < inputs.size()) {
+      trace = Trace{};
+      malloc_trim(0);
     }
   }
   if (!db->finish(&error)) {
