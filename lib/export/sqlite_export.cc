@@ -227,9 +227,13 @@ struct SqliteExport::Writer {
   /// chain. The spans are counted per chain and placed by a counting sort: 4 bytes a span.
   bool spans_by_chain() {
     std::vector<std::size_t> first_of_lane{0};
-    for (const Lane& lane : trace.lanes) first_of_lane.push_back(first_of_lane.back() + lane.spans.size());
+    std::vector<const SpanTable*> tables;  // (the lanes are a deque: indexing it is not free)
+    for (const Lane& lane : trace.lanes) {
+      first_of_lane.push_back(first_of_lane.back() + lane.spans.size());
+      tables.push_back(&lane.spans);
+    }
     auto entry = [&](std::size_t lane, std::size_t i) {
-      const SpanTable& s = trace.lanes[lane].spans;
+      const SpanTable& s = *tables[lane];
       r.i(run);
       trace.jobque ? r.i(s.chain[i]) : r.null();
       return t.spans_by_chain.add_key(r.i(static_cast<int64_t>(lane)).d(us(s.ts[i])).i(static_cast<int64_t>(i)).encode());

@@ -47,6 +47,10 @@ void append_varint(std::string* out, uint64_t v) {
 
 /// Reads a varint at p (within end); its value and length.
 std::size_t get_varint(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+  if (p < end && *p < 0x80) {  // a serial type below 128: nearly every one
+    *v = *p;
+    return 1;
+  }
   uint64_t value = 0;
   for (std::size_t k = 0; k < 8 && p + k < end; ++k) {
     value = (value << 7) | (p[k] & 0x7f);
@@ -72,22 +76,6 @@ void put_u32(uint8_t* p, uint32_t v) {
 }
 uint32_t get_u32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-}
-
-/// The smallest integer serial type (1..6) holding v, and its byte count.
-std::pair<uint8_t, uint8_t> integer_type(int64_t v) {
-  if (v >= -128 && v <= 127) return {1, 1};
-  if (v >= -32768 && v <= 32767) return {2, 2};
-  if (v >= -8388608 && v <= 8388607) return {3, 3};
-  if (v >= -2147483648LL && v <= 2147483647LL) return {4, 4};
-  if (v >= -140737488355328LL && v <= 140737488355327LL) return {5, 6};
-  return {6, 8};
-}
-
-void append_big_endian(std::string* out, uint64_t v, std::size_t bytes) {
-  char big_endian[8];
-  for (std::size_t k = 0; k < bytes; ++k) big_endian[k] = static_cast<char>(v >> (8 * (bytes - 1 - k)));
-  out->append(big_endian, bytes);
 }
 
 /// One value of an encoded record, decoded for comparison.
@@ -128,6 +116,14 @@ std::size_t body_size(uint64_t serial) {
   return serial < 10 ? kBytes[serial] : static_cast<std::size_t>((serial - 12) / 2);
 }
 
+/// memcmp == 0 without a call for a number's few bytes.
+bool same_bytes(const uint8_t* a, const uint8_t* b, std::size_t n) {
+  if (n > 8) return std::memcmp(a, b, n) == 0;
+  for (std::size_t k = 0; k < n; ++k)
+    if (a[k] != b[k]) return false;
+  return true;
+}
+
 int sign(double v) { return v < 0 ? -1 : v > 0; }
 
 /// An integer against a double as SQLite orders them: by value.
@@ -155,39 +151,26 @@ int compare_values(const Decoded& a, const Decoded& b) {
 
 }  // namespace
 
-Record& Record::i(int64_t v) {
-  auto [type, bytes] = integer_type(v);
-  types_.push_back(static_cast<char>(type));
-  append_big_endian(&body_, static_cast<uint64_t>(v), bytes);
-  return *this;
-}
-
-Record& Record::d(double v) {
-  if (std::isnan(v)) return null();  // SQLite stores NaN as NULL
-  types_.push_back(7);
-  uint64_t bits = 0;
-  std::memcpy(&bits, &v, 8);
-  append_big_endian(&body_, bits, 8);
-  return *this;
-}
-
 Record& Record::t(std::string_view v) {
-  append_varint(&types_, 2 * uint64_t{v.size()} + 13);
-  body_.append(v);
+  uint8_t serial[9];
+  std::size_t n = put_varint(serial, 2 * uint64_t{v.size()} + 13);
+  for (std::size_t k = 0; k < n; ++k) type(serial[k]);
+  if (!v.empty()) std::memcpy(body(v.size()), v.data(), v.size());
   return *this;
 }
 
 std::string_view Record::encode() {
   // The header's size counts its own varint.
-  std::size_t header = types_.size() + 1;
-  while (varint_size(header) + types_.size() != header) header = types_.size() + varint_size(header);
-  bytes_.clear();
-  append_varint(&bytes_, header);
-  bytes_ += types_;
-  bytes_ += body_;
-  types_.clear();
-  body_.clear();
-  return bytes_;
+  std::size_t header = types_used_ + 1;
+  while (varint_size(header) + types_used_ != header) header = types_used_ + varint_size(header);
+  const std::size_t size = header + body_used_;
+  if (bytes_.size() < size) bytes_.resize(std::max(2 * bytes_.size(), size));
+  auto out = reinterpret_cast<uint8_t*>(bytes_.data());
+  std::size_t at = put_varint(out, header);
+  std::memcpy(out + at, types_.data(), types_used_);
+  if (body_used_) std::memcpy(out + header, body_.data(), body_used_);
+  types_used_ = body_used_ = 0;
+  return {bytes_.data(), size};
 }
 
 int compare_records(std::string_view a, std::string_view b) {
@@ -201,7 +184,7 @@ int compare_records(std::string_view a, std::string_view b) {
     ta += get_varint(pa + ta, pa + ha, &sa);
     tb += get_varint(pb + tb, pb + hb, &sb);
     // The same type and bytes are the same value (the usual case for a key's first columns).
-    bool same = sa == sb && std::memcmp(body_a, body_b, body_size(sa)) == 0;
+    bool same = sa == sb && same_bytes(body_a, body_b, body_size(sa));
     if (!same)
       if (int c = compare_values(decode(sa, body_a), decode(sb, body_b))) return c;
     body_a += body_size(sa);
@@ -222,8 +205,9 @@ bool PageFile::open(int fd, std::string* error) {
   if (page_size_ == 1) page_size_ = 65536;
   usable_ = page_size_ - header[20];
   pages_ = get_u32(header + 28);
-  // Reserved bytes at the end of a page (an encryption extension's) are not written here.
-  if (page_size_ < 512 || header[18] != 1 || header[19] != 1 || header[20] != 0 ||
+  // Reserved bytes at the end of a page (an encryption extension's) are not written here;
+  // records use serial types 8 and 9, which need schema format 4 (SQLite's default).
+  if (page_size_ < 512 || header[18] != 1 || header[19] != 1 || header[20] != 0 || get_u32(header + 44) != 4 ||
       get_u32(header + 24) != get_u32(header + 92) || get_u32(header + 36) != 0) {
     *error = "the database SQLite created is not one its pages can be appended to";
     return false;

@@ -8,7 +8,9 @@
 // none of that work — a page is filled, written, and its first key goes to its parent.
 // The format is https://www.sqlite.org/fileformat2.html; the databases written here pass
 // PRAGMA integrity_check (tests/scripts/export.sh and sqlite_pages_test run it).
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -17,21 +19,58 @@
 namespace jqtrace::sqlite_file {
 
 /// A record under construction: values appended in column order, each written at once
-/// into the header of serial types and the body; encode() joins them.
+/// into the header of serial types and the body; encode() joins them. The appends are
+/// inline and write into buffers that only grow: they run ~100M times for a 570 MB trace.
 class Record {
  public:
-  Record& i(int64_t v);
-  Record& d(double v);
-  Record& t(std::string_view v);
-  Record& null() {
-    types_.push_back(0);
+  Record& i(int64_t v) {
+    // 0 and 1 are serial types 8 and 9, no body bytes (schema format 4, PageFile checks).
+    if (v == 0 || v == 1) return type(static_cast<uint8_t>(8 + v));
+    std::size_t bytes = integer_bytes(v);
+    type(kIntegerType[bytes]);
+    uint8_t* out = body(bytes);
+    for (std::size_t k = 0; k < bytes; ++k) out[k] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * (bytes - 1 - k)));
     return *this;
   }
+  Record& d(double v) {
+    if (v != v) return null();  // SQLite stores NaN as NULL
+    type(7);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, 8);
+    uint8_t* out = body(8);
+    for (std::size_t k = 0; k < 8; ++k) out[k] = static_cast<uint8_t>(bits >> (8 * (7 - k)));
+    return *this;
+  }
+  Record& t(std::string_view v);
+  Record& null() { return type(0); }
   /// The record's bytes (valid until the next encode) and a fresh start for the next row.
   std::string_view encode();
 
  private:
-  std::string types_, body_, bytes_;
+  // Serial type of an integer by its byte count (1, 2, 3, 4, 6 or 8).
+  static constexpr uint8_t kIntegerType[9] = {0, 1, 2, 3, 4, 0, 5, 0, 6};
+  static std::size_t integer_bytes(int64_t v) {
+    if (v >= -128 && v <= 127) return 1;
+    if (v >= -32768 && v <= 32767) return 2;
+    if (v >= -8388608 && v <= 8388607) return 3;
+    if (v >= -2147483648LL && v <= 2147483647LL) return 4;
+    if (v >= -140737488355328LL && v <= 140737488355327LL) return 6;
+    return 8;
+  }
+  Record& type(uint8_t serial) {
+    if (types_used_ == types_.size()) types_.resize(2 * types_.size() + 64);
+    types_[types_used_++] = static_cast<char>(serial);
+    return *this;
+  }
+  /// n more bytes of the body (it only grows: no allocation once warm).
+  uint8_t* body(std::size_t n) {
+    if (body_used_ + n > body_.size()) body_.resize(std::max(2 * body_.size(), body_used_ + n + 64));
+    uint8_t* at = reinterpret_cast<uint8_t*>(body_.data()) + body_used_;
+    body_used_ += n;
+    return at;
+  }
+  std::string types_, body_, bytes_;  // types_ holds varints (a text's serial type may be long)
+  std::size_t types_used_ = 0, body_used_ = 0;
 };
 
 /// -1, 0 or 1: SQLite's order of two records column by column (NULL before numbers before

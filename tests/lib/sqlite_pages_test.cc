@@ -166,6 +166,8 @@ TEST_CASE("sqlite_pages: every integer width, reals, NaN, text and NULL come bac
   CHECK(db.column("SELECT x FROM v ORDER BY rowid") == want);
   CHECK(db.column("SELECT typeof(x) FROM v WHERE rowid IN (21, 23, 24)") == "real|null|text");
   CHECK(db.column("SELECT rowid FROM v WHERE x = 7") == std::to_string(INT64_MAX));
+  // 0 and 1 take no body bytes: serial types 8 and 9.
+  CHECK(encoded(r.i(0).i(1).i(2)) == std::string("\x04\x08\x09\x01\x02", 5));
 }
 
 TEST_CASE("sqlite_pages: records order as SQLite orders them") {
@@ -178,6 +180,10 @@ TEST_CASE("sqlite_pages: records order as SQLite orders them") {
   CHECK(cmp(r.i(1000000), Record().t("0")) < 0);              // numbers before text
   CHECK(cmp(r.i(2), Record().d(2.0)) == 0);                   // by value, not by storage
   CHECK(cmp(r.i(2), Record().d(2.5)) < 0);
+  CHECK(cmp(r.i(1), Record().i(2)) < 0);                      // serial type 9 against 1
+  CHECK(cmp(r.i(0), Record().d(-0.5)) > 0);                   // serial type 8 against a real
+  CHECK(cmp(r.i(1), Record().d(1.0)) == 0);
+  CHECK(cmp(r.i(0), Record().i(1)) < 0);
   CHECK(cmp(r.d(-2.5), Record().i(-2)) < 0);
   CHECK(cmp(r.i(INT64_MAX), Record().d(9.3e18)) < 0);
   CHECK(cmp(r.i(-300), Record().i(-2)) < 0);                  // signed, whatever the width
