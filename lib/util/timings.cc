@@ -114,12 +114,14 @@ std::string timings_report() {
     if (p.kind == PhaseKind::serial) serial_wall += p.wall_s;
     else scaling_cpu += p.cpu_s;
   }
+  std::size_t name_width = 10;  // the longest phase's name ("finish trees") sets the column
+  for (const PhaseTime& p : phases) name_width = std::max(name_width, p.name.size());
   std::string out = fmt::format("jqtrace: timings, -j {} (seconds; cpu/wall is how many cores a phase kept busy):\n", threads);
-  out += fmt::format("  {:<10} {:>9} {:>9} {:>8}  {}\n", "phase", "wall", "cpu", "cpu/wall", "threads");
+  out += fmt::format("  {:<{}} {:>9} {:>9} {:>8}  {}\n", "phase", name_width, "wall", "cpu", "cpu/wall", "threads");
   for (const PhaseTime& p : phases)
-    out += fmt::format("  {:<10} {:>9.4f} {:>9.4f} {:>8.2f}  {}\n", p.name, p.wall_s, p.cpu_s,
+    out += fmt::format("  {:<{}} {:>9.4f} {:>9.4f} {:>8.2f}  {}\n", p.name, name_width, p.wall_s, p.cpu_s,
                        p.wall_s > 0 ? p.cpu_s / p.wall_s : 0.0, p.kind == PhaseKind::scales ? "-j" : "one");
-  out += fmt::format("  {:<10} {:>9.4f} {:>9.4f} {:>8.2f}\n", "total", wall, cpu, wall > 0 ? cpu / wall : 0.0);
+  out += fmt::format("  {:<{}} {:>9.4f} {:>9.4f} {:>8.2f}\n", "total", name_width, wall, cpu, wall > 0 ? cpu / wall : 0.0);
   // Amdahl's s: the one-thread phases against all the work on one core (the -j phases' CPU
   // time is what one thread would take for them). At -j 1 it is the serial phases' share of
   // the wall time; at -j N it also counts what only a parallel read does (the join).

@@ -73,4 +73,19 @@ TEST_CASE("timings: a PhaseClock on a worker thread records nothing (compute_sta
   CHECK(find(phases, "test worker") == nullptr);  // recorded (and raced) on the shared list before
 }
 
+TEST_CASE("timings: a phase's name longer than the column keeps the numbers in their columns") {
+  enable_timings();
+  { PhaseClock shorter("x", PhaseKind::serial); }
+  { PhaseClock longer("a long phase name", PhaseKind::serial); }
+  std::string report = timings_report();
+  // The decimal point of each row's wall time ("finish trees" pushed its row's two columns right).
+  auto wall_point = [&](const std::string& name) {
+    std::size_t row = report.find("\n  " + name + " ");
+    REQUIRE(row != std::string::npos);
+    return report.find('.', row) - row;
+  };
+  CHECK(wall_point("x") == wall_point("a long phase name"));
+  CHECK(wall_point("total") == wall_point("a long phase name"));
+}
+
 }  // namespace jqtrace
