@@ -357,31 +357,34 @@ struct SqliteExport::Writer {
     return ok;
   }
 
-  /// Every kind's rule and units, and each unit's latency parts; *rules: the rules as the
-  /// runs row lists them.
-  bool units(const UnitRequest& unit_at, std::string* rules) {
+  /// Calls each(kind, markers, plan) for every marker kind in byte order, its units planned
+  /// by unit_at (the units and latency tasks plan alike: planning is deterministic and cheap).
+  template <typename Each>
+  void for_each_kind_plan(const UnitRequest& unit_at, Each&& each) {
     const std::vector<std::string> kinds = kinds_in_byte_order();
     UnitPlanner planner(trace, unit_at);
-    LatencyByLane analyses(trace, index);
+    for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& m) {
+      if (!m.ts.empty()) each(kinds[k], m, planner.plan(kinds[k], m));
+    });
+  }
+
+  /// Every kind's rule and units; *rules: the rules as the runs row lists them.
+  bool units(const UnitRequest& unit_at, std::string* rules) {
     std::vector<std::pair<std::string, UnitRule>> decided;
     bool ok = true;
-    for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& m) {
-      const std::string& kind = kinds[k];
-      if (!ok || m.ts.empty()) return;
-      KindUnits plan = planner.plan(kind, m);
+    for_each_kind_plan(unit_at, [&](const std::string& kind, const Markers& m, const KindUnits& plan) {
+      if (!ok) return;
       decided.emplace_back(kind, plan.rule);
       r.i(run).t(kind).t(unit_at_name(plan.rule.at)).i(plan.rule.automatic).i(plan.rule.ambiguous);
       plan.rule.nested_in.empty() ? r.null() : r.t(plan.rule.nested_in);
       std::string label = unit_rule_label(plan.rule);
       r.t(label);
       ok = t.unit_rules.add(r);
-      const LatencyAnalysis* analysis = analyses.of(latency_lane(m));
       for (const Unit& u : cut_units(m, plan)) {
         if (!ok) return;
         int64_t rowid = t.units.add(r.i(run).t(kind).i(u.index).i(u.arg).d(us(u.range.lo)).d(us(u.range.hi)).d(us(u.range.length())));
         r.i(run).t(kind).i(u.index);
         ok = index_entry(t.units_by_kind, rowid);
-        if (ok && analysis) ok = latency_rows(*analysis, kind, u);
       }
     });
     // The runs row lists the rules in the trace's order of kinds, as the other outputs do.
@@ -391,6 +394,19 @@ struct SqliteExport::Writer {
     std::sort(decided.begin(), decided.end(),
               [&](const auto& x, const auto& y) { return place[x.first] < place[y.first]; });
     *rules = rules_text(decided);
+    return ok;
+  }
+
+  /// Each unit's latency parts (the units of a kind whose marker lane runs jobque work).
+  bool latency(const UnitRequest& unit_at) {
+    LatencyByLane analyses(trace, index);
+    bool ok = true;
+    for_each_kind_plan(unit_at, [&](const std::string& kind, const Markers& m, const KindUnits& plan) {
+      const LatencyAnalysis* analysis = analyses.of(latency_lane(m));
+      if (!analysis) return;
+      for (const Unit& u : cut_units(m, plan))
+        if (ok) ok = latency_rows(*analysis, kind, u);
+    });
     return ok;
   }
 
@@ -456,9 +472,9 @@ bool SqliteExport::add_run(const Trace& trace, const ExportRun& run, unsigned th
   SpanIndex index(trace, threads);
   ++runs_;
   // Each task writes its own trees (a tree is built on one thread); the threads take them
-  // longest first (the 570 MB bench trace at -j 1: spans 0.8 s, spans by chain 0.6, units
-  // and their latency 0.5, chains 0.13, markers, lanes and groups less).
-  enum Task : std::size_t { spans, spans_by_chain, units, chains, markers, lanes_and_groups, tasks };
+  // longest first (the 570 MB 8-lane bench trace at -j 1: spans by chain 0.6 s, the units'
+  // latency parts 0.5 (1.6M rows), spans 0.45, chains 0.17, the rest less than 0.1).
+  enum Task : std::size_t { spans_by_chain, latency, spans, chains, units, markers, lanes_and_groups, tasks };
   std::string refused[tasks];
   std::vector<Writer> writers;
   for (std::size_t k = 0; k < tasks; ++k) writers.push_back({*trees_, trace, index, runs_, threads, {}, &refused[k]});
@@ -471,6 +487,7 @@ bool SqliteExport::add_run(const Trace& trace, const ExportRun& run, unsigned th
       switch (static_cast<Task>(task)) {
         case spans: done[task] = w.spans(); break;
         case spans_by_chain: done[task] = w.spans_by_chain(); break;
+        case latency: done[task] = w.latency(run.unit_at); break;
         case units: done[task] = w.units(run.unit_at, &rules); break;
         case chains: done[task] = w.chains(); break;
         case markers: done[task] = w.markers(); break;
