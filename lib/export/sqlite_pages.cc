@@ -18,6 +18,10 @@ constexpr uint64_t kLockByteOffset = 0x40000000;
 /// SQLite's varint: big-endian groups of 7 bits, the high bit set on all but the last;
 /// the ninth byte, if any, holds 8 bits.
 std::size_t put_varint(uint8_t* out, uint64_t v) {
+  if (v < 0x80) {  // a serial type, a header's or a payload's size: nearly always one byte
+    out[0] = static_cast<uint8_t>(v);
+    return 1;
+  }
   if (v > 0x00ffffffffffffffULL) {
     out[8] = static_cast<uint8_t>(v);
     v >>= 8;
@@ -36,8 +40,9 @@ std::size_t put_varint(uint8_t* out, uint64_t v) {
 }
 
 std::size_t varint_size(uint64_t v) {
-  uint8_t scratch[9];
-  return put_varint(scratch, v);
+  std::size_t n = 1;
+  for (; n < 9 && v >= 0x80; ++n) v >>= 7;  // (the ninth byte holds 8 bits: the rest fits)
+  return n;
 }
 
 void append_varint(std::string* out, uint64_t v) {
@@ -87,14 +92,20 @@ struct Decoded {
   std::string_view bytes;
 };
 
+double real_at(const uint8_t* body) {
+  uint64_t bits = 0;
+  for (int k = 0; k < 8; ++k) bits = (bits << 8) | body[k];
+  double real = 0;
+  std::memcpy(&real, &bits, 8);
+  return real;
+}
+
 Decoded decode(uint64_t serial, const uint8_t* body) {
   Decoded d;
   if (serial == 0) return d;
   d.cls = 1;
   if (serial == 7) {
-    uint64_t bits = 0;
-    for (int k = 0; k < 8; ++k) bits = (bits << 8) | body[k];
-    std::memcpy(&d.real, &bits, 8);
+    d.real = real_at(body);
     d.is_real = true;
   } else if (serial == 8 || serial == 9) {
     d.integer = static_cast<int64_t>(serial - 8);
@@ -162,7 +173,8 @@ Record& Record::t(std::string_view v) {
 std::string_view Record::encode() {
   // The header's size counts its own varint.
   std::size_t header = types_used_ + 1;
-  while (varint_size(header) + types_used_ != header) header = types_used_ + varint_size(header);
+  if (header >= 0x80)
+    while (varint_size(header) + types_used_ != header) header = types_used_ + varint_size(header);
   const std::size_t size = header + body_used_;
   if (bytes_.size() < size) bytes_.resize(std::max(2 * bytes_.size(), size));
   auto out = reinterpret_cast<uint8_t*>(bytes_.data());
@@ -179,14 +191,40 @@ int compare_records(std::string_view a, std::string_view b) {
   uint64_t ha = 0, hb = 0;
   std::size_t ta = get_varint(pa, ea, &ha), tb = get_varint(pb, eb, &hb);
   const uint8_t *body_a = pa + ha, *body_b = pb + hb;
+  if (ha == hb && a.size() == b.size() && std::memcmp(pa, pb, ha) == 0) {
+    // The same serial types (the usual pair of neighbouring keys): the columns line up, and
+    // the first body byte that differs is in the column that decides.
+    const uint8_t* end_a = pa + a.size();
+    std::size_t d = static_cast<std::size_t>(std::mismatch(body_a, end_a, body_b).first - body_a);
+    if (body_a + d == end_a) return 0;
+    uint64_t serial = 0;
+    std::size_t start = 0;
+    for (std::size_t t = ta; t < ha; start += body_size(serial)) {
+      t += get_varint(pa + t, pa + ha, &serial);
+      if (d < start + body_size(serial)) break;
+    }
+    if (serial >= 1 && serial <= 6) {  // an integer: big-endian, its first byte signed
+      if (d == start) return static_cast<int8_t>(body_a[d]) < static_cast<int8_t>(body_b[d]) ? -1 : 1;
+      return body_a[d] < body_b[d] ? -1 : 1;
+    }
+    if (serial >= 12) return body_a[d] < body_b[d] ? -1 : 1;  // text (BINARY) or blob: bytes
+    if (int c = sign(real_at(body_a + start) - real_at(body_b + start))) return c;
+    // -0.0 and 0.0: the same value in other bytes; the columns after it decide, below.
+  }
   while (pa + ta < pa + ha && pb + tb < pb + hb) {
     uint64_t sa = 0, sb = 0;
     ta += get_varint(pa + ta, pa + ha, &sa);
     tb += get_varint(pb + tb, pb + hb, &sb);
     // The same type and bytes are the same value (the usual case for a key's first columns).
-    bool same = sa == sb && same_bytes(body_a, body_b, body_size(sa));
-    if (!same)
+    if (sa != sb || !same_bytes(body_a, body_b, body_size(sa))) {
+      // Two integers of one width (the usual case: a key's last columns) compare as their
+      // big-endian bytes once the sign bit is flipped.
+      if (sa == sb && sa >= 1 && sa <= 6) {
+        int c = std::memcmp(body_a, body_b, body_size(sa));
+        return (body_a[0] ^ body_b[0]) & 0x80 ? (body_a[0] & 0x80 ? -1 : 1) : (c < 0 ? -1 : 1);
+      }
       if (int c = compare_values(decode(sa, body_a), decode(sb, body_b))) return c;
+    }
     body_a += body_size(sa);
     body_b += body_size(sb);
   }
@@ -289,24 +327,26 @@ std::string_view BTreeBuilder::make_leaf_cell(int64_t rowid, std::string_view re
   const std::size_t usable = file_.usable_size(), size = record.size();
   const std::size_t max_local = kind_ == Kind::table ? usable - 35 : (usable - 12) * 64 / 255 - 23;
   const std::size_t min_local = (usable - 12) * 32 / 255 - 23;
-  cell_.clear();
-  append_varint(&cell_, size);
-  if (kind_ == Kind::table) append_varint(&cell_, static_cast<uint64_t>(rowid));
   std::size_t local = size;
   if (size > max_local) {
     std::size_t k = min_local + (size - min_local) % (usable - 4);
     local = k <= max_local ? k : min_local;
   }
-  cell_.append(record.substr(0, local));
+  // Written in place (2 varints, the local part, an overflow pointer, SQLite's 4-byte floor).
+  if (cell_.size() < local + 22) cell_.resize(local + 22);
+  auto out = reinterpret_cast<uint8_t*>(cell_.data());
+  std::size_t n = put_varint(out, size);
+  if (kind_ == Kind::table) n += put_varint(out + n, static_cast<uint64_t>(rowid));
+  std::memcpy(out + n, record.data(), local);
+  n += local;
   if (local < size) {
     uint32_t first = 0;
     if (!write_overflow(record.substr(local), &first)) return {};
-    uint8_t pointer[4];
-    put_u32(pointer, first);
-    cell_.append(reinterpret_cast<const char*>(pointer), 4);
+    put_u32(out + n, first);
+    n += 4;
   }
-  while (cell_.size() < 4) cell_.push_back(0);  // SQLite's smallest cell
-  return cell_;
+  for (; n < 4; ++n) out[n] = 0;  // SQLite's smallest cell
+  return {cell_.data(), n};
 }
 
 /// The payload past a cell's local part: a chain of pages, each [next page][bytes].

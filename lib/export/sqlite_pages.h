@@ -25,11 +25,12 @@ class Record {
  public:
   Record& i(int64_t v) {
     // 0 and 1 are serial types 8 and 9, no body bytes (schema format 4, PageFile checks).
-    if (v == 0 || v == 1) return type(static_cast<uint8_t>(8 + v));
+    if (static_cast<uint64_t>(v) <= 1) return type(static_cast<uint8_t>(8 + v));
     std::size_t bytes = integer_bytes(v);
     type(kIntegerType[bytes]);
-    uint8_t* out = body(bytes);
-    for (std::size_t k = 0; k < bytes; ++k) out[k] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * (bytes - 1 - k)));
+    // The low `bytes` bytes, big-endian: all 8 are stored, the body grows by `bytes`.
+    put_big_endian(body(8), static_cast<uint64_t>(v) << (8 * (8 - bytes)));
+    body_used_ -= 8 - bytes;
     return *this;
   }
   Record& d(double v) {
@@ -37,8 +38,7 @@ class Record {
     type(7);
     uint64_t bits = 0;
     std::memcpy(&bits, &v, 8);
-    uint8_t* out = body(8);
-    for (std::size_t k = 0; k < 8; ++k) out[k] = static_cast<uint8_t>(bits >> (8 * (7 - k)));
+    put_big_endian(body(8), bits);
     return *this;
   }
   Record& t(std::string_view v);
@@ -56,6 +56,11 @@ class Record {
     if (v >= -2147483648LL && v <= 2147483647LL) return 4;
     if (v >= -140737488355328LL && v <= 140737488355327LL) return 6;
     return 8;
+  }
+  static void put_big_endian(uint8_t* out, uint64_t v) {
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "put_big_endian swaps the bytes of a little-endian value");
+    uint64_t big = __builtin_bswap64(v);
+    std::memcpy(out, &big, 8);
   }
   Record& type(uint8_t serial) {
     if (types_used_ == types_.size()) types_.resize(2 * types_.size() + 64);
