@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unistd.h>
 #include <vector>
@@ -202,6 +203,9 @@ struct SqliteExport::Writer {
 
   /// Every span, lane after lane in time order (the primary key's order), with its group
   /// and nesting depth.
+  /// The key (run, lane, ts_us, seq) rises as long as each lane's spans are in time order:
+  /// checked here on the nanoseconds (ns / 1000 keeps their order; seq breaks ties), not
+  /// record against record. spans_by_chain relies on this check.
   bool spans() {
     std::vector<int64_t> open_ends;  // the ends of the spans enclosing the current one
     for (std::size_t l = 0; l < trace.lanes.size(); ++l) {
@@ -209,6 +213,10 @@ struct SqliteExport::Writer {
       open_ends.clear();
       for (std::size_t i = 0; i < s.size(); ++i) {
         int64_t ts = s.ts[i], end = s.end(i);
+        if (i > 0 && ts < s.ts[i - 1]) {
+          *failure = "internal error: the spans of lane " + std::to_string(l) + " are not in time order";
+          return false;
+        }
         while (!open_ends.empty() && open_ends.back() <= ts) open_ends.pop_back();
         r.i(run).i(static_cast<int64_t>(l)).d(us(ts)).i(static_cast<int64_t>(i)).d(us(s.dur[i]));
         r.t(trace.names.view(static_cast<uint32_t>(s.name[i])));
@@ -216,7 +224,7 @@ struct SqliteExport::Writer {
         if (trace.jobque) r.i(s.chain[i]).i(s.stage[i]).i(s.arg[i]);
         else r.null().null().null();
         r.i(static_cast<int64_t>(open_ends.size()));
-        if (!t.spans.add_key(r.encode())) return false;
+        if (!t.spans.add_key(r.encode(), BTreeBuilder::Order::checked_by_caller)) return false;
         if (s.dur[i] > 0) open_ends.push_back(end);
       }
     }
@@ -232,11 +240,24 @@ struct SqliteExport::Writer {
       first_of_lane.push_back(first_of_lane.back() + lane.spans.size());
       tables.push_back(&lane.spans);
     }
+    // The key (run, chain, lane, ts_us, seq) rises when (chain, lane, seq) does: within a
+    // lane, ts_us follows seq (spans() checks each lane's time order, or the export fails).
+    int64_t last_chain = 0;
+    std::size_t last_lane = 0, last_i = 0;
+    bool first = true;
     auto entry = [&](std::size_t lane, std::size_t i) {
       const SpanTable& s = *tables[lane];
+      int64_t chain = trace.jobque ? s.chain[i] : 0;
+      if (!first && std::tie(chain, lane, i) <= std::tie(last_chain, last_lane, last_i)) {
+        *failure = "internal error: the keys of spans_by_chain are out of order";
+        return false;
+      }
+      first = false;
+      std::tie(last_chain, last_lane, last_i) = std::tie(chain, lane, i);
       r.i(run);
-      trace.jobque ? r.i(s.chain[i]) : r.null();
-      return t.spans_by_chain.add_key(r.i(static_cast<int64_t>(lane)).d(us(s.ts[i])).i(static_cast<int64_t>(i)).encode());
+      trace.jobque ? r.i(chain) : r.null();
+      return t.spans_by_chain.add_key(r.i(static_cast<int64_t>(lane)).d(us(s.ts[i])).i(static_cast<int64_t>(i)).encode(),
+                                      BTreeBuilder::Order::checked_by_caller);
     };
     if (!trace.jobque) {  // every chain NULL: the spans' own order
       for (std::size_t l = 0; l < trace.lanes.size(); ++l)

@@ -118,7 +118,11 @@ class BTreeBuilder {
   BTreeBuilder& operator=(const BTreeBuilder&) = delete;
 
   bool add_row(int64_t rowid, std::string_view record);
-  bool add_key(std::string_view record);
+  /// How an index tree's keys are known to rise: compared here record against record, or
+  /// by the caller on its own values (cheaper: the spans' 5M keys, twice). A tree's keys
+  /// are all one or all the other.
+  enum class Order : uint8_t { check, checked_by_caller };
+  bool add_key(std::string_view record, Order order = Order::check);
   /// Writes what is left, the root last, at the page SQLite gave the tree.
   bool finish();
   /// What failed: this tree's order, or the file (empty when nothing did).
