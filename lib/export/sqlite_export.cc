@@ -202,10 +202,9 @@ struct SqliteExport::Writer {
   }
 
   /// Every span, lane after lane in time order (the primary key's order), with its group
-  /// and nesting depth.
-  /// The key (run, lane, ts_us, seq) rises as long as each lane's spans are in time order:
-  /// checked here on the nanoseconds (ns / 1000 keeps their order; seq breaks ties), not
-  /// record against record. spans_by_chain relies on this check.
+  /// and nesting depth. The key (run, lane, ts_us, seq) rises as long as each lane's spans
+  /// are in time order: checked here on the nanoseconds (ns / 1000 keeps their order; seq
+  /// breaks ties), not record against record. spans_by_chain relies on this check.
   bool spans() {
     std::vector<int64_t> open_ends;  // the ends of the spans enclosing the current one
     for (std::size_t l = 0; l < trace.lanes.size(); ++l) {

@@ -127,15 +127,16 @@ std::size_t body_size(uint64_t serial) {
   return serial < 10 ? kBytes[serial] : static_cast<std::size_t>((serial - 12) / 2);
 }
 
-/// memcmp == 0 without a call for a number's few bytes.
-bool same_bytes(const uint8_t* a, const uint8_t* b, std::size_t n) {
-  if (n > 8) return std::memcmp(a, b, n) == 0;
-  for (std::size_t k = 0; k < n; ++k)
-    if (a[k] != b[k]) return false;
-  return true;
-}
-
 int sign(double v) { return v < 0 ? -1 : v > 0; }
+
+/// Two values of one serial type (so of one size) whose bytes first differ at byte k:
+/// integers (big-endian) by their first byte signed, then unsigned; text (BINARY) and
+/// blobs by that byte; reals by value (0 for -0.0 against 0.0: the next column decides).
+int compare_same_type(uint64_t serial, const uint8_t* a, const uint8_t* b, std::size_t k) {
+  if (serial >= 1 && serial <= 6 && k == 0) return static_cast<int8_t>(a[0]) < static_cast<int8_t>(b[0]) ? -1 : 1;
+  if (serial == 7) return sign(real_at(a) - real_at(b));
+  return a[k] < b[k] ? -1 : 1;
+}
 
 /// An integer against a double as SQLite orders them: by value.
 int compare_numbers(const Decoded& a, const Decoded& b) {
@@ -203,27 +204,19 @@ int compare_records(std::string_view a, std::string_view b) {
       t += get_varint(pa + t, pa + ha, &serial);
       if (d < start + body_size(serial)) break;
     }
-    if (serial >= 1 && serial <= 6) {  // an integer: big-endian, its first byte signed
-      if (d == start) return static_cast<int8_t>(body_a[d]) < static_cast<int8_t>(body_b[d]) ? -1 : 1;
-      return body_a[d] < body_b[d] ? -1 : 1;
-    }
-    if (serial >= 12) return body_a[d] < body_b[d] ? -1 : 1;  // text (BINARY) or blob: bytes
-    if (int c = sign(real_at(body_a + start) - real_at(body_b + start))) return c;
-    // -0.0 and 0.0: the same value in other bytes; the columns after it decide, below.
+    if (int c = compare_same_type(serial, body_a + start, body_b + start, d - start)) return c;
   }
   while (pa + ta < pa + ha && pb + tb < pb + hb) {
     uint64_t sa = 0, sb = 0;
     ta += get_varint(pa + ta, pa + ha, &sa);
     tb += get_varint(pb + tb, pb + hb, &sb);
-    // The same type and bytes are the same value (the usual case for a key's first columns).
-    if (sa != sb || !same_bytes(body_a, body_b, body_size(sa))) {
-      // Two integers of one width (the usual case: a key's last columns) compare as their
-      // big-endian bytes once the sign bit is flipped.
-      if (sa == sb && sa >= 1 && sa <= 6) {
-        int c = std::memcmp(body_a, body_b, body_size(sa));
-        return (body_a[0] ^ body_b[0]) & 0x80 ? (body_a[0] & 0x80 ? -1 : 1) : (c < 0 ? -1 : 1);
-      }
-      if (int c = compare_values(decode(sa, body_a), decode(sb, body_b))) return c;
+    if (sa == sb) {  // the same bytes are the same value (the usual case for a key's first columns)
+      std::size_t n = body_size(sa);
+      std::size_t k = static_cast<std::size_t>(std::mismatch(body_a, body_a + n, body_b).first - body_a);
+      if (k < n)
+        if (int c = compare_same_type(sa, body_a, body_b, k)) return c;
+    } else if (int c = compare_values(decode(sa, body_a), decode(sb, body_b))) {
+      return c;
     }
     body_a += body_size(sa);
     body_b += body_size(sb);
