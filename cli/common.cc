@@ -270,8 +270,20 @@ void print_warning(const CommonOptions& opts, std::string_view message) {
 
 namespace {
 
-/// (device, inode) of every regular file opened as a trace.
-std::vector<std::pair<dev_t, ino_t>> g_input_files;
+/// (device, inode) of every regular file read as an input, with what it is ("the trace
+/// being read", "a gate file being read", ...).
+struct InputFile {
+  dev_t dev;
+  ino_t ino;
+  std::string what;
+};
+std::vector<InputFile> g_input_files;
+
+const InputFile* input_file(const struct stat& st) {
+  for (const InputFile& f : g_input_files)
+    if (f.dev == st.st_dev && f.ino == st.st_ino) return &f;
+  return nullptr;
+}
 
 mode_t creation_mode() {
   mode_t mask = ::umask(0);
@@ -279,25 +291,52 @@ mode_t creation_mode() {
   return 0666 & ~mask;
 }
 
-void refuse_input_as_output(std::string_view option, const std::string& path) {
-  print_error(fmt::format("{} {}: that is the trace being read; refusing to overwrite it (write elsewhere)", option, path));
+void refuse_input_as_output(std::string_view option, const std::string& path, const struct stat& st) {
+  const InputFile* f = input_file(st);
+  print_error(fmt::format("{} {}: that is {}; refusing to overwrite it (write elsewhere)", option, path,
+                          f ? f->what : "an input"));
 }
 
 }  // namespace
 
-void note_input_file(const struct stat& st) { g_input_files.emplace_back(st.st_dev, st.st_ino); }
-
-bool is_input_file(const struct stat& st) {
-  for (const auto& [dev, ino] : g_input_files)
-    if (dev == st.st_dev && ino == st.st_ino) return true;
-  return false;
+void note_input_file(const struct stat& st, std::string_view what) {
+  if (!input_file(st)) g_input_files.push_back({st.st_dev, st.st_ino, std::string(what)});
 }
 
-std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status, std::string_view option) {
+void note_input_path(const std::string& path, std::string_view what) {
+  struct stat st {};
+  int got = path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st);
+  if (got == 0 && S_ISREG(st.st_mode)) note_input_file(st, what);
+}
+
+bool is_input_file(const struct stat& st) { return input_file(st) != nullptr; }
+
+namespace {
+
+/// A temporary file under TMPDIR (else /tmp), already unlinked: where the data of a file
+/// written in place waits until it is complete. -1 when none can be made.
+int spool_file() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/jqtrace-output-XXXXXX";
+  int fd = ::mkostemp(path.data(), O_CLOEXEC);
+  if (fd >= 0) ::unlink(path.c_str());
+  return fd;
+}
+
+}  // namespace
+
+std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status, std::string_view option,
+                                     bool needs_temporary) {
   *status = kInput;
   auto out = std::unique_ptr<Output>(new Output());
   out->option_ = option;
   if (opts.output.empty() || opts.output == "-") {
+    struct stat st {};
+    if (::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) && is_input_file(st)) {  // > trace.json
+      refuse_input_as_output(option, "<stdout>", st);
+      *status = kUsage;
+      return nullptr;
+    }
     out->file_ = stdout;
     out->color_ = color_wanted(opts.color, fileno(out->file_));
     return out;
@@ -306,7 +345,7 @@ std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status, std
   struct stat st {};
   bool exists = ::stat(opts.output.c_str(), &st) == 0;  // through links: what would be written
   if (exists && is_input_file(st)) {
-    refuse_input_as_output(option, opts.output);
+    refuse_input_as_output(option, opts.output, st);
     *status = kUsage;
     return nullptr;
   }
@@ -328,9 +367,19 @@ std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status, std
       out->file_ = ::fdopen(fd, "w");
       if (!out->file_) ::close(fd);
     } else if (exists && (errno == EACCES || errno == EROFS || errno == EPERM)) {
-      // A file we may write in a folder we may not: written in place, as before (no
-      // temporary name to rename from).
-      out->file_ = std::fopen(out->target_.c_str(), "w");
+      // A file we may write in a folder we may not. Nothing is touched until the data is
+      // complete: the file is opened without truncating it (which decides that it can be
+      // written), the data spooled elsewhere and copied over it by close().
+      int folder_error = errno;
+      if (needs_temporary) {
+        print_error(fmt::format("{} {}: cannot make a temporary file beside it in {}: {} (the file is replaced only "
+                                "by renaming a complete one over it; it was left as it was)",
+                                option, opts.output, directory_of(out->target_), std::strerror(folder_error)));
+        return nullptr;
+      }
+      out->in_place_fd_ = ::open(out->target_.c_str(), O_WRONLY | O_CLOEXEC);
+      int spool = out->in_place_fd_ >= 0 ? spool_file() : -1;
+      if (spool >= 0) out->file_ = ::fdopen(spool, "w+");
     }
   }
   if (!out->file_) {
@@ -340,6 +389,26 @@ std::unique_ptr<Output> Output::open(const CommonOptions& opts, int* status, std
   out->owned_ = true;
   out->color_ = color_wanted(opts.color, fileno(out->file_));
   return out;
+}
+
+bool Output::write(std::string_view text) {
+  if (write_error_) return false;
+  if (std::fflush(file_) != 0) {
+    write_error_ = errno ? errno : EIO;
+    return false;
+  }
+  int fd = fileno(file_);
+  while (!text.empty()) {
+    ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      write_error_ = n < 0 ? errno : EIO;
+      return false;
+    }
+    bytes_written_ += static_cast<uint64_t>(n);
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
 }
 
 bool color_wanted(const std::string& mode, int fd) {
@@ -382,19 +451,51 @@ bool default_to_stdin(std::vector<std::string>& files, std::string_view command)
 
 Output::~Output() {
   if (owned_ && file_) std::fclose(file_);
+  if (in_place_fd_ >= 0) ::close(in_place_fd_);
   if (!temporary_.empty()) ::unlink(temporary_.c_str());
 }
 
+namespace {
+
+/// Copies the spool (from its start) over fd's file and cuts that at the copy's end; errno
+/// set on failure.
+bool copy_over(std::FILE* spool, int fd) {
+  if (std::fseek(spool, 0, SEEK_SET) != 0) return false;
+  char buffer[1 << 16];
+  off_t at = 0;
+  while (std::size_t got = std::fread(buffer, 1, sizeof buffer, spool)) {
+    for (std::size_t done = 0; done < got;) {
+      ssize_t n = ::pwrite(fd, buffer + done, got - done, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+      at += n;
+    }
+  }
+  return !std::ferror(spool) && ::ftruncate(fd, at) == 0 && ::fsync(fd) == 0;
+}
+
+}  // namespace
+
 bool Output::close() {
-  bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
-  int error = errno;
+  int error = write_error_;
+  bool ok = error == 0 && std::fflush(file_) == 0 && !std::ferror(file_);
+  if (!ok && error == 0) error = errno;
+  if (ok && in_place_fd_ >= 0) {
+    ok = copy_over(file_, in_place_fd_);
+    if (!ok) error = errno;
+    ::close(in_place_fd_);
+    in_place_fd_ = -1;
+  }
   if (owned_) {
-    ok = std::fclose(file_) == 0 && ok;
+    bool closed = std::fclose(file_) == 0;
+    if (ok && !closed) error = errno;
+    ok = closed && ok;
     file_ = nullptr;
   }
   if (!ok && error == EPIPE && temporary_.empty()) return true;  // the reader closed the pipe: quietly, as ripgrep
   if (!ok) {
-    print_error(fmt::format("{}: write failed: {}", path_.empty() ? "<stdout>" : path_, std::strerror(errno)));
+    print_error(fmt::format("{}: write failed: {}", path_.empty() ? "<stdout>" : path_, std::strerror(error)));
     return false;
   }
   if (temporary_.empty()) return true;
@@ -402,7 +503,7 @@ bool Output::close() {
   // checked here, before anything is replaced.
   struct stat st {};
   if (::stat(target_.c_str(), &st) == 0 && is_input_file(st)) {
-    refuse_input_as_output(option_, path_);
+    refuse_input_as_output(option_, path_, st);
     failure_status_ = kUsage;
     return false;
   }
@@ -417,7 +518,8 @@ bool Output::close() {
 std::shared_ptr<Input> open_trace(const std::string& path, std::string* why) {
   std::string err;
   auto input = Input::open(path, &err);
-  if (input && input->regular()) note_input_file(input->status());
+  // Standard input redirected from a file is an input too (stats -o s.json < s.json).
+  if (input && S_ISREG(input->status().st_mode)) note_input_file(input->status(), "the trace being read");
   if (!input) {
     print_error(fmt::format("{}: cannot open: {}", path, err));
     if (why) *why = err;

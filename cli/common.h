@@ -1,6 +1,8 @@
 #pragma once
 // What every subcommand shares: the common options of SPEC §3, exit codes, where output
 // goes, error printing, colors and the progress bar. Library code never prints; this does.
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -86,11 +88,26 @@ class Output {
   /// Opens -o PATH (or stdout); on failure prints the reason, sets *status (kUsage for an
   /// output that is an input, kInput when it cannot be written) and returns nullptr.
   /// `option` names the path in messages (--junit writes its file through one too).
-  static std::unique_ptr<Output> open(const CommonOptions& opts, int* status, std::string_view option = "-o");
+  /// A file that may be written but whose folder may not (no temporary beside it) is
+  /// opened without truncating it, the data spooled to a temporary file under TMPDIR and
+  /// copied over it by close(); with `needs_temporary` (export, whose database SQLite
+  /// writes by name) such a file is refused instead (kInput), untouched.
+  static std::unique_ptr<Output> open(const CommonOptions& opts, int* status, std::string_view option = "-o",
+                                      bool needs_temporary = false);
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
   std::FILE* file() const { return file_; }
+  /// Writes text now (stdio's buffer flushed first, then write(2) until done), counting the
+  /// bytes that reached the file; after the first failure (EPIPE, EFBIG, ENOSPC) nothing
+  /// more is written and false is returned, so a caller stops producing.
+  bool write(std::string_view text);
+  /// True once a write failed: the caller stops writing.
+  bool failed() const { return write_error_ != 0; }
+  /// Bytes write() put into the file (what a reader got, for the summary line).
+  uint64_t bytes_written() const { return bytes_written_; }
+  /// True when the write that failed did so because the reader closed the pipe.
+  bool reader_went_away() const { return write_error_ == EPIPE; }
   /// True when colors should be used on this output (--color, NO_COLOR, a TTY).
   bool color() const { return color_; }
   /// Flushes and closes, and puts the file in place; false (after printing why) when
@@ -109,14 +126,22 @@ class Output {
   bool owned_ = false;
   bool color_ = false;
   int failure_status_ = kInput;
+  int write_error_ = 0;          ///< errno of write()'s first failure
+  uint64_t bytes_written_ = 0;   ///< by write()
+  int in_place_fd_ = -1;         ///< the target, opened untruncated, when the data is spooled
   std::string path_;       ///< the -o path as given (messages)
   std::string option_;     ///< the option that gave it ("-o", "--junit"), for messages
   std::string target_;     ///< the file the rename replaces: the path, its links resolved
   std::string temporary_;  ///< written until close(); empty when writing the path directly
 };
 
-/// Every regular file opened as a trace is noted, so that no -o can overwrite one.
-void note_input_file(const struct stat& st);
+/// Every regular file opened as an input is noted (with what it is, for the refusal), so
+/// that no -o or --junit can overwrite one.
+void note_input_file(const struct stat& st, std::string_view what);
+/// Notes path (standard input for "-") as an input when it is a regular file: a log, a
+/// gate file, a saved baseline. By identity (device and inode), so links and redirections
+/// count.
+void note_input_path(const std::string& path, std::string_view what);
 /// True when st is (device and inode) a file opened as a trace.
 bool is_input_file(const struct stat& st);
 

@@ -416,7 +416,7 @@ std::vector<result::KindRules> kind_rules(const Side& a, const Side& b, const st
 
 int run_diff(const DiffCommandOptions& o) {
   std::vector<GateSource> gates;
-  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  if (!parse_gate_options(o.gates, o.common.output, &gates)) return kUsage;
   std::vector<std::string> side_a = o.files, side_b = o.vs;
   if (o.vs.empty()) {
     if (o.files.size() != 2) {

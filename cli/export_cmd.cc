@@ -42,6 +42,24 @@ void guard_temporary(const std::string& path) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, remove_temporary_and_die);
 }
 
+/// False (after saying why) when -o names an existing file that is not a SQLite database:
+/// export replaces a database, or creates one where nothing is; an empty file holds nothing
+/// to lose and is replaced too. Read through links, as the replacement would go.
+bool replaceable_by_database(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return true;
+  static constexpr char kMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f', 'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+  char head[sizeof kMagic] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  bool database = f && std::fread(head, 1, sizeof head, f) == sizeof head && std::memcmp(head, kMagic, sizeof head) == 0;
+  if (f) std::fclose(f);
+  if (database) return true;
+  print_error(fmt::format("-o {}: that file is not a SQLite database; export replaces only a database (or creates "
+                          "one where no file is): remove it or write elsewhere",
+                          path));
+  return false;
+}
+
 uint64_t file_bytes(const std::string& path) {
   struct stat st {};
   return path != "-" && ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
@@ -59,8 +77,9 @@ int run_export(const ExportCommandOptions& o) {
     if (!inputs.back()) return kInput;
   }
   int status = kInput;
-  auto out = Output::open(o.common, &status);
+  auto out = Output::open(o.common, &status, "-o", /*needs_temporary=*/true);  // touches nothing at -o
   if (!out) return status;
+  if (!replaceable_by_database(o.common.output)) return kUsage;
   if (out->temporary_path().empty()) {
     print_error(fmt::format("{}: export writes a database file: -o must name a regular file", o.common.output));
     return kUsage;

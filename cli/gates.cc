@@ -19,8 +19,11 @@ void add_gate_options(CLI::App& cmd, GateOptions& opts, bool on_traces) {
       ->option_text("EXPR")
       ->allow_extra_args(false);
   cmd.add_option("--gate-file", opts.gate_file, "Gates, one EXPR a line ('#' comments)")->option_text("FILE");
-  cmd.add_option("--junit", opts.junit, "Also write the gates as JUnit XML (a testcase a gate) for a CI's test view")
-      ->option_text("FILE");
+  cmd.add_option("--junit", opts.junit,
+                 "Also write the gates as JUnit XML (a testcase a gate) for a CI's test view (- : standard output, "
+                 "when -o takes the data)")
+      ->option_text("FILE")
+      ->check([](const std::string& path) { return path.empty() ? std::string("an empty path: name the XML file") : std::string(); });
   if (on_traces)
     cmd.add_flag("--allow-truncated", opts.allow_truncated,
                "Check gates and baselines on a truncated trace too (else they fail with exit 1)");
@@ -75,7 +78,11 @@ bool scope_checkable(const Scope& scope, const std::string& path) {
   return false;
 }
 
-bool parse_gate_options(const GateOptions& opts, std::vector<GateSource>* gates) {
+bool parse_gate_options(const GateOptions& opts, const std::string& data_output, std::vector<GateSource>* gates) {
+  if (opts.junit == "-" && (data_output.empty() || data_output == "-")) {
+    print_error("--junit -: standard output carries the data; write the XML to a file, or the data elsewhere with -o");
+    return false;
+  }
   for (const std::string& text : opts.fail_if) {
     GateSource g;
     GateError e;
@@ -87,6 +94,7 @@ bool parse_gate_options(const GateOptions& opts, std::vector<GateSource>* gates)
     gates->push_back(std::move(g));
   }
   if (opts.gate_file.empty()) return true;
+  note_input_path(opts.gate_file, "the gate file being read");  // never an output of this run (-o, --junit)
   std::ifstream in(opts.gate_file, std::ios::binary);
   if (!in) {
     print_error(fmt::format("{}: cannot open: {}", opts.gate_file, std::strerror(errno)));

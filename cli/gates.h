@@ -25,8 +25,9 @@ struct GateOptions {
 void add_gate_options(CLI::App& cmd, GateOptions& opts, bool on_traces = true);
 
 /// Every gate of --fail-if and --gate-file, in that order; false after printing where
-/// the first malformed one is wrong.
-bool parse_gate_options(const GateOptions& opts, std::vector<GateSource>* gates);
+/// the first malformed one is wrong, or when --junit - would share standard output with
+/// the data (data_output: the command's -o, empty or "-" for standard output).
+bool parse_gate_options(const GateOptions& opts, const std::string& data_output, std::vector<GateSource>* gates);
 
 /// Evaluates every gate. Unknown metrics or names: false after printing where (exit 2).
 /// Tripped gates: "jqtrace: gate failed: share(ffn chain) = 41.7 > 40" each, on stderr.

@@ -139,7 +139,7 @@ std::vector<GateSource> normalized(std::vector<GateSource> gates) {
 
 int run_latency(const LatencyCommandOptions& o) {
   std::vector<GateSource> gates;
-  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  if (!parse_gate_options(o.gates, o.common.output, &gates)) return kUsage;
   Trace& trace = trace_for_process();
   // The whole trace: a stage's last chunk can end outside the scope (SPEC §2 "Latency").
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;

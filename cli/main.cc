@@ -153,5 +153,8 @@ int main(int argc, char** argv) {
   // writes then fail with EPIPE, which Output takes quietly, instead of SIGPIPE ending the
   // process (exit 141) before a gate's status is returned.
   std::signal(SIGPIPE, SIG_IGN);
+  // Past a file size limit (ulimit -f) a write fails with EFBIG instead of SIGXFSZ ending the
+  // process: the output error is reported (exit 3) and a temporary output removed.
+  std::signal(SIGXFSZ, SIG_IGN);
   return run(argc, argv);
 }

@@ -44,7 +44,7 @@ bool evaluate_marker_gates(const std::vector<GateSource>& gates, const Trace& tr
 
 int run_markers(const MarkersCommandOptions& o) {
   std::vector<GateSource> gates;
-  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  if (!parse_gate_options(o.gates, o.common.output, &gates)) return kUsage;
   Trace& trace = trace_for_process();
   // Kinds and their unit durations need no span: a fresh index answers them alone.
   bool spans_needed = !o.kind.empty() || !gates.empty();

@@ -37,6 +37,7 @@ std::string_view not_a_log(std::string_view first_line) {
 
 /// Feeds one log (or stdin) to log; kOk, or kInput after printing where it went wrong.
 int read_log(const std::string& path, PhaseLog* log) {
+  note_input_path(path, "the log being read");  // never an output of this run (-o, --junit)
   std::ifstream file;
   if (path != "-") {
     file.open(path, std::ios::binary);
@@ -72,7 +73,7 @@ int read_log(const std::string& path, PhaseLog* log) {
 
 int run_phases(const PhasesCommandOptions& o) {
   std::vector<GateSource> gates;
-  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  if (!parse_gate_options(o.gates, o.common.output, &gates)) return kUsage;
   PhaseLog log;
   for (const std::string& path : o.logs)
     if (int status = read_log(path, &log)) return status;

@@ -584,7 +584,7 @@ ReportSection gates_section(const std::vector<GateResult>& results) {
 int run_report(const ReportCommandOptions& o) {
   if (!check_output_format(o.common, "report")) return kUsage;
   std::vector<GateSource> gates;
-  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  if (!parse_gate_options(o.gates, o.common.output, &gates)) return kUsage;
   Trace& trace = trace_for_process();
   ValidationTee validation;  // the validate section's checks, made as the file is read
   auto input = open_trace(o.file);

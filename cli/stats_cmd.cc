@@ -86,7 +86,7 @@ int run_checks(const StatsCommandOptions& o, const std::vector<GateSource>& gate
 
 int run_stats(const StatsCommandOptions& o) {
   std::vector<GateSource> gates;
-  if (!parse_gate_options(o.gates, &gates)) return kUsage;
+  if (!parse_gate_options(o.gates, o.common.output, &gates)) return kUsage;
   Trace& trace = trace_for_process();
   Scope scope;
   auto input = open_trace(o.file);

@@ -70,7 +70,6 @@ class StreamCopy {
 struct Written {
   uint64_t events = 0;
   std::set<std::string> lanes;
-  uint64_t bytes = 0;
 };
 
 /// The labels of the index's lanes marked in `wrote` (their ids are the model's names).
@@ -138,12 +137,12 @@ int64_t rebase_shift(const WindowCommandOptions& o, const Chosen& chosen, Range 
   return earliest;
 }
 
-/// Writes doc out once it holds a megabyte (a window can be as large as its trace), counting
-/// the bytes.
-void flush_if_large(std::string& doc, Output& out, Written* w) {
+/// Writes doc out once it holds a megabyte (a window can be as large as its trace). After a
+/// failed write (the reader closed the pipe, the disk is full) nothing more is written, and
+/// the callers' `wanted` stops reading events for it.
+void flush_if_large(std::string& doc, Output& out) {
   if (doc.size() <= (1u << 20)) return;
-  w->bytes += doc.size();
-  std::fwrite(doc.data(), 1, doc.size(), out.file());
+  out.write(doc);
   doc.clear();
 }
 
@@ -161,7 +160,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   std::string doc = "{\"traceEvents\":[\n";
   bool first = true;
   std::vector<bool> wrote_lane(chosen.index.lanes().size());
-  auto every = [](const EventIndex::Entry&) { return true; };
+  auto every = [&out](const EventIndex::Entry&) { return !out.failed(); };
   bool read_all = chosen.read_each(text, every, [&](const EventIndex::Entry& e, std::string& event) {
     if (e.kind != EventIndex::kMetadata) {
       if (o.rebase) {
@@ -180,7 +179,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
     if (!first) doc += ",\n";
     first = false;
     doc += event;
-    flush_if_large(doc, out, w);
+    flush_if_large(doc, out);
   });
   if (!read_all) return false;
   add_lane_labels(chosen.index, wrote_lane, trace.names, w);
@@ -195,8 +194,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   record.rebased_by_ns = shift + trace.window.rebased_by_ns;
   record.units = unit_rules_to_record(trace, unit_at_request(o.scope.unit_at));
   doc += ",\n\"jqtraceWindow\":" + window_record_json(record) + "}\n";
-  w->bytes += doc.size();
-  std::fwrite(doc.data(), 1, doc.size(), out.file());
+  out.write(doc);
   return true;
 }
 
@@ -251,8 +249,7 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const Chos
   events += "]";
   std::string doc = fmt::format("{{\"lanes\":{},\"span\":{:.1f},\"events\":{}}}", max_tid + 1, hi - lo, events);
   w->events = rows.size();
-  w->bytes = doc.size();
-  std::fwrite(doc.data(), 1, doc.size(), out.file());
+  out.write(doc);
   return true;
 }
 
@@ -266,7 +263,7 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
   // Rows are the events of the range: not metadata, nor the publishes a trace window adds
   // for context.
   auto in_range = [&](const EventIndex::Entry& e) {
-    if (e.kind == EventIndex::kMetadata) return false;
+    if (e.kind == EventIndex::kMetadata || out.failed()) return false;
     bool x_span = e.kind == EventIndex::kSpan && e.pair.second < e.pair.first;
     return !x_span || range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
   };
@@ -294,11 +291,10 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
                          sep);
     ++w->events;
     w->lanes.insert(lane_label(r, names));
-    flush_if_large(doc, out, w);
+    flush_if_large(doc, out);
   };
   if (!chosen.parse_each(text, in_range, row)) return false;
-  w->bytes += doc.size();
-  std::fwrite(doc.data(), 1, doc.size(), out.file());
+  out.write(doc);
   return true;
 }
 
@@ -354,10 +350,16 @@ int run_window(WindowCommandOptions o) {
     print_error(fmt::format("{}: the file changed while it was read", name));
     return kInput;
   }
+  bool reader_left = out->reader_went_away();
   if (!out->close()) return out->failure_status();
+  if (reader_left) {  // what the reader got, not what the window holds
+    if (!o.common.quiet)
+      fmt::print(stderr, "window: the reader closed the pipe after {} bytes; stopped writing\n", out->bytes_written());
+    return kOk;
+  }
   if (!o.common.quiet)
     fmt::print(stderr, "events={} lanes={} span_us={} bytes={}\n", w.events, w.lanes.size(), us_fixed(range.length()),
-               w.bytes);
+               out->bytes_written());
   return kOk;
 }
 

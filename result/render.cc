@@ -28,7 +28,7 @@ enum class Style { people, delimited };
 
 /// Text as every format must write it: valid UTF-8 (names are repaired when they are read;
 /// this keeps any other string, from any caller, from making a JSON file invalid).
-std::string valid_utf8(const std::string& s) { return clean_utf8(s) ? s : with_replacements(s); }
+std::string valid_utf8(const std::string& s) { return clean_utf8(s) ? s : with_escapes(s); }
 
 /// Control characters would move the cursor or end a row: tables show U+FFFD instead.
 std::string printable(std::string_view s) {

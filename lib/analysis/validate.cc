@@ -324,7 +324,7 @@ class Validator final : public EventSink, public DiagnosticSink {
         {kScopeBad, "bad-instant-scope", "s is not a one-character string"},
         {kArgsNotObject, "bad-field-type", "args is not an object"},
         {kDuplicateKey, "duplicate-key", "a field appears twice in the event; its last value counts"},
-        {kBadString, "bad-string", "a string is not valid UTF-8 or holds a NUL; it is read with U+FFFD in their place"},
+        {kBadString, "bad-string", "a string is not valid UTF-8 or holds a NUL; it is read with \\xHH escapes in place of its bad bytes"},
     };
     for (const Bit& b : kBits)
       if (e.problems & b.bit) problem(b.rule, std::string(b.message), e);

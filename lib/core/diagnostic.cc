@@ -25,7 +25,7 @@ const std::vector<RuleInfo>& rules() {
       {"duplicate-key", Severity::warning, "an event gives a field twice (the last value counts, everywhere)"},
       {"duplicate-root-key", Severity::warning,
        "the top-level object gives traceEvents or jobqueProfile twice (both arrays are read; the last profile counts)"},
-      {"bad-string", Severity::error, "a string is not valid UTF-8 or holds a NUL (read with U+FFFD instead)"},
+      {"bad-string", Severity::error, "a string is not valid UTF-8 or holds a NUL (read with \\xHH escapes in place of its bad bytes)"},
       {"unknown-metadata", Severity::warning, "a metadata event with a name jqtrace does not know"},
       {"unclosed-begin", Severity::warning, "a B event never closed by an E on its lane"},
       {"overlapping-spans", Severity::warning,

@@ -64,7 +64,7 @@ enum EventProblem : uint32_t {
   kArgBad = 1u << 12,
   kChainBad = 1u << 13,
   kDuplicateKey = 1u << 14,  ///< a field the reader knows appears twice (the last one counts)
-  kBadString = 1u << 15,     ///< a string with invalid UTF-8 or a NUL (stored with U+FFFD instead)
+  kBadString = 1u << 15,     ///< a string with invalid UTF-8 or a NUL (stored with \xHH escapes instead)
 };
 
 struct RawEvent {

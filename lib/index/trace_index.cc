@@ -1083,18 +1083,39 @@ std::optional<std::string_view> read_index_of(int fd, uint64_t file_size, const 
 
 }  // namespace
 
+namespace {
+
+/// What kind of file a mode names, for messages.
+const char* file_type_name(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+
+}  // namespace
+
 std::optional<TraceIndex> read_fresh_index(const Input& trace, std::string* warning) {
   if (!trace.regular()) return std::nullopt;
   const std::string& path = trace.path();
   for (const std::string& candidate : index_paths_for_reading(path)) {
     // Without blocking: opening a FIFO planted under the index's name would wait for a
-    // writer forever. Anything but a regular file is passed over below.
+    // writer forever. Anything but a regular file is ignored below, with a warning as every
+    // other unusable index gets.
     int fd = ::open(candidate.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) continue;
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(fd, &st) != 0) {
       ::close(fd);
       continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      *warning = candidate + ": not a regular file (" + file_type_name(st.st_mode) + "); ignored (jqtrace index " +
+                 path + " writes one once it is removed)";
+      return std::nullopt;
     }
     // An index says where a range's events are: one planted by another user (beside a
     // trace in a directory others can write) could make a window silently wrong.

@@ -28,7 +28,7 @@ void JsonValueBuilder::start(bool object, uint64_t offset) {
 std::string JsonValueBuilder::repaired(std::string_view text) {
   if (clean_utf8(text)) return std::string(text);
   bad_strings_ = true;
-  return with_replacements(text);
+  return with_escapes(text);
 }
 
 void JsonValueBuilder::key(std::string_view k) {

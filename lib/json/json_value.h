@@ -48,7 +48,7 @@ class JsonValueBuilder {
   bool too_big() const { return nodes_ > kMaxNodes || too_deep_; }
   bool too_deep() const { return too_deep_; }
   /// True when a key or string was not valid UTF-8 (or held a NUL) and was kept with
-  /// U+FFFD instead.
+  /// \xHH escapes instead.
   bool had_bad_strings() const { return bad_strings_; }
   JsonValue take() { return std::move(root_); }
 

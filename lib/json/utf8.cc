@@ -60,7 +60,7 @@ bool detail::clean_utf8_slow(std::string_view s) {
   return true;
 }
 
-std::string with_replacements(std::string_view s) {
+std::string with_escapes(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 8);
   std::size_t copied = 0;  // s[copied, i) is well-formed and not yet in out: copied in runs
@@ -71,7 +71,11 @@ std::string with_replacements(std::string_view s) {
       continue;
     }
     out.append(s.substr(copied, i - copied));
-    out += "\xEF\xBF\xBD";
+    static constexpr char kHex[] = "0123456789abcdef";
+    auto byte = static_cast<unsigned char>(s[i]);
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xF];
     copied = ++i;
   }
   out.append(s.substr(copied));

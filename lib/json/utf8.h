@@ -24,7 +24,9 @@ bool clean_utf8_slow(std::string_view s);
 /// plain ASCII answers on the fast path.
 inline bool clean_utf8(std::string_view s) { return plain_ascii(s) || detail::clean_utf8_slow(s); }
 
-/// s with every NUL byte and every byte of a malformed sequence replaced by U+FFFD.
-std::string with_replacements(std::string_view s);
+/// s with every NUL byte and every byte of a malformed sequence written as the escape
+/// \xHH (lowercase hex): valid UTF-8 without NUL, and names that differ only in a bad byte
+/// stay apart ("x\xff" and "x\xfe"; with U+FFFD for both they merged into one group).
+std::string with_escapes(std::string_view s);
 
 }  // namespace jqtrace

@@ -392,7 +392,7 @@ class TraceHandler {
 
   /// The id of a name the model keeps, valid UTF-8 without NUL. Each distinct name is
   /// checked once, when the interner first sees it; one that is not clean is interned
-  /// again with U+FFFD in place of its bad bytes, and events naming it get that id and
+  /// again with \xHH escapes in place of its bad bytes, and events naming it get that id and
   /// are flagged. The usual cost: a compare and an empty-map test.
   __attribute__((always_inline)) uint32_t intern_kept(std::string_view text) {
     if (__builtin_expect(text.size() > kMaxNameBytes, 0)) {
@@ -415,7 +415,7 @@ class TraceHandler {
       std::string_view name = names_.view(validated_names_);
       if (clean_utf8(name)) continue;
       uint32_t raw = validated_names_;
-      repaired_ids_[raw] = names_.intern(with_replacements(name));  // a later id, clean: checked in turn
+      repaired_ids_[raw] = names_.intern(with_escapes(name));  // a later id, clean: checked in turn
     }
   }
 
@@ -427,7 +427,7 @@ class TraceHandler {
     }
     if (clean_utf8(text)) return text;
     ev_.problems |= kBadString;
-    replaced_ = with_replacements(text);
+    replaced_ = with_escapes(text);
     return replaced_;
   }
 
@@ -511,7 +511,7 @@ class TraceHandler {
     state_ = State::root_object;
     if (profile_.had_bad_strings())
       report("bad-string", std::string(reading_window_ ? "jqtraceWindow" : "jobqueProfile") +
-                               " holds a string that is not valid UTF-8 or has a NUL; read with U+FFFD instead",
+                               " holds a string that is not valid UTF-8 or has a NUL; read with \\xHH escapes in place of its bad bytes",
              reading_window_ ? Diagnostic::kNoOffset : profile_start_);
     if (reading_window_) {
       reading_window_ = false;

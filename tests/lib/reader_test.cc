@@ -369,17 +369,17 @@ TEST_CASE("a field given twice: the last value counts, and the event says so") {
   CHECK_FALSE((run.got.events[1].problems & kDuplicateKey));  // unknown args keys are not tracked
 }
 
-TEST_CASE("strings the model keeps are valid UTF-8 without NUL: bad bytes become U+FFFD") {
+TEST_CASE("strings the model keeps are valid UTF-8 without NUL: bad bytes become \\xHH escapes") {
   ReadRun run;
   read_string("[{\"ph\":\"X\",\"name\":\"a\xFF\xFE\",\"cat\":\"ok\",\"ts\":1,\"dur\":2,\"pid\":\"p\xC3\",\"tid\":1},"
               "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\\u0000x\"}},"
               "{\"ph\":\"X\",\"name\":\"caf\xC3\xA9\",\"ts\":1,\"dur\":2}]",
               run);
   REQUIRE(run.got.events.size() == 3);
-  CHECK(run.got.name(run.got.events[0]) == "a\xEF\xBF\xBD\xEF\xBF\xBD");
-  CHECK(run.names.view(run.got.events[0].pid.text) == "p\xEF\xBF\xBD");
+  CHECK(run.got.name(run.got.events[0]) == "a\\xff\\xfe");
+  CHECK(run.names.view(run.got.events[0].pid.text) == "p\\xc3");
   CHECK((run.got.events[0].problems & kBadString));
-  CHECK(run.got.events[1].arg_name == "t\xEF\xBF\xBDx");
+  CHECK(run.got.events[1].arg_name == "t\\x00x");
   CHECK((run.got.events[1].problems & kBadString));
   CHECK(run.got.name(run.got.events[2]) == "caf\xC3\xA9");  // valid UTF-8 is kept as it is
   CHECK_FALSE((run.got.events[2].problems & kBadString));

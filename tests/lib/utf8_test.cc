@@ -22,13 +22,16 @@ TEST_CASE("well-formed UTF-8 by RFC 3629, without NUL") {
   CHECK_FALSE(clean_utf8(std::string_view("a\0", 2)));
 }
 
-TEST_CASE("what is not UTF-8 becomes U+FFFD, a replacement per bad byte, the rest stays") {
-  CHECK(with_replacements("ok") == "ok");
-  CHECK(with_replacements("a\xFF\xFE" "b") == "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");
-  CHECK(with_replacements("\xC3") == "\xEF\xBF\xBD");
-  CHECK(with_replacements(std::string_view("x\0y", 3)) == "x\xEF\xBF\xBDy");
-  CHECK(with_replacements("caf\xC3\xA9\xED\xA0\x80") == "caf\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
-  CHECK(clean_utf8(with_replacements("\xF4\x90\x80\x80\xC0\xAF\x80")));
+TEST_CASE("what is not UTF-8 becomes an \\xHH escape per bad byte, the rest stays") {
+  CHECK(with_escapes("ok") == "ok");
+  CHECK(with_escapes("a\xFF\xFE" "b") == "a\\xff\\xfe" "b");
+  CHECK(with_escapes("\xC3") == "\\xc3");
+  CHECK(with_escapes(std::string_view("x\0y", 3)) == "x\\x00y");
+  CHECK(with_escapes("caf\xC3\xA9\xED\xA0\x80") == "caf\xC3\xA9\\xed\\xa0\\x80");
+  // Names that differ only in a bad byte stay apart (U+FFFD merged them into one group).
+  CHECK(with_escapes("x\xFF") != with_escapes("x\xFE"));
+  CHECK(with_escapes(std::string_view("x\0", 2)) != with_escapes("x\xFF"));
+  CHECK(clean_utf8(with_escapes("\xF4\x90\x80\x80\xC0\xAF\x80")));
 }
 
 namespace {
@@ -68,7 +71,7 @@ TEST_CASE("the scanner agrees with RFC 3629 on every lead and second byte, at ev
           bool clean = clean_utf8(s);
           mismatched += clean != reference_utf8(s);
           // Well-formed text stays as it is; the rest comes out well-formed.
-          std::string replaced = with_replacements(s);
+          std::string replaced = with_escapes(s);
           mismatched += clean ? replaced != s : !reference_utf8(replaced);
           ++checked;
           if (more == 0) break;
