@@ -1,4 +1,7 @@
 // jqtrace markers FILE: load → marker kinds (or the units of one kind) → render.
+#include <algorithm>
+#include <memory>
+
 #include <fmt/core.h>
 
 #include "commands.h"
@@ -63,6 +66,9 @@ int run_markers(const MarkersCommandOptions& o) {
   if (trace.jobque)
     for (const Category& c : trace.categories) context.categories.push_back(c.name);
   result::UnitsTable units(context.categories);
+  std::vector<Unit> all_units;       // --kind's, in the table's order
+  std::unique_ptr<SpanIndex> index;  // the spans the units' rows are measured from
+  unsigned threads = 1;
   if (!o.kind.empty()) {
     std::string error;
     if (!check_marker_kind(trace, o.kind, &error)) {
@@ -71,9 +77,19 @@ int run_markers(const MarkersCommandOptions& o) {
     }
     UnitRule rule = find_kind(kinds, o.kind)->rule;
     note_unit_rule(o.kind, rule, o.common);
-    unsigned threads = worker_threads(o.common);
-    SpanIndex index(trace, threads);
-    for_each_unit_row(trace, index, o.kind, unit_at_request(o.unit_at), threads, [&](const UnitRow& row) { units.add(row); });
+    threads = worker_threads(o.common);
+    index = std::make_unique<SpanIndex>(trace, threads);
+    // The rows are measured a block at a time as they are written, never all held: only
+    // the units themselves (32 bytes each), in the order the table lists them.
+    all_units = units_of(trace, o.kind, unit_at_request(o.unit_at));
+    if (o.sort == "dur")
+      std::stable_sort(all_units.begin(), all_units.end(),
+                       [](const Unit& a, const Unit& b) { return a.range.length() > b.range.length(); });
+    units.stream(all_units.size(), [&](std::size_t from, std::size_t count, const auto& add) {
+      auto first = all_units.begin() + static_cast<std::ptrdiff_t>(from);
+      for (const UnitRow& row : unit_rows_of(trace, *index, std::vector<Unit>(first, first + static_cast<std::ptrdiff_t>(count)), threads))
+        add(row);
+    });
   }
   std::vector<GateResult> results;
   bool cut_off = !gates.empty() && !complete_enough_to_check(trace, o.file, o.gates);
@@ -81,7 +97,6 @@ int run_markers(const MarkersCommandOptions& o) {
   const std::vector<GateResult>* gated = gates.empty() || cut_off ? nullptr : &results;
   if (int status = write_junit(o.gates, "markers", gates, gated)) return status;
   context.gates = gated;
-  if (o.sort == "dur") units.sort_slowest_first();
   if (int status = write_document(result::markers_document(kinds, std::move(units), context), o.common, "markers"))
     return status;
   return cut_off || any_tripped(results) ? kCheckFailed : kOk;

@@ -84,25 +84,58 @@ std::size_t UnitsTable::slot_of(const std::string& group) {
   return it->second;
 }
 
-void UnitsTable::add(const UnitRow& u) {
-  const RangeStats& s = u.stats;
-  stored_->units.push_back({u.unit.index, u.unit.arg, u.unit.range.lo, u.unit.range.hi, s.busy_ns, s.wait_ns, s.events,
-                            s.publishes, s.idle_pct, s.parallelism, stored_->shares.size()});
-  std::vector<std::pair<std::size_t, double>> by_slot;  // those not 0%
+void UnitsTable::account(const UnitRow& u) {
   for (const GroupStats& g : u.stats.groups) {
     std::size_t slot = slot_of(g.name);
     if (g.guessed) guessed_[slot] = true;
     if (g.busy_ns > 0 && __builtin_add_overflow(busy_ns_[slot], g.busy_ns, &busy_ns_[slot])) busy_ns_[slot] = INT64_MAX;
-    if (g.share_pct != 0.0) by_slot.emplace_back(slot, g.share_pct);
   }
+}
+
+void UnitsTable::Stored::keep(const UnitRow& u, const std::map<std::string, std::size_t>& slot_of) {
+  const RangeStats& s = u.stats;
+  units.push_back({u.unit.index, u.unit.arg, u.unit.range.lo, u.unit.range.hi, s.busy_ns, s.wait_ns, s.events,
+                   s.publishes, s.idle_pct, s.parallelism, shares.size()});
+  std::vector<std::pair<std::size_t, double>> by_slot;  // those not 0%
+  for (const GroupStats& g : u.stats.groups)
+    if (g.share_pct != 0.0) by_slot.emplace_back(slot_of.at(g.name), g.share_pct);
   // Groups of one name share its column, and their shares add up: the spans without a cat
   // ("(no cat)") and those with a cat named "(no cat)" kept only the last one's share.
   std::sort(by_slot.begin(), by_slot.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (std::size_t k = 0; k < by_slot.size(); ++k) {
     double sum = by_slot[k].second;
     while (k + 1 < by_slot.size() && by_slot[k + 1].first == by_slot[k].first) sum += by_slot[++k].second;
-    stored_->shares.emplace_back(by_slot[k].first, sum);
+    shares.emplace_back(by_slot[k].first, sum);
   }
+}
+
+void UnitsTable::Stored::to_columns(const std::vector<std::size_t>& column_of) {
+  for (auto& [slot, share] : shares) slot = column_of[slot];
+  for (std::size_t r = 0; r < units.size(); ++r) {
+    auto at = [&](std::size_t k) { return shares.begin() + static_cast<std::ptrdiff_t>(k); };
+    std::sort(at(units[r].shares_from), at(shares_end(r)), [](const auto& x, const auto& y) { return x.first < y.first; });
+  }
+}
+
+void UnitsTable::Stored::make_row(std::size_t r, std::size_t columns, Row& row) const {
+  const UnitNumbers& u = units[r];
+  row = {u.index, u.arg, ns(u.lo), ns(u.hi), ns(u.hi - u.lo)};
+  add_range_totals(row, u.events, u.busy_ns, u.wait_ns, u.idle_pct, u.parallelism, u.publishes);
+  row.resize(columns, 0.0);  // the shares: 0% unless stored
+  for (std::size_t k = u.shares_from; k < shares_end(r); ++k) row[shares[k].first] = shares[k].second;
+}
+
+void UnitsTable::add(const UnitRow& u) {
+  account(u);
+  stored_->keep(u, slot_);
+}
+
+void UnitsTable::stream(std::size_t count, UnitBlocks blocks) {
+  streamed_ = std::make_shared<Streamed>();
+  streamed_->count = count;
+  streamed_->blocks = std::move(blocks);
+  for (std::size_t from = 0; from < count; from += kStreamBlock)
+    streamed_->blocks(from, std::min(kStreamBlock, count - from), [this](const UnitRow& u) { account(u); });
 }
 
 void UnitsTable::sort_slowest_first() {
@@ -157,22 +190,28 @@ Table UnitsTable::finish() && {
     table_.add_column(shown[k] ? share : share.data_only());
   }
   // Most units have a share in few of the groups: the others stay 0%, unstored.
-  std::shared_ptr<Stored> stored = stored_;
-  for (auto& [slot, share] : stored->shares) slot = column_of[slot];
-  for (std::size_t r = 0; r < stored->units.size(); ++r) {
-    auto at = [&](std::size_t k) { return stored->shares.begin() + static_cast<std::ptrdiff_t>(k); };
-    std::sort(at(stored->units[r].shares_from), at(stored->shares_end(r)),
-              [](const auto& x, const auto& y) { return x.first < y.first; });
-  }
-  table_.made_rows = stored->units.size();
   std::size_t columns = table_.columns.size();
-  table_.make_row = [stored, columns](std::size_t r, Row& row) {
-    const UnitNumbers& u = stored->units[r];
-    row = {u.index, u.arg, ns(u.lo), ns(u.hi), ns(u.hi - u.lo)};
-    add_range_totals(row, u.events, u.busy_ns, u.wait_ns, u.idle_pct, u.parallelism, u.publishes);
-    row.resize(columns, 0.0);  // the shares: 0% unless stored
-    for (std::size_t k = u.shares_from; k < stored->shares_end(r); ++k) row[stored->shares[k].first] = stored->shares[k].second;
-  };
+  if (streamed_) {
+    // A row outside the block measured last measures its block (again, when a renderer
+    // reads the rows twice, as a table does for its widths): a block's rows at a time.
+    std::shared_ptr<Streamed> streamed = streamed_;
+    table_.made_rows = streamed->count;
+    table_.make_row = [streamed, columns, column_of, slots = slot_](std::size_t r, Row& row) {
+      Streamed& s = *streamed;
+      if (s.from == SIZE_MAX || r < s.from || r >= s.from + s.block.units.size()) {
+        s.from = r - r % kStreamBlock;
+        s.block = Stored{};
+        s.blocks(s.from, std::min(kStreamBlock, s.count - s.from), [&](const UnitRow& u) { s.block.keep(u, slots); });
+        s.block.to_columns(column_of);
+      }
+      s.block.make_row(r - s.from, columns, row);
+    };
+    return std::move(table_);
+  }
+  std::shared_ptr<Stored> stored = stored_;
+  stored->to_columns(column_of);
+  table_.made_rows = stored->units.size();
+  table_.make_row = [stored, columns](std::size_t r, Row& row) { stored->make_row(r, columns, row); };
   return std::move(table_);
 }
 

@@ -68,20 +68,34 @@ for j in 1 2; do
   done
 done
 
-# A unit of `markers --kind` costs at most 200 bytes more than `stats` of the same file
-# (200,000 token units, a span each of 3 categories): its row was made as cells, ~550 bytes
-# a unit (534 MB for a million units; issue 52).
+# `markers --kind` streams its rows (issue 66): a block of units is measured as it is
+# written, and only the units' times are held (32 bytes a unit), not their rows. 200,000
+# token units, a span each of 3 categories: at most 130 bytes a unit above `stats` (the
+# marker kinds' own summary is ~60 of it; rows held as numbers made it 158, as cells ~550).
 awk -v n=$groups 'BEGIN { printf "{\"traceEvents\":[\n";
   for (i = 0; i < n; i++) { printf "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"token\",\"pid\":0,\"tid\":0,\"ts\":%d,\"args\":{\"arg\":%d}},\n", i * 10, i;
     printf "{\"ph\":\"X\",\"name\":\"w\",\"cat\":\"c%d\",\"pid\":0,\"tid\":1,\"ts\":%d,\"dur\":5},\n", i % 3, i * 10 + 1 }
   printf "{\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/units.json"
 base=$(peak_kb stats -q -j 1 "$tmp/units.json")
-for format in csv json table; do
+for format in csv json table "csv --sort dur"; do
+  # shellcheck disable=SC2086
   units=$(peak_kb markers --kind token --format $format -q -j 1 "$tmp/units.json")
   per_unit=$(( (units - base) * 1024 / groups ))
   echo "markers --kind token --format $format: $base KiB for stats, $units KiB: $per_unit bytes a unit"
-  [ "$per_unit" -le 200 ] || fail "markers --kind token --format $format of $groups units: $per_unit bytes a unit (at most 200)"
+  [ "$per_unit" -le 130 ] || fail "markers --kind token --format $format of $groups units: $per_unit bytes a unit (at most 130)"
 done
+# A row's width costs nothing held: 50,000 units each busy in 20 categories (held, each unit
+# kept 16 bytes a share that is not 0%: ~420 bytes a unit).
+awk -v n=50000 'BEGIN { printf "{\"traceEvents\":[\n";
+  for (i = 0; i < n; i++) { printf "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"token\",\"pid\":0,\"tid\":0,\"ts\":%d,\"args\":{\"arg\":%d}},\n", i * 100, i;
+    for (c = 0; c < 20; c++) printf "{\"ph\":\"X\",\"name\":\"w\",\"cat\":\"c%d\",\"pid\":0,\"tid\":1,\"ts\":%d,\"dur\":4},\n", c, i * 100 + 1 + c * 4 }
+  printf "{\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":0,\"dur\":1,\"name\":\"n\"}]}\n" }' > "$tmp/wide.json"
+base=$(peak_kb stats -q -j 1 "$tmp/wide.json")
+units=$(peak_kb markers --kind token --format csv -q -j 1 "$tmp/wide.json")
+per_unit=$(( (units - base) * 1024 / 50000 ))
+echo "markers --kind token of 50000 units busy in 20 categories: $base KiB for stats, $units KiB: $per_unit bytes a unit"
+[ "$per_unit" -le 130 ] || fail "markers --kind token of 50000 units in 20 categories: $per_unit bytes a unit (at most 130)"
+rm -f "$tmp/wide.json"
 
 gen=$2
 "$gen" --workers 7 --size-mb 20 --seed 5 -o "$tmp/jobque.json"
@@ -100,7 +114,11 @@ done
 once=$(peak_kb export -q -j 2 "$tmp/fleet.json" -o "$tmp/once.sqlite")
 twice=$(peak_kb export -q -j 2 "$tmp/fleet.json" "$tmp/fleet.json" -o "$tmp/twice.sqlite")
 echo "export -j 2 of a 100 MB trace: $once KiB once, $twice KiB as a fleet of two"
-[ $((twice - once)) -le 5120 ] || fail "export of a 100 MB trace twice: $twice KiB, once $once KiB (at most 5120 KiB more)"
+# At most a sixth more (5.1 MB of 33.5): the second run's model is built where the first's
+# was freed, give or take the allocator's arenas under a loaded machine (2.5-5.2 MB seen);
+# holding both runs would be twice once.
+[ $((twice - once)) -le $((once / 6)) ] ||
+  fail "export of a 100 MB trace twice: $twice KiB, once $once KiB (at most a sixth more)"
 rm -f "$tmp/fleet.json" "$tmp"/*.sqlite
 
 # Bytes with no JSON structure are not buffered whole looking for a cut: validate of a gzip
