@@ -145,35 +145,45 @@ std::vector<JointRule> joint_rules(const Side& a, const Side& b) {
   return joint;
 }
 
-/// The run's rule of kind (its first), or null when the run has no such kind.
-const UnitRule* run_rule(const std::vector<KindSamples>& run, const std::string& kind) {
+/// Each kind's first rule in a run, by kind: looked up once a kind, not searched (a trace can
+/// have a kind an instant: a search a kind made pooled diff quadratic in kinds).
+std::map<std::string_view, const UnitRule*> run_rules(const std::vector<KindSamples>& run) {
+  std::map<std::string_view, const UnitRule*> rules;
   for (const KindSamples& k : run)
-    if (k.kind == kind && !k.rules.empty()) return &k.rules.front();
-  return nullptr;
+    if (!k.rules.empty()) rules.emplace(k.kind, &k.rules.front());
+  return rules;
 }
 
-/// The joint rule of kind, or null when its runs agreed.
-const JointRule* joint_of(const std::vector<JointRule>& joint, const std::string& kind) {
-  for (const JointRule& j : joint)
-    if (j.kind == kind) return &j;
-  return nullptr;
+/// The joint rules by kind (a kind's runs agreed where it has none).
+std::map<std::string_view, const JointRule*> joint_by_kind(const std::vector<JointRule>& joint) {
+  std::map<std::string_view, const JointRule*> by_kind;
+  for (const JointRule& j : joint) by_kind.emplace(j.kind, &j);
+  return by_kind;
+}
+
+template <typename Map>
+auto find_or_null(const Map& map, std::string_view key) -> typename Map::mapped_type {
+  auto it = map.find(key);
+  return it == map.end() ? nullptr : it->second;
 }
 
 /// Marks the kinds of a run cut as their joint rule says with that rule: its ambiguity
 /// (cut as asked, but the evidence was no clearer) and its evidence; the side-by-side
 /// kinds table (of the first run) shows the rule its units were cut by.
 void take_joint_rules(const std::vector<JointRule>& joint, Side* side, std::size_t run) {
+  auto joint_of = joint_by_kind(joint);
   for (KindSamples& k : side->run_units[run])
-    if (const JointRule* j = joint_of(joint, k.kind); j && !k.rules.empty() && k.rules.front().at == j->rule.at) {
+    if (const JointRule* j = find_or_null(joint_of, k.kind); j && !k.rules.empty() && k.rules.front().at == j->rule.at) {
       k.ambiguous = j->rule.ambiguous;
       UnitRule rule = j->rule;
       rule.nested_in = k.rules.front().nested_in;
       rule.nested_in_at = k.rules.front().nested_in_at;
       k.rules.assign(1, rule);
     }
-  if (run == 0)
-    for (KindSummary& k : side->kinds)
-      if (const UnitRule* cut = run_rule(side->run_units[0], k.kind); cut && joint_of(joint, k.kind)) k.rule = *cut;
+  if (run != 0) return;
+  auto first_run = run_rules(side->run_units[0]);
+  for (KindSummary& k : side->kinds)
+    if (const UnitRule* cut = find_or_null(first_run, k.kind); cut && joint_of.count(k.kind)) k.rule = *cut;
 }
 
 /// Reads run `run` of a side again, as its request and measuring now say (B grouped as A
@@ -198,8 +208,9 @@ int apply_joint_rules(const DiffCommandOptions& o, std::vector<JointRule>* joint
     for (std::size_t run = 0; run < side->paths.size(); ++run) {
       UnitRequest& request = side->requests[run];
       std::size_t asked = request.kinds.size();
+      auto own_rules = run_rules(side->run_units[run]);
       for (JointRule& j : *joint) {
-        const UnitRule* own = run_rule(side->run_units[run], j.kind);
+        const UnitRule* own = find_or_null(own_rules, j.kind);
         if (!own || !own->automatic || own->recorded || own->at == j.rule.at) continue;
         request.kinds.emplace_back(j.kind, j.rule.at);
         ++j.recut;
@@ -406,9 +417,10 @@ void warn_incomparable(const Side& a, const Side& b, const CommonOptions& common
 /// How each kind of the changes table was cut, for the heading and the unit_rules table.
 std::vector<result::KindRules> kind_rules(const Side& a, const Side& b, const std::vector<JointRule>& joint) {
   std::vector<result::KindRules> rules;
+  auto joint_of = joint_by_kind(joint);
   for_each_common_kind(a.units, b.units, [&](const KindSamples& ka, const KindSamples& kb) {
     if (!can_test(ka, kb) || ka.rules.empty() || kb.rules.empty()) return;  // no rows
-    const JointRule* j = joint_of(joint, ka.kind);
+    const JointRule* j = find_or_null(joint_of, ka.kind);
     rules.push_back({ka.kind, ka.rules.front(), kb.rules.front(), j != nullptr, j ? j->recut : 0});
   });
   return rules;

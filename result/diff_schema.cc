@@ -176,10 +176,20 @@ std::string rule_words(const UnitRule& r) {
 }
 
 /// The heading's line of the units compared: "units: token end (auto, both sides: 1
-/// start, 3 end; 1 run cut again); layer start in token; step start (ambiguous)".
+/// start, 3 end; 1 run cut again); layer start in token; step start (ambiguous)". Past
+/// kMaxRuleParts kinds, the first few and how many more (20,000 kinds made a line of 480
+/// KB); the unit_rules table has every kind.
 std::string rules_line(const std::vector<KindRules>& rules) {
+  constexpr std::size_t kMaxRuleParts = 8;
   std::vector<std::string> parts;
+  bool cut = rules.size() > kMaxRuleParts;
   for (const KindRules& k : rules) {
+    if (cut && parts.size() == kMaxRuleParts - 1) {
+      parts.push_back(fmt::format("and {} more kinds (each in the unit_rules table: --format json, or csv with "
+                                  "--table unit_rules)",
+                                  rules.size() - parts.size()));
+      break;
+    }
     std::string a = rule_words(k.a), b = rule_words(k.b);
     std::string part = k.kind + " " + (a == b ? a : a + " in A, " + b + " in B");
     if (k.joint)
@@ -187,7 +197,8 @@ std::string rules_line(const std::vector<KindRules>& rules) {
                           k.recut ? fmt::format("; {} run{} cut again", k.recut, k.recut == 1 ? "" : "s") : "");
     parts.push_back(part);
   }
-  return "units: " + fmt::format("{}", fmt::join(parts, "; "));
+  std::string count = cut ? fmt::format("{} kinds: ", rules.size()) : "";
+  return "units: " + count + fmt::format("{}", fmt::join(parts, "; "));
 }
 
 Table rules_table(const std::vector<KindRules>& rules) {

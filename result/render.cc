@@ -742,6 +742,21 @@ bool select_leaves(const Table& t, const std::vector<std::string>& keys, std::ve
     for (const Leaf& l : all)
       if (leaf_path(t, l) == key || (l.part >= 0 && t.columns[l.column].path() == key)) leaves->push_back(l);
     if (leaves->size() > before) continue;
+    // The word the table's header shows ("category" for stats' name, "share", "mean_us"),
+    // when it names one column: a person copies it from the table.
+    std::vector<Leaf> by_header;
+    for (const Leaf& l : all)
+      if (leaf_header(t, l) == key) by_header.push_back(l);
+    if (by_header.size() == 1) {
+      leaves->push_back(by_header.front());
+      continue;
+    }
+    if (by_header.size() > 1) {
+      std::vector<std::string> paths;
+      for (const Leaf& l : by_header) paths.push_back(leaf_path(t, l));
+      *error = fmt::format("column '{}' is the header of {}: give one of these keys", key, fmt::join(paths, ", "));
+      return false;
+    }
     std::vector<std::string> names;
     for (const Leaf& l : all) {
       names.push_back(leaf_path(t, l));

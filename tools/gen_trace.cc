@@ -10,8 +10,13 @@
 // the classifier and a token marker. Memory stays flat at any size: the simulation is run
 // once per lane with the same seed, and each run writes only its own lane's events.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <optional>
 #include <map>
 #include <random>
 #include <string>
@@ -230,17 +235,42 @@ class Simulation {
   int64_t next_chain_ = 26;
 };
 
+/// The profile's categories by id (1 on), with their colours: --scale names a tag by them.
+struct CategoryName {
+  const char* name;
+  const char* color;
+};
+constexpr CategoryName kCategories[] = {
+    {"attn chain", "#5E96DE"}, {"attn std", "#5E96DE"}, {"ffn chain", "#43B08A"}, {"ffn per-op", "#43B08A"},
+    {"classifier", "#AC82E4"}, {"moe experts", "#E08563"}, {"shexp", "#C39536"},  {"ple", "#C39536"},
+    {"router", "#4FC3D0"},     {"park/reduce", "#D678B4"},  {"deltanet", "#8385E8"}};
+
+/// A category's tag from its id ("3") or its name ("ffn chain"); nothing for neither.
+std::optional<int64_t> tag_named(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  long long id = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && *end == '\0' && errno == 0) return id;
+  for (std::size_t k = 0; k < std::size(kCategories); ++k)
+    if (text == kCategories[k].name) return static_cast<int64_t>(k + 1);
+  return std::nullopt;
+}
+
+/// A finite number, the whole of text; nothing else.
+std::optional<double> number_in(const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 void write_profile(std::FILE* out, int lanes) {
-  std::fprintf(out,
-               "],\"jobqueProfile\":{\"version\":1,\"lanes\":%d,\"categories\":["
-               "{\"id\":1,\"name\":\"attn chain\",\"color\":\"#5E96DE\"},{\"id\":2,\"name\":\"attn std\",\"color\":\"#5E96DE\"},"
-               "{\"id\":3,\"name\":\"ffn chain\",\"color\":\"#43B08A\"},{\"id\":4,\"name\":\"ffn per-op\",\"color\":\"#43B08A\"},"
-               "{\"id\":5,\"name\":\"classifier\",\"color\":\"#AC82E4\"},{\"id\":6,\"name\":\"moe experts\",\"color\":\"#E08563\"},"
-               "{\"id\":7,\"name\":\"shexp\",\"color\":\"#C39536\"},{\"id\":8,\"name\":\"ple\",\"color\":\"#C39536\"},"
-               "{\"id\":9,\"name\":\"router\",\"color\":\"#4FC3D0\"},{\"id\":10,\"name\":\"park/reduce\",\"color\":\"#D678B4\"},"
-               "{\"id\":11,\"name\":\"deltanet\",\"color\":\"#8385E8\"}],"
-               "\"markers\":[{\"id\":0,\"name\":\"token\"},{\"id\":1,\"name\":\"layer\"},{\"id\":2,\"name\":\"step\"}]}}\n",
-               lanes);
+  std::fprintf(out, "],\"jobqueProfile\":{\"version\":1,\"lanes\":%d,\"categories\":[", lanes);
+  for (std::size_t k = 0; k < std::size(kCategories); ++k)
+    std::fprintf(out, "%s{\"id\":%zu,\"name\":\"%s\",\"color\":\"%s\"}", k ? "," : "", k + 1, kCategories[k].name,
+                 kCategories[k].color);
+  std::fputs("],\"markers\":[{\"id\":0,\"name\":\"token\"},{\"id\":1,\"name\":\"layer\"},{\"id\":2,\"name\":\"step\"}]}}\n",
+             out);
 }
 
 /// Tokens needed for about size_mb of output: measured by simulating one token.
@@ -283,11 +313,16 @@ int main(int argc, char** argv) {
   }
   for (const std::string& r : o.scales) {
     auto eq = r.find('=');
-    if (eq == std::string::npos) {
-      std::fprintf(stderr, "jqtrace-gen: --scale wants TAG=F, got '%s'\n", r.c_str());
+    std::optional<int64_t> tag = eq == std::string::npos ? std::nullopt : tag_named(r.substr(0, eq));
+    std::optional<double> factor = eq == std::string::npos ? std::nullopt : number_in(r.substr(eq + 1));
+    if (!tag || !factor || *factor < 0) {
+      std::fprintf(stderr,
+                   "jqtrace-gen: --scale wants TAG=F (TAG a category's id or name, such as 3 or 'ffn chain'; F a "
+                   "factor >= 0), got '%s'\n",
+                   r.c_str());
       return 2;
     }
-    o.scale[std::stoll(r.substr(0, eq))] = std::stod(r.substr(eq + 1));
+    o.scale[*tag] = *factor;
   }
   uint64_t tokens = o.tokens ? o.tokens : tokens_for_size(o);
   std::FILE* out = o.output == "-" ? stdout : std::fopen(o.output.c_str(), "w");

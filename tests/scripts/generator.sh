@@ -36,4 +36,16 @@ grep -q "lane-stopped-early" "$tmp/out" || fail "ring-full lane not noticed"
 grep -q jobqueProfile "$tmp/legacy.json" && fail "legacy trace has a profile"
 grep -q '"ph":"i"' "$tmp/legacy.json" && fail "legacy trace has markers"
 "$jqtrace" validate "$tmp/legacy.json" | grep -q "valid jobque trace" || fail "legacy trace not valid"
+# --scale names a category by its id or its name (a name aborted on an uncaught stoll):
+# the same trace either way; a name or factor it cannot read is a usage error, not an abort.
+"$gen" --tokens 2 --layers 3 --seed 4 --scale 3=1.25 -o "$tmp/by-id.json" || fail "--scale 3=1.25 failed"
+"$gen" --tokens 2 --layers 3 --seed 4 --scale 'ffn chain=1.25' -o "$tmp/by-name.json" || fail "--scale 'ffn chain=1.25' failed"
+cmp -s "$tmp/by-id.json" "$tmp/by-name.json" || fail "--scale by name and by id wrote different traces"
+"$gen" --tokens 2 --layers 3 --seed 4 -o "$tmp/unscaled.json"
+cmp -s "$tmp/by-id.json" "$tmp/unscaled.json" && fail "--scale 3=1.25 changed nothing"
+for bad in 'no such=1.25' 'ffn chain=x' 'ffn chain' '3=-1'; do
+  "$gen" --tokens 1 --scale "$bad" -o /dev/null 2> "$tmp/err"
+  [ $? -eq 2 ] || fail "--scale '$bad': exit not 2"
+  grep -q "wants TAG=F" "$tmp/err" || fail "--scale '$bad': $(cat "$tmp/err")"
+done
 echo "generator: ok"
