@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "common_fields.h"
 #include "largest.h"
@@ -18,13 +19,42 @@ const KindSummary* find_kind(const std::vector<KindSummary>& kinds, const std::s
   return nullptr;
 }
 
+/// The rule as the people's table shows it: "end (auto)", "start (auto, ambiguous), in
+/// token"; auto's evidence goes to the note under the table, so that the units'
+/// distribution keeps its columns on a terminal (the evidence took the width at 100).
+std::string short_rule_label(const UnitRule& rule) {
+  std::string label = unit_at_name(rule.at);
+  if (rule.recorded) label += " (the window's record)";
+  else if (rule.automatic) label += rule.ambiguous ? " (auto, ambiguous)" : " (auto)";
+  if (!rule.nested_in.empty()) label += ", in " + std::string(rule.nested_in);
+  return label;
+}
+
+/// A line a kind whose rule auto measured: "token: head 0.59 gaps, tail 0.00; evidence 0
+/// start, 6 end", for at most kMaxEvidenceLines kinds (JSON and CSV have every kind's).
+std::string evidence_note(const std::vector<KindSummary>& kinds) {
+  constexpr std::size_t kMaxEvidenceLines = 8;
+  std::vector<std::string> lines;
+  std::size_t measured = 0;
+  for (const KindSummary& k : kinds) {
+    if (!k.rule.automatic || !k.rule.measured || k.rule.recorded) continue;
+    if (++measured <= kMaxEvidenceLines) lines.push_back(k.kind + ": " + unit_rule_evidence(k.rule));
+  }
+  if (lines.empty()) return "";
+  if (measured > lines.size())
+    lines.push_back(fmt::format("and {} more kinds (unit_at_head_gaps, unit_at_tail_gaps and unit_at_evidence_* in "
+                                "JSON and CSV)",
+                                measured - lines.size()));
+  return "unit_at auto's evidence: " + fmt::format("{}", fmt::join(lines, "\n  "));
+}
+
 Table kinds_table(const std::vector<KindSummary>& kinds) {
   Table t("kinds");
   t.add_column(Column("kind", Kind::text));
   t.add_column(Column("count", Kind::integer));
   t.add_column(Column("unit_at", Kind::text).data_only());
   t.add_column(Column("unit_at_auto", Kind::flag).data_only());
-  t.add_column(Column("rule", Kind::text).titled("unit_at").people_only());  // "end (auto: head 1.21 gaps, tail 0.05)"
+  t.add_column(Column("rule", Kind::text).titled("unit_at").people_only());  // "end (auto)"; the evidence in the note
   t.add_column(Column("first_us", Kind::us));
   t.add_column(Column("last_us", Kind::us));
   t.add_column(Column("unit_us", Kind::distribution).titled("unit").rank(1));
@@ -44,13 +74,14 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
     bool any = k.count > 0;
     std::string at = unit_at_name(k.rule.at);
     bool measured = k.rule.automatic && k.rule.measured;
-    row = {k.kind, count(k.count), at, k.rule.automatic, unit_rule_label(k.rule),
+    row = {k.kind, count(k.count), at, k.rule.automatic, short_rule_label(k.rule),
            any ? ns(k.first_ns) : Value{}, any ? ns(k.last_ns) : Value{}, k.unit, k.rule.ambiguous,
            measured ? Value{k.rule.head_gaps} : Value{}, measured ? Value{k.rule.tail_gaps} : Value{},
            measured ? count(static_cast<uint64_t>(k.rule.starts)) : Value{},
            measured ? count(static_cast<uint64_t>(k.rule.closes)) : Value{}, std::string(k.rule.nested_in),
            k.rule.lane_stopped ? ns(k.rule.stop_ns) : Value{}};
   };
+  t.note = evidence_note(kinds);
   return t;
 }
 

@@ -508,9 +508,9 @@ void json_value(JsonDocument& json, const Value& v, const Column& c) {
       w.Int64(*i);
     }
   } else if (const auto* x = std::get_if<double>(&v)) {
-    double shown = c.kind == Kind::us ? *x / 1000.0 : *x;
-    if (!std::isfinite(shown)) w.Null();
-    else json.raw(fmt::format("{}", shown));
+    if (!std::isfinite(*x)) w.Null();
+    else if (c.kind == Kind::us) json.raw(us_decimal(*x));  // 7953.001, not 7953.00100000002
+    else json.raw(fmt::format("{}", *x));
   } else if (const auto* b = std::get_if<bool>(&v)) {
     w.Bool(*b);
   } else if (const auto* typed = std::get_if<Typed>(&v)) {
@@ -823,7 +823,15 @@ void render_table_to(const Document& doc, const RenderOptions& options, const Te
       write_aligned(g, g.blocks[b], options, out, sink);
       written = true;
     }
-    if (!t->note.empty()) out += printable(valid_utf8(t->note)) + "\n";
+    // A note may have lines of its own ("\n"): each is made printable apart, and wrapped
+    // to a terminal's width.
+    for (std::size_t from = 0; from < t->note.size();) {
+      std::size_t end = std::min(t->note.find('\n', from), t->note.size());
+      std::string line = printable(valid_utf8(t->note.substr(from, end - from)));
+      bool too_wide = options.width && line.size() > options.width;
+      out += (too_wide ? wrapped(split_words(line), " ", options.width) : line) + "\n";
+      from = end + 1;
+    }
   }
   out += fitted_note(hidden, compacted, options.width);
   if (!out.empty()) sink(out);

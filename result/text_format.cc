@@ -97,6 +97,19 @@ std::string us_fixed(double ns) {
   return fixed(ns / 1000.0, 3);
 }
 
+std::string us_decimal(double ns) {
+  if (!std::isfinite(ns)) return "";
+  std::string digits = fmt::format("{:.3f}", std::fabs(ns));  // ns to the thousandth: "7953001.000"
+  std::size_t point = digits.find('.');
+  std::string whole = digits.substr(0, point), thousandths = digits.substr(point + 1);
+  if (whole.size() < 4) whole.insert(0, 4 - whole.size(), '0');  // at least one digit of µs
+  std::string text = whole.substr(0, whole.size() - 3) + "." + whole.substr(whole.size() - 3) + thousandths;
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  bool negative = ns < 0 && text != "0";
+  return negative ? "-" + text : text;
+}
+
 std::string fixed3(double v) { return fixed(v, 3); }
 
 std::string TextTable::str() const {

@@ -15,6 +15,10 @@ std::string delimited_field(std::string_view text, char separator);
 /// Microseconds with exactly three decimals, from integer ns (exact) or fractional ns.
 std::string us_fixed(int64_t ns);
 std::string us_fixed(double ns);
+/// JSON's µs of a time held in ns as a double: its decimal to the thousandth of a ns, the
+/// trailing zeros dropped ("7953.001", "-0.098", "12.0005"), not the nearest double's
+/// shortest form of ns / 1000 after arithmetic ("7953.00100000002"); non-finite: "".
+std::string us_decimal(double ns);
 /// A number with three decimals (percentages, ratios).
 std::string fixed3(double v);
 /// A number with `decimals` decimals, correctly rounded ("{:.Nf}"); with sign, a '+' before

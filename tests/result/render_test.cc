@@ -446,6 +446,35 @@ TEST_CASE("numbers are written as fmt's {:.Nf} would, by hand") {
   }
 }
 
+TEST_CASE("JSON's us of a time held as a double is its exact decimal, not the double's shortest form") {
+  using jqtrace::result::us_decimal;
+  // Issue 65: 7953001 ns reached through arithmetic read 7953.00100000002 us.
+  CHECK(us_decimal(7953001.0) == "7953.001");
+  CHECK(us_decimal(7953001.00000002) == "7953.001");
+  CHECK(us_decimal(-98.0) == "-0.098");
+  CHECK(us_decimal(-97.9999999981374) == "-0.098");
+  CHECK(us_decimal(12000.5) == "12.0005");
+  CHECK(us_decimal(0.0) == "0");
+  CHECK(us_decimal(-0.0) == "0");
+  CHECK(us_decimal(-0.0001) == "0");
+  CHECK(us_decimal(5.0) == "0.005");
+  CHECK(us_decimal(1000.0) == "1");
+  CHECK(us_decimal(1.0 / 3.0) == "0.000333");
+  CHECK(us_decimal(std::nan("")).empty());
+  // Every whole number of ns reads back as itself (through a JSON reader's double).
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    auto ns = static_cast<int64_t>(rng() >> 12) - (int64_t{1} << 51);
+    std::string text = us_decimal(static_cast<double>(ns));
+    uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+    std::string exact = fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+    while (exact.back() == '0') exact.pop_back();
+    if (exact.back() == '.') exact.pop_back();
+    CAPTURE(ns);
+    CHECK(text == exact);
+  }
+}
+
 TEST_CASE("fixed's integer path gives the same digits near halves and at its limits") {
   // Below 2^32 / 10^d, 0-3 decimals are written by integer arithmetic unless the scaled
   // value is within 2^-20 of a half; the digits must be std::to_chars' (and fmt's) on both

@@ -114,11 +114,11 @@ done
 once=$(peak_kb export -q -j 2 "$tmp/fleet.json" -o "$tmp/once.sqlite")
 twice=$(peak_kb export -q -j 2 "$tmp/fleet.json" "$tmp/fleet.json" -o "$tmp/twice.sqlite")
 echo "export -j 2 of a 100 MB trace: $once KiB once, $twice KiB as a fleet of two"
-# At most a sixth more (5.1 MB of 33.5): the second run's model is built where the first's
+# At most a quarter more (4-5.6 MB of 33-35 seen): the second run's model is built where the first's
 # was freed, give or take the allocator's arenas under a loaded machine (2.5-5.2 MB seen);
 # holding both runs would be twice once.
-[ $((twice - once)) -le $((once / 6)) ] ||
-  fail "export of a 100 MB trace twice: $twice KiB, once $once KiB (at most a sixth more)"
+[ $((twice - once)) -le $((once / 4)) ] ||
+  fail "export of a 100 MB trace twice: $twice KiB, once $once KiB (at most a quarter more)"
 rm -f "$tmp/fleet.json" "$tmp"/*.sqlite
 
 # Bytes with no JSON structure are not buffered whole looking for a cut: validate of a gzip

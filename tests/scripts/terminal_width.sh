@@ -32,6 +32,14 @@ for args in "stats samples/decode-small.trace.json" "stats --by lane samples/dec
     tr '\n' ' ' <<< "$fitted" | grep -q "to fit 80 columns" || fail "$args: columns hidden without saying so"
   fi
 done
+# markers at 100 columns keeps the units' distribution (count, rule, p50, p90, max): auto's
+# evidence is a note under the table, not a column that took the width (issue 65).
+shown=$(on_tty 100 markers samples/decode-small.trace.json)
+header=$(grep -m1 '^kind' <<< "$shown")
+for word in count unit_at p50_us p90_us max_us; do
+  grep -qw "$word" <<< "$header" || fail "markers at 100 columns: no $word column: $header"
+done
+grep -q "^unit_at auto's evidence: token: head" <<< "$shown" || fail "markers at 100 columns: no evidence note"
 # validate's table of rules fits; its verdicts and diagnostics are "FILE:LINE:COLUMN: ..."
 # lines that editors and scripts parse, never wrapped.
 validated=$(on_tty 80 validate samples/decode-small.trace.json samples/broken.trace.json | grep -v "^samples/")
