@@ -45,13 +45,13 @@ std::string signed_pp(double pp) { return fmt::format("{:+.1f} pp", std::fabs(pp
 }  // namespace
 
 bool baseline_is_saved(const BaselineOptions& opts, const std::function<bool(std::string_view)>& looks_like) {
-  note_input_path(opts.file, "the baseline being read");  // read, saved or a trace: never an output of this run
   return looks_like(head_of(opts.file));
 }
 
 int load_saved_shares(const BaselineOptions& opts, const CommonOptions& common, const Scope& scope,
                       const SavedSharesReader& read, BaselineShares* out,
                       const std::function<int(const BaselineShares&)>& check) {
+  // Never an output of this run (-o, --junit); a baseline trace is noted as it is opened.
   note_input_path(opts.file, "the baseline being read");
   std::ifstream in(opts.file, std::ios::binary);
   std::stringstream text;
@@ -95,7 +95,6 @@ void add_baseline_options(CLI::App& cmd, BaselineOptions& opts, const std::strin
 
 int load_baseline(const BaselineOptions& opts, const CommonOptions& common, const ScopeOptions& scope_options, const Scope& scope,
                   const StatsOptions& stats_options, const GateOptions& gates, BaselineShares* out) {
-  note_input_path(opts.file, "the baseline being read");  // never an output of this run (-o, --junit)
   if (result::looks_like_stats_json(head_of(opts.file))) return load_saved_stats(opts, common, stats_options, scope, out);
   Trace trace;
   if (int status = load_for_analysis(opts.file, common, &trace)) return status;

@@ -86,9 +86,7 @@ int run_markers(const MarkersCommandOptions& o) {
       std::stable_sort(all_units.begin(), all_units.end(),
                        [](const Unit& a, const Unit& b) { return a.range.length() > b.range.length(); });
     units.stream(all_units.size(), [&](std::size_t from, std::size_t count, const auto& add) {
-      auto first = all_units.begin() + static_cast<std::ptrdiff_t>(from);
-      for (const UnitRow& row : unit_rows_of(trace, *index, std::vector<Unit>(first, first + static_cast<std::ptrdiff_t>(count)), threads))
-        add(row);
+      for_each_unit_row(trace, *index, all_units, from, count, threads, add);
     });
   }
   std::vector<GateResult> results;

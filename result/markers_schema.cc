@@ -19,17 +19,6 @@ const KindSummary* find_kind(const std::vector<KindSummary>& kinds, const std::s
   return nullptr;
 }
 
-/// The rule as the people's table shows it: "end (auto)", "start (auto, ambiguous), in
-/// token"; auto's evidence goes to the note under the table, so that the units'
-/// distribution keeps its columns on a terminal (the evidence took the width at 100).
-std::string short_rule_label(const UnitRule& rule) {
-  std::string label = unit_at_name(rule.at);
-  if (rule.recorded) label += " (the window's record)";
-  else if (rule.automatic) label += rule.ambiguous ? " (auto, ambiguous)" : " (auto)";
-  if (!rule.nested_in.empty()) label += ", in " + std::string(rule.nested_in);
-  return label;
-}
-
 /// A line a kind whose rule auto measured: "token: head 0.59 gaps, tail 0.00; evidence 0
 /// start, 6 end", for at most kMaxEvidenceLines kinds (JSON and CSV have every kind's).
 std::string evidence_note(const std::vector<KindSummary>& kinds) {
@@ -74,7 +63,7 @@ Table kinds_table(const std::vector<KindSummary>& kinds) {
     bool any = k.count > 0;
     std::string at = unit_at_name(k.rule.at);
     bool measured = k.rule.automatic && k.rule.measured;
-    row = {k.kind, count(k.count), at, k.rule.automatic, short_rule_label(k.rule),
+    row = {k.kind, count(k.count), at, k.rule.automatic, unit_rule_label(k.rule, /*with_evidence=*/false),
            any ? ns(k.first_ns) : Value{}, any ? ns(k.last_ns) : Value{}, k.unit, k.rule.ambiguous,
            measured ? Value{k.rule.head_gaps} : Value{}, measured ? Value{k.rule.tail_gaps} : Value{},
            measured ? count(static_cast<uint64_t>(k.rule.starts)) : Value{},
@@ -167,24 +156,6 @@ void UnitsTable::stream(std::size_t count, UnitBlocks blocks) {
   streamed_->blocks = std::move(blocks);
   for (std::size_t from = 0; from < count; from += kStreamBlock)
     streamed_->blocks(from, std::min(kStreamBlock, count - from), [this](const UnitRow& u) { account(u); });
-}
-
-void UnitsTable::sort_slowest_first() {
-  Stored& s = *stored_;
-  std::vector<std::size_t> order(s.units.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  auto dur = [&](std::size_t r) { return s.units[r].hi - s.units[r].lo; };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return dur(a) > dur(b); });
-  Stored sorted;
-  sorted.units.reserve(s.units.size());
-  sorted.shares.reserve(s.shares.size());
-  for (std::size_t r : order) {
-    sorted.units.push_back(s.units[r]);
-    sorted.units.back().shares_from = sorted.shares.size();
-    sorted.shares.insert(sorted.shares.end(), s.shares.begin() + static_cast<std::ptrdiff_t>(s.units[r].shares_from),
-                         s.shares.begin() + static_cast<std::ptrdiff_t>(s.shares_end(r)));
-  }
-  s = std::move(sorted);
 }
 
 Table UnitsTable::finish() && {

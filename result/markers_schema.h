@@ -48,9 +48,6 @@ class UnitsTable {
   /// million rows'. Measures every block once now, for the share columns.
   void stream(std::size_t count, UnitBlocks blocks);
   static constexpr std::size_t kStreamBlock = 1024;
-  /// The rows by duration, the longest first (ties: the earlier unit first): the unit that
-  /// `--marker KIND slowest` cuts is the first row.
-  void sort_slowest_first();
   /// The table: one share column per group some unit has, in share_order, then by name.
   Table finish() &&;
 

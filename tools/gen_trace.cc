@@ -245,12 +245,18 @@ constexpr CategoryName kCategories[] = {
     {"classifier", "#AC82E4"}, {"moe experts", "#E08563"}, {"shexp", "#C39536"},  {"ple", "#C39536"},
     {"router", "#4FC3D0"},     {"park/reduce", "#D678B4"},  {"deltanet", "#8385E8"}};
 
-/// A category's tag from its id ("3") or its name ("ffn chain"); nothing for neither.
-std::optional<int64_t> tag_named(const std::string& text) {
+/// A decimal integer, the whole of text; nothing else (std::stoll threw, aborting the run).
+std::optional<int64_t> integer_in(const std::string& text) {
   char* end = nullptr;
   errno = 0;
-  long long id = std::strtoll(text.c_str(), &end, 10);
-  if (!text.empty() && *end == '\0' && errno == 0) return id;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0) return std::nullopt;
+  return v;
+}
+
+/// A category's tag from its id ("3") or its name ("ffn chain"); nothing for neither.
+std::optional<int64_t> tag_named(const std::string& text) {
+  if (std::optional<int64_t> id = integer_in(text)) return id;
   for (std::size_t k = 0; k < std::size(kCategories); ++k)
     if (text == kCategories[k].name) return static_cast<int64_t>(k + 1);
   return std::nullopt;
@@ -305,11 +311,13 @@ int main(int argc, char** argv) {
   std::map<int, uint64_t> ring;
   for (const std::string& r : o.rings) {
     auto eq = r.find('=');
-    if (eq == std::string::npos) {
-      std::fprintf(stderr, "jqtrace-gen: --ring wants LANE=N, got '%s'\n", r.c_str());
+    std::optional<int64_t> lane = eq == std::string::npos ? std::nullopt : integer_in(r.substr(0, eq));
+    std::optional<int64_t> events = eq == std::string::npos ? std::nullopt : integer_in(r.substr(eq + 1));
+    if (!lane || !events || *lane < 0 || *lane > 256 || *events < 0) {
+      std::fprintf(stderr, "jqtrace-gen: --ring wants LANE=N (a lane 0-256, N events >= 0), got '%s'\n", r.c_str());
       return 2;
     }
-    ring[std::stoi(r.substr(0, eq))] = std::stoull(r.substr(eq + 1));
+    ring[static_cast<int>(*lane)] = static_cast<uint64_t>(*events);
   }
   for (const std::string& r : o.scales) {
     auto eq = r.find('=');

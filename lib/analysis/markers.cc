@@ -40,10 +40,17 @@ std::vector<UnitRow> unit_rows(const Trace& trace, const SpanIndex& index, std::
 void for_each_unit_row(const Trace& trace, const SpanIndex& index, std::string_view kind, const UnitRequest& unit_at,
                        unsigned threads, const std::function<void(const UnitRow&)>& add, std::size_t units_per_block) {
   std::vector<Unit> units = units_of(trace, kind, unit_at);
+  for_each_unit_row(trace, index, units, 0, units.size(), threads, add, units_per_block);
+}
+
+void for_each_unit_row(const Trace& trace, const SpanIndex& index, const std::vector<Unit>& units, std::size_t from,
+                       std::size_t count, unsigned threads, const std::function<void(const UnitRow&)>& add,
+                       std::size_t units_per_block) {
   std::size_t block = std::max<std::size_t>(units_per_block, 1);
-  for (std::size_t from = 0; from < units.size(); from += block) {
-    auto first = units.begin() + static_cast<std::ptrdiff_t>(from);
-    std::vector<Unit> some(first, first + static_cast<std::ptrdiff_t>(std::min(block, units.size() - from)));
+  std::size_t end = std::min(units.size(), from + count);
+  for (std::size_t at = from; at < end; at += block) {
+    auto first = units.begin() + static_cast<std::ptrdiff_t>(at);
+    std::vector<Unit> some(first, first + static_cast<std::ptrdiff_t>(std::min(block, end - at)));
     for (const UnitRow& row : unit_rows_of(trace, index, std::move(some), threads)) add(row);
   }
 }

@@ -36,6 +36,11 @@ struct UnitRow {
 void for_each_unit_row(const Trace& trace, const SpanIndex& index, std::string_view kind, const UnitRequest& unit_at,
                        unsigned threads, const std::function<void(const UnitRow&)>& add,
                        std::size_t units_per_block = 1024);
+/// The same for units[from, from + count) of units given (a kind's, in any order: markers
+/// --kind --sort dur streams its table from them).
+void for_each_unit_row(const Trace& trace, const SpanIndex& index, const std::vector<Unit>& units, std::size_t from,
+                       std::size_t count, unsigned threads, const std::function<void(const UnitRow&)>& add,
+                       std::size_t units_per_block = 1024);
 
 /// Range stats of every unit of kind (which must exist: see marker_kinds()), the units
 /// shared among `threads` threads (the same rows at any count).

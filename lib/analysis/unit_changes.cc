@@ -45,7 +45,7 @@ struct PendingUnit {
 };
 
 /// A group's busy time in a unit: the group's name (as RangeStats names it) and its ns.
-using GroupBusy = std::pair<std::string_view, int64_t>;
+using GroupBusy = std::pair<const std::string*, int64_t>;
 
 /// The busy time of each group in the pieces the units' edges cut the trace into (piece p:
 /// between the p-th and the next of the edges, sorted and without repeats), kept so that
@@ -104,7 +104,7 @@ class PieceBusy {
       if (g.busy_ns <= 0) continue;
       auto [at, added] = group_of_.try_emplace(g.name, names_.size());
       if (added) {
-        names_.push_back(at->first);
+        names_.push_back(&at->first);
         sum_.push_back(0);
         runs_.emplace_back();
       }
@@ -125,7 +125,7 @@ class PieceBusy {
 
   std::vector<int64_t> edges_;
   std::map<std::string, std::size_t> group_of_;   ///< name -> group (names_ points into its keys)
-  std::vector<std::string_view> names_;
+  std::vector<const std::string*> names_;
   std::vector<std::pair<std::size_t, int64_t>> by_piece_;  ///< (group, ns) of every piece, in piece order
   std::vector<std::size_t> by_piece_from_;                 ///< piece p's are by_piece_[from[p], from[p + 1])
   std::vector<std::vector<std::pair<std::size_t, int64_t>>> runs_;  ///< by group: (piece, running sum)
@@ -238,7 +238,7 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
   measure_units(trace, index, std::move(pending), threads, [&](const PendingUnit& u, const std::vector<GroupBusy>& groups) {
     KindSamples& k = (*pooled)[u.kind];
     for (const auto& [name, ns] : groups) {
-      std::vector<int64_t>& busy = k.busy_ns[std::string(name)];
+      std::vector<int64_t>& busy = k.busy_ns[*name];
       busy.resize(k.dur_ns.size(), 0);  // 0 in the units (of every run) that had none of it
       busy[u.unit] = ns;
     }

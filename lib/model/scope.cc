@@ -34,12 +34,13 @@ std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule) {
          "); give --unit-at start or end";
 }
 
-std::string unit_rule_label(const UnitRule& rule) {
+std::string unit_rule_label(const UnitRule& rule, bool with_evidence) {
   std::string label = unit_at_name(rule.at);
   if (rule.recorded) label += " (the window's record)";
   else if (rule.automatic && !rule.measured) label += " (auto)";
   else if (rule.automatic)
-    label += (rule.ambiguous ? " (auto, ambiguous: " : " (auto: ") + unit_rule_evidence(rule) + ")";
+    label += std::string(rule.ambiguous ? " (auto, ambiguous" : " (auto") +
+             (with_evidence ? ": " + unit_rule_evidence(rule) : "") + ")";
   if (!rule.nested_in.empty()) label += ", in " + std::string(rule.nested_in);
   return label;
 }

@@ -150,7 +150,9 @@ class UnitPlanner {
 
 /// How a rule reads: "end", "end (auto: head 1.21 gaps, tail 0.05)", "start (auto,
 /// ambiguous: head 0.31 gaps, tail 0.28)".
-std::string unit_rule_label(const UnitRule& rule);
+/// Without evidence: "end (auto)", "start (auto, ambiguous)" (markers' table, whose note
+/// gives the evidence).
+std::string unit_rule_label(const UnitRule& rule, bool with_evidence = true);
 /// Why a unit metric of an ambiguous kind is not given: "where 'token' markers stand in
 /// their units is ambiguous (head 0.31 gaps, tail 0.28); give --unit-at start or end".
 std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule);

@@ -48,4 +48,10 @@ for bad in 'no such=1.25' 'ffn chain=x' 'ffn chain' '3=-1'; do
   [ $? -eq 2 ] || fail "--scale '$bad': exit not 2"
   grep -q "wants TAG=F" "$tmp/err" || fail "--scale '$bad': $(cat "$tmp/err")"
 done
+# --ring likewise (std::stoi aborted on 'x=5').
+for bad in 'x=5' '1=y' '1' '-1=5' '1=-5'; do
+  "$gen" --tokens 1 --ring "$bad" -o /dev/null 2> "$tmp/err"
+  [ $? -eq 2 ] || fail "--ring '$bad': exit not 2"
+  grep -q "wants LANE=N" "$tmp/err" || fail "--ring '$bad': $(cat "$tmp/err")"
+done
 echo "generator: ok"
