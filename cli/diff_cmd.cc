@@ -250,9 +250,8 @@ std::string too_few_units(const std::string& row, std::size_t n_a, std::size_t n
   return fmt::format("{} has too few units to test ({} and {}; {} a side needed)", row, n_a, n_b, kMinTestedValues);
 }
 
-/// Why row r cannot judge a gate, naming the row; "" when it can. A gate that cannot be
-/// judged is a usage error (exit 2), never a silent 0: too few units (no test), a median
-/// of 0 on side A (no percentage of it), units cut by an ambiguous rule.
+/// Why row r cannot be put to a gate, naming the row; "" when it can. Such a gate is a usage
+/// error (exit 2), never a silent 0: too few units (no test), units cut by an ambiguous rule.
 std::string unjudgeable(const ChangeRow& r) {
   std::string row = r.group == kUnitRow ? fmt::format("the '{}' units row", r.kind)
                                         : fmt::format("the row of '{}' in '{}' units", r.group, r.kind);
@@ -264,10 +263,6 @@ std::string unjudgeable(const ChangeRow& r) {
     return fmt::format("{} is of units cut by a guess: where '{}' markers stand in their units is ambiguous on a "
                        "side; give --unit-at",
                        row, r.kind);
-  if (r.test.median_a <= 0)
-    return fmt::format("{} has a median of 0 us on side A: no percentage of it (its shift {:+.3f} us [{:+.3f}, "
-                       "{:+.3f}], p_adj {:.2g})",
-                       row, r.test.shift / 1000, r.test.ci_lo / 1000, r.test.ci_hi / 1000, r.p_adj);
   return "";
 }
 
@@ -281,29 +276,11 @@ std::string untested_list(const std::vector<UntestedKind>& untested) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-/// slower(X) and faster(X) of the changes table: X a marker kind (its unit durations), a
-/// group (its row in the kind with the most units), or "GROUP, KIND". A row's value is its
-/// interval's bound nearest 0, in % of A's median, when the change is significant, else 0
-/// (each gate prints the row's shift, interval and p beside it):
-/// `slower(ffn chain) > 3` holds when ffn chain is significantly slower by more than 3%
-/// at the least. A row that cannot judge (see unjudgeable) withholds its value (exit 2),
-/// saying why; a group of the traces with no busy time in any unit says that.
-MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<std::string>& idle_groups,
-                         const std::vector<UntestedKind>& untested) {
-  MetricSet m;
-  m.declare("slower", "marker kind or group");
-  m.declare("faster", "marker kind or group");
-  auto describe_row = [](const ChangeRow& r) {
-    double base = r.test.median_a;
-    const char* verdict = r.significant ? "" : " (not significant)";
-    return fmt::format("{}/{}: shift {:+.1f}% [{:+.1f}%, {:+.1f}%], p_adj {:.2g}{}", r.kind, r.group,
-                       100 * r.test.shift / base, 100 * r.test.ci_lo / base, 100 * r.test.ci_hi / base, r.p_adj,
-                       verdict);
-  };
-  // Each name's row: "GROUP, KIND" and a kind name their own; a bare group, its row in the
-  // kind with the most units (the most telling sample), whatever its kind's rule: a row
-  // that cannot judge says so rather than hand the gate another kind's row.
-  // (A share-of-units row is read, not gated: its change is in points, not in % of a time.)
+/// Each name a gate may give its row: "GROUP, KIND" and a kind's name their own; a bare
+/// group, its row in the kind with the most units (the most telling sample), whatever its
+/// kind's rule: a row that cannot judge says so rather than hand the gate another kind's
+/// row. (A share-of-units row is read, not gated: its change is in points, not in %.)
+std::map<std::string, const ChangeRow*> rows_by_gate_name(const std::vector<ChangeRow>& rows) {
   std::map<std::string, const ChangeRow*> row_of;
   for (const ChangeRow& r : rows) {
     if (r.of == ChangeRow::Of::units_share) continue;
@@ -315,16 +292,73 @@ MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<s
       best = &r;
     }
   }
+  return row_of;
+}
+
+/// Holm over the rows the gates name (SPEC §2: gates are their own family, whatever else the
+/// table shows; rows of identical samples are one test): each gated row's p_adj.
+std::map<const ChangeRow*, double> gated_family(const std::map<std::string, const ChangeRow*>& row_of,
+                                                const std::vector<GateSource>& gates) {
+  std::vector<const ChangeRow*> named;
+  for (const GateSource& g : gates) {
+    if (g.gate.metric != "slower" && g.gate.metric != "faster") continue;
+    auto it = row_of.find(g.gate.arg);
+    if (it == row_of.end() || !unjudgeable(*it->second).empty()) continue;
+    if (std::find(named.begin(), named.end(), it->second) == named.end()) named.push_back(it->second);
+  }
+  std::vector<double> p;
+  std::vector<uint64_t> keys;
+  for (const ChangeRow* r : named) {
+    p.push_back(r->test.p);
+    keys.push_back(r->test.digest);
+  }
+  std::vector<double> adjusted = holm_adjust_distinct(p, keys);
+  std::map<const ChangeRow*, double> p_adj;
+  for (std::size_t i = 0; i < named.size(); ++i) p_adj[named[i]] = adjusted[i];
+  return p_adj;
+}
+
+/// slower(X) and faster(X) of the changes table: X a marker kind (its unit durations), a
+/// group (its row in the kind with the most units), or "GROUP, KIND". A row's value is its
+/// change in % (100 (ratio - 1); faster: the negative), known within its 95% interval: a gate
+/// fails when the whole interval trips it and the change is significant among the gated
+/// rows, passes when none of the interval does, else cannot judge (exit 2). A row that
+/// cannot be tested withholds its value (exit 2), saying why; a group of the traces with no
+/// busy time in any unit says that.
+MetricSet change_metrics(const std::vector<ChangeRow>& rows, const std::vector<std::string>& idle_groups,
+                         const std::vector<UntestedKind>& untested, const std::vector<GateSource>& gates,
+                         double alpha) {
+  MetricSet m;
+  m.declare("slower", "marker kind or group");
+  m.declare("faster", "marker kind or group");
+  std::map<std::string, const ChangeRow*> row_of = rows_by_gate_name(rows);
+  std::map<const ChangeRow*, double> family = gated_family(row_of, gates);
   for (const auto& [name, row] : row_of) {
     const ChangeRow& r = *row;
     if (std::string why = unjudgeable(r); !why.empty()) {
       for (const char* metric : {"slower", "faster"}) m.withhold(metric, name, why);
       continue;
     }
-    double base = r.test.median_a;
-    m.set("slower", name, r.significant ? std::max(0.0, 100 * r.test.ci_lo / base) : 0.0);
-    m.set("faster", name, r.significant ? std::max(0.0, -100 * r.test.ci_hi / base) : 0.0);
-    for (const char* metric : {"slower", "faster"}) m.explain(metric, name, describe_row(r));
+    const ShiftTest& t = r.test;
+    auto p_adj = family.find(row);  // a row no gate names is in no family: its gates are none
+    MetricInterval slower;
+    slower.lo = t.ci_lo_pct();
+    slower.hi = t.ci_hi_pct();
+    slower.changed = t.ratio_lo > 1 || t.ratio_hi < 1;
+    slower.significant = p_adj != family.end() && p_adj->second < alpha;
+    slower.family = p_adj == family.end() ? "" : fmt::format("p_adj {:.2g} over {} gated row{}", p_adj->second,
+                                                              family.size(), family.size() == 1 ? "" : "s");
+    MetricInterval faster = slower;
+    faster.lo = -slower.hi;
+    faster.hi = -slower.lo;
+    m.set("slower", name, t.shift_pct());
+    m.set("faster", name, -t.shift_pct());
+    m.bound("slower", name, slower);
+    m.bound("faster", name, faster);
+    std::string detail = fmt::format("{}/{}: x{:.3f}, {}{}", r.kind, r.group, t.ratio,
+                                     slower.family.empty() ? fmt::format("p {:.2g}", t.p) : slower.family,
+                                     t.stratified() ? fmt::format(", within {} strata", t.strata) : "");
+    for (const char* metric : {"slower", "faster"}) m.explain(metric, name, detail);
   }
   // Kinds without rows (too few units a side) still name why a gate on them is not judged.
   for (const UntestedKind& k : untested)
@@ -459,8 +493,8 @@ int run_diff(const DiffCommandOptions& o) {
   std::vector<UntestedKind> untested = untested_kinds(a.units, b.units);
   std::vector<GateResult> results;
   if (!gates.empty()) {
-    if (!evaluate_gates(gates, change_metrics(changes, group_names(a.stats, b.stats), untested), &results))
-      return kUsage;
+    MetricSet metrics = change_metrics(changes, group_names(a.stats, b.stats), untested, gates, o.alpha);
+    if (!evaluate_gates(gates, metrics, &results, &o.gates)) return kUsage;
     if (int status = write_junit(o.gates, "diff", gates, &results)) return status;
   }
   result::DiffContext context{o.alpha, kind_rules(a, b, joint),
@@ -470,7 +504,7 @@ int run_diff(const DiffCommandOptions& o) {
                                                      {b.names, b.scope, &b.stats, b.facts}, d, changes, context),
                               o.common, "diff");
   if (status) return status;
-  return any_tripped(results) ? kCheckFailed : kOk;
+  return gates_status(results);
 }
 
 }  // namespace
@@ -493,6 +527,7 @@ void setup_diff(CLI::App& app) {
                 "The changes table also compares each unit's latency parts: a row per class and per group of the "
                 "marker lane's time (see jqtrace latency)");
   add_gate_options(*cmd, opts->gates);
+  add_inconclusive_option(*cmd, opts->gates);
   cmd->add_option("A B", opts->files, "The reference trace A and the trace B (or side A's runs, with --vs)")->required();
   cmd->footer(
       "Examples:\n"

@@ -110,7 +110,24 @@ bool parse_gate_options(const GateOptions& opts, const std::string& data_output,
   return true;
 }
 
-bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metrics, std::vector<GateResult>* results) {
+void add_inconclusive_option(CLI::App& cmd, GateOptions& opts) {
+  cmd.add_option("--inconclusive", opts.inconclusive,
+                 "What a gate whose interval straddles its threshold counts as: pass or fail (default: neither, "
+                 "exit 2 saying so)")
+      ->check(CLI::IsMember({"pass", "fail"}))
+      ->option_text("pass|fail");
+}
+
+namespace {
+
+/// What would let an undecided gate judge: the interval narrows with more units.
+constexpr const char* kWhatHelps =
+    "more runs a side (--vs) or a kind with more units would narrow it; --inconclusive pass|fail decides such gates";
+
+}  // namespace
+
+bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metrics, std::vector<GateResult>* results,
+                    const GateOptions* opts) {
   for (const GateSource& g : gates) {
     GateResult r;
     r.gate = g.gate;
@@ -121,13 +138,37 @@ bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metri
       else print_error(fmt::format("{}: column {}: {}", g.where, e.column, e.message));
       return false;
     }
-    r.tripped = holds(r.value, g.gate.op, g.gate.threshold);
+    const MetricInterval* interval = metrics.interval(g.gate);
+    r.has_interval = interval != nullptr;
+    if (interval) r.interval = *interval;
+    r.verdict = judge(g.gate, r.value, interval);
+    if (r.verdict == Verdict::cannot_judge && opts && !opts->inconclusive.empty()) {
+      r.inconclusive = true;
+      r.verdict = opts->inconclusive == "fail" ? Verdict::fail : Verdict::pass;
+    }
+    r.tripped = r.verdict == Verdict::fail;
     r.detail = metrics.explanation(g.gate);
     results->push_back(std::move(r));
   }
-  for (const GateResult& r : *results)
-    if (r.tripped) print_error("gate failed: " + describe(r));
+  for (const GateResult& r : *results) {
+    std::string why = r.inconclusive ? undecided_reason(r) : "";
+    if (r.verdict == Verdict::cannot_judge)
+      print_error(fmt::format("gate cannot judge: {}: {}; {}", describe(r), undecided_reason(r), kWhatHelps));
+    else if (r.tripped && r.inconclusive)
+      print_error(fmt::format("gate failed (--inconclusive fail): {}: {}", describe(r), why));
+    else if (r.tripped)
+      print_error("gate failed: " + describe(r));
+    else if (r.inconclusive)
+      fmt::print(stderr, "warning: gate passed by --inconclusive pass: {}: {}\n", describe(r), why);
+  }
   return true;
+}
+
+int gates_status(const std::vector<GateResult>& results) {
+  if (any_tripped(results)) return kCheckFailed;
+  bool undecided = std::any_of(results.begin(), results.end(),
+                               [](const GateResult& r) { return r.verdict == Verdict::cannot_judge; });
+  return undecided ? kUsage : kOk;
 }
 
 bool any_tripped(const std::vector<GateResult>& results) {
@@ -140,11 +181,14 @@ int write_junit(const GateOptions& opts, std::string_view command, const std::ve
                 const std::vector<GateResult>* results) {
   if (opts.junit.empty() || gates.empty()) return kOk;
   using result::xml_escape;
-  std::size_t failures =
-      results ? std::count_if(results->begin(), results->end(), [](const GateResult& r) { return r.tripped; }) : 0;
+  auto counted = [&](Verdict v) {
+    return results ? std::count_if(results->begin(), results->end(), [v](const GateResult& r) { return r.verdict == v; })
+                   : 0;
+  };
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml += fmt::format("<testsuites><testsuite name=\"jqtrace {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", command,
-                     gates.size(), failures, results ? 0 : gates.size());
+  xml += fmt::format(
+      "<testsuites><testsuite name=\"jqtrace {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
+      command, gates.size(), counted(Verdict::fail), results ? 0 : gates.size(), counted(Verdict::cannot_judge));
   for (std::size_t i = 0; i < gates.size(); ++i) {
     xml += fmt::format("<testcase classname=\"jqtrace.{}\" name=\"{}\"", command, xml_escape(gates[i].gate.text));
     if (!results) {  // complete_enough_to_check refused the trace
@@ -153,11 +197,16 @@ int write_junit(const GateOptions& opts, std::string_view command, const std::ve
     }
     const GateResult& r = (*results)[i];
     std::string detail = r.detail.empty() ? "" : " (" + r.detail + ")";
-    if (r.tripped) {
-      std::string line = "gate failed: " + describe(r) + detail;
+    if (r.verdict == Verdict::cannot_judge) {  // neither passed nor failed: a skipped test, and why
+      std::string line = "cannot judge: " + describe(r) + ": " + undecided_reason(r);
+      xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(line));
+    } else if (r.tripped) {
+      std::string line = (r.inconclusive ? "gate failed (--inconclusive fail): " : "gate failed: ") + describe(r);
+      if (r.inconclusive) line += ": " + undecided_reason(r);
       xml += fmt::format("><failure message=\"{0}\">{0}</failure></testcase>\n", xml_escape(line));
     } else {  // "idle = 66.6 < 10" would read as if it held: the value, then what would fail it
-      std::string line = fmt::format("passed: {} = {} (fails when {}){}", r.gate.metric_label(),
+      std::string line = fmt::format("passed{}: {} = {} (fails when {}){}",
+                                     r.inconclusive ? " (--inconclusive pass)" : "", r.gate.metric_label(),
                                      format_gate_value(r.value, r.gate), r.gate.text, detail);
       xml += fmt::format("><system-out>{}</system-out></testcase>\n", xml_escape(line));
     }

@@ -18,6 +18,8 @@ struct GateOptions {
   std::string gate_file;
   bool allow_truncated = false;  ///< check gates on a cut-off trace anyway
   std::string junit;             ///< --junit FILE: the gates as JUnit XML for a CI's test view
+  /// --inconclusive pass|fail (diff): what a gate that cannot judge counts as; "" exits 2.
+  std::string inconclusive;
   bool any() const { return !fail_if.empty() || !gate_file.empty(); }
 };
 
@@ -31,9 +33,20 @@ bool parse_gate_options(const GateOptions& opts, const std::string& data_output,
 
 /// Evaluates every gate. Unknown metrics or names: false after printing where (exit 2).
 /// Tripped gates: "jqtrace: gate failed: share(ffn chain) = 41.7 > 40" each, on stderr.
-bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metrics, std::vector<GateResult>* results);
+/// A gate on a metric known within an interval (diff) may also cannot judge: "jqtrace: gate
+/// cannot judge: ..." with the interval and what would help, unless opts.inconclusive
+/// makes it a pass or a failure (said as a warning, or as a failure).
+bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metrics, std::vector<GateResult>* results,
+                    const GateOptions* opts = nullptr);
 
 bool any_tripped(const std::vector<GateResult>& results);
+
+/// The gates' exit status: kCheckFailed when one failed, else kUsage when one could not
+/// judge, else kOk.
+int gates_status(const std::vector<GateResult>& results);
+
+/// --inconclusive pass|fail, for commands whose gates can be undecided (diff).
+void add_inconclusive_option(CLI::App& cmd, GateOptions& opts);
 
 /// --junit FILE: a JUnit XML testsuite "jqtrace COMMAND" with a testcase a gate, a
 /// <failure> for each tripped one (its line and what the value stands on); with results

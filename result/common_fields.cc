@@ -105,6 +105,20 @@ void add_range_totals(Row& row, uint64_t events, int64_t busy_ns, int64_t wait_n
   row.insert(row.end(), {count(events), ns(busy_ns), ns(wait_ns), idle_pct, parallelism, count(publishes)});
 }
 
+namespace {
+
+/// A gate's status as people read it.
+const char* gate_status(const GateResult& r) {
+  switch (r.verdict) {
+    case Verdict::fail: return r.inconclusive ? "FAILED (inconclusive)" : "FAILED";
+    case Verdict::cannot_judge: return "CANNOT JUDGE";
+    case Verdict::pass: break;
+  }
+  return r.inconclusive ? "ok (inconclusive)" : "ok";
+}
+
+}  // namespace
+
 Table gates_table(const std::vector<GateResult>& results) {
   Table t("gates", "gates");
   t.checklist = true;
@@ -115,10 +129,23 @@ Table gates_table(const std::vector<GateResult>& results) {
   t.add_column(Column("ok", Kind::flag).data_only());
   bool detailed = std::any_of(results.begin(), results.end(), [](const GateResult& r) { return !r.detail.empty(); });
   if (detailed) t.add_column(Column("detail", Kind::text));  // diff: the interval and p the value stands on
+  // diff's gates judge an interval: pass, fail or cannot_judge, and the interval's ends.
+  bool bounded = std::any_of(results.begin(), results.end(), [](const GateResult& r) { return r.has_interval; });
+  if (bounded) {
+    t.add_column(Column("verdict", Kind::text).data_only());
+    t.add_column(Column("lo", Kind::ratio).data_only());
+    t.add_column(Column("hi", Kind::ratio).data_only());
+    t.add_column(Column("inconclusive", Kind::flag).data_only());
+  }
   for (const GateResult& r : results) {
-    t.rows.push_back({r.gate.text, std::string(r.tripped ? "FAILED" : "ok"), format_gate_value(r.value, r.gate),
-                      r.value, !r.tripped});
+    std::string shown = format_gate_value(r.value, r.gate);
+    if (r.has_interval) shown += fmt::format(" [{:.1f}, {:.1f}]", r.interval.lo, r.interval.hi);
+    t.rows.push_back({r.gate.text, std::string(gate_status(r)), shown, r.value, r.verdict == Verdict::pass});
     if (detailed) t.rows.back().push_back(r.detail);
+    if (bounded)
+      t.rows.back().insert(t.rows.back().end(),
+                           {std::string(verdict_name(r.verdict)), r.has_interval ? Value{r.interval.lo} : Value{},
+                            r.has_interval ? Value{r.interval.hi} : Value{}, r.inconclusive});
   }
   return t;
 }

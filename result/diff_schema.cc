@@ -94,21 +94,19 @@ Table kinds_table(const TraceDiff& d) {
   return t;
 }
 
-/// A percentage of A's median, or missing when the median is 0.
-Value pct_of(double v, double base) { return base != 0 ? Value{100.0 * v / base} : Value{}; }
-
-/// What people read in the change column: "~" when not significant (benchstat's mark),
-/// else the shift and its interval in % of A's median (in points for a share of units).
+/// What people read in the change column: B against A as a % change with its 95% interval
+/// (in points for a share of units); "~" before it when not significant (benchstat's mark:
+/// the interval then says how large a change the data cannot rule out).
 std::string change_text(const ChangeRow& r) {
+  if (r.ambiguous) return "~ (ambiguous units)";  // first: what is cut by a guess is no sample at all
   if (!r.tested()) return "too few units";
-  if (r.ambiguous) return "~ (ambiguous units)";
-  if (!r.significant) return "~";
-  if (r.of == ChangeRow::Of::units_share)
+  if (r.of == ChangeRow::Of::units_share) {
+    if (!r.significant) return fmt::format("~ [{:+.1f}, {:+.1f}]pp", r.runs.ci_lo_pp, r.runs.ci_hi_pp);
     return fmt::format("{:+.1f}pp [{:+.1f}, {:+.1f}]", r.runs.delta_pp, r.runs.ci_lo_pp, r.runs.ci_hi_pp);
-  double base = r.test.median_a;
-  if (base == 0) return fmt::format("{:+.3f} us", r.test.shift / 1000.0);
-  return fmt::format("{:+.1f}% [{:+.1f}, {:+.1f}]", 100 * r.test.shift / base, 100 * r.test.ci_lo / base,
-                     100 * r.test.ci_hi / base);
+  }
+  const ShiftTest& t = r.test;
+  if (!r.significant) return fmt::format("~ [{:+.1f}, {:+.1f}]", t.ci_lo_pct(), t.ci_hi_pct());
+  return fmt::format("{:+.1f}% [{:+.1f}, {:+.1f}]", t.shift_pct(), t.ci_lo_pct(), t.ci_hi_pct());
 }
 
 /// One row of the changes table (the columns of changes_table).
@@ -116,25 +114,30 @@ Row change_row(const ChangeRow& r) {
   const ShiftTest& s = r.test;
   bool share = r.of == ChangeRow::Of::units_share, durations = r.of == ChangeRow::Of::durations;
   bool any = !share && s.n_a > 0 && s.n_b > 0;
-  std::string note = !r.tested() ? "too few units" : r.ambiguous ? "ambiguous units" : "";
+  std::string note = r.ambiguous ? "ambiguous units" : !r.tested() ? "too few units" : "";
   Value n_a = count(share ? r.runs.n_a : s.n_a), n_b = count(share ? r.runs.n_b : s.n_b);
   Value runs_a = durations ? Value{} : Value{r.runs.pct_a()}, runs_b = durations ? Value{} : Value{r.runs.pct_b()};
-  auto shift_part = [&](double v) { return any ? pct_of(v, s.median_a) : Value{}; };
+  auto change_part = [&](double v) { return any ? Value{v} : Value{}; };
   auto share_part = [&](double v) { return share ? Value{v} : Value{}; };
-  return {r.kind, r.group, n_a, n_b, runs_a, runs_b,
+  std::string kind_label = s.stratified() ? r.kind + " by arg" : r.kind;
+  return {kind_label, r.kind, r.group, n_a, n_b, runs_a, runs_b,
           share || s.n_a == 0 ? Value{} : Value{s.median_a}, share || s.n_b == 0 ? Value{} : Value{s.median_b},
           change_text(r),
-          any ? Value{s.shift} : Value{}, shift_part(s.shift), shift_part(s.ci_lo), shift_part(s.ci_hi),
+          any ? Value{s.shift} : Value{}, change_part(s.shift_pct()), change_part(s.ci_lo_pct()), change_part(s.ci_hi_pct()),
           share_part(r.runs.delta_pp), share_part(r.runs.ci_lo_pp), share_part(r.runs.ci_hi_pp),
           r.tested() ? Value{r.p()} : Value{}, r.tested() && !r.ambiguous ? Value{r.p_adj} : Value{}, r.significant,
-          note};
+          note, change_part(s.ratio), change_part(s.ratio_lo), change_part(s.ratio_hi),
+          count(static_cast<uint64_t>(s.strata)), count(static_cast<uint64_t>(s.left_out_a)),
+          count(static_cast<uint64_t>(s.left_out_b))};
 }
 
 Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
   // Short enough for an 80-column terminal; the method is in jqtrace-diff(1).
-  Table t("changes", fmt::format("changes per unit (~: not significant at {:g}; % of A's median [95% interval])",
+  Table t("changes", fmt::format("changes per unit (B against A in %, [95% interval]; ~: not significant at {:g})",
                                  alpha));
-  t.add_column(Column("kind", Kind::text));
+  // "layer by arg": compared within strata, each layer arg against itself (van Elteren).
+  t.add_column(Column("kind_label", Kind::text).titled("kind").people_only());
+  t.add_column(Column("kind", Kind::text).data_only());
   t.add_column(Column("group", Kind::text));
   // At 80 columns the essentials stay whole (kind, group, medians, the change with its
   // interval, p_adj): the shares of units go first, then p, then the units' counts.
@@ -156,7 +159,21 @@ Table changes_table(const std::vector<ChangeRow>& rows, double alpha) {
   t.add_column(Column("p_adj", Kind::probability));
   t.add_column(Column("significant", Kind::flag).data_only());
   t.add_column(Column("note", Kind::text).data_only());
-  for (const ChangeRow& r : rows) t.rows.push_back(change_row(r));
+  // Added with the ratio (issue 65): appended, so that the columns before keep their places.
+  t.add_column(Column("ratio", Kind::ratio).data_only());
+  t.add_column(Column("ratio_lo", Kind::ratio).data_only());
+  t.add_column(Column("ratio_hi", Kind::ratio).data_only());
+  t.add_column(Column("strata", Kind::integer).data_only());
+  t.add_column(Column("left_out_a", Kind::integer).data_only());
+  t.add_column(Column("left_out_b", Kind::integer).data_only());
+  std::size_t left_out = 0;
+  for (const ChangeRow& r : rows) {
+    t.rows.push_back(change_row(r));
+    if (r.of == ChangeRow::Of::durations) left_out += r.test.left_out_a + r.test.left_out_b;
+  }
+  if (left_out > 0)
+    t.note = fmt::format("{} unit{} of 0 us left out (a ratio of 0 is none): left_out_a and left_out_b in the data",
+                         left_out, left_out == 1 ? "" : "s");
   return t;
 }
 

@@ -36,6 +36,10 @@ struct Options {
   std::vector<std::string> scales;  // "TAG=F": that tag's chunks cost F times as much (a known change)
   std::map<int64_t, double> scale;  // parsed from scales
   std::vector<std::string> rings;  // "LANE=N": that lane records at most N events
+  /// How a preempted chunk (1% of them) costs more: "proportional", a multiple of its own
+  /// time (so --scale scales the noise too); "additive", a delay of its own (0.2 to 4 ms)
+  /// whatever the chunk's cost.
+  std::string noise = "proportional";
   std::string output = "-";
 };
 
@@ -182,7 +186,10 @@ class Simulation {
       for (std::size_t l = 1; l < ready.size(); ++l)
         if (ready[l] < ready[lane]) lane = l;
       int64_t dur = cost * uniform(60, 160) / 100;
-      if (chance(heavy)) dur *= uniform(20, 400);  // preempted chunk: a real scheduler tail
+      if (chance(heavy)) {  // preempted chunk: a real scheduler tail
+        if (o_.noise == "additive") dur += uniform(200, 4000) * kUs;
+        else dur *= uniform(20, 400);
+      }
       w_.span(static_cast<int>(lane), "chunk", ready[lane], dur, s, c, id);
       took[lane] = true;
       ready[lane] += dur + uniform(30, 300);
@@ -305,6 +312,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 1e9));
   app.add_option("--scale", o.scales, "TAG=F: chunks of chains with that tag cost F times as much (a known change)");
   app.add_option("--ring", o.rings, "LANE=N: that lane's ring holds N events, then it stops recording");
+  app.add_option("--noise", o.noise,
+                 "How a preempted chunk costs more: proportional (a multiple of its time; default) or additive (a "
+                 "delay of its own, 0.2 to 4 ms)")
+      ->check(CLI::IsMember({"proportional", "additive"}));
   app.add_option("-o,--output", o.output, "Output file (- for stdout)");
   CLI11_PARSE(app, argc, argv);
 

@@ -163,6 +163,43 @@ const char* op_text(CompareOp op) {
   return "?";
 }
 
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "pass";
+    case Verdict::fail: return "fail";
+    case Verdict::cannot_judge: return "cannot_judge";
+  }
+  return "?";
+}
+
+namespace {
+
+/// Whether every value of [lo, hi] trips the gate, and whether none does.
+struct IntervalTruth {
+  bool all = false, none = false;
+};
+
+IntervalTruth interval_truth(const Gate& gate, double lo, double hi) {
+  double t = gate.threshold;
+  switch (gate.op) {
+    case CompareOp::eq: return {lo == t && hi == t, t < lo || t > hi};
+    case CompareOp::ne: return {t < lo || t > hi, lo == t && hi == t};
+    default:  // <, <=, >, >= are monotone: the ends decide for the whole interval
+      return {holds(lo, gate.op, t) && holds(hi, gate.op, t), !holds(lo, gate.op, t) && !holds(hi, gate.op, t)};
+  }
+}
+
+}  // namespace
+
+Verdict judge(const Gate& gate, double value, const MetricInterval* interval) {
+  if (!interval) return holds(value, gate.op, gate.threshold) ? Verdict::fail : Verdict::pass;
+  IntervalTruth truth = interval_truth(gate, interval->lo, interval->hi);
+  if (truth.none) return Verdict::pass;
+  // A failure that says "it changed" must survive the other gates' chances of saying so too.
+  if (truth.all && (!interval->changed || interval->significant)) return Verdict::fail;
+  return Verdict::cannot_judge;
+}
+
 void MetricSet::set(const std::string& metric, double value) { plain_[metric] = value; }
 
 void MetricSet::declare(const std::string& metric, const std::string& arg_noun) {
@@ -183,6 +220,17 @@ void MetricSet::withhold(const std::string& metric, const std::string& arg, cons
 
 void MetricSet::explain(const std::string& metric, const std::string& arg, const std::string& detail) {
   of_argument_[metric].details[arg] = detail;
+}
+
+void MetricSet::bound(const std::string& metric, const std::string& arg, const MetricInterval& interval) {
+  of_argument_[metric].intervals[arg] = interval;
+}
+
+const MetricInterval* MetricSet::interval(const Gate& gate) const {
+  auto m = of_argument_.find(gate.metric);
+  if (!gate.has_arg || m == of_argument_.end()) return nullptr;
+  auto i = m->second.intervals.find(gate.arg);
+  return i == m->second.intervals.end() ? nullptr : &i->second;
 }
 
 std::string MetricSet::explanation(const Gate& gate) const {
@@ -267,8 +315,25 @@ std::string format_gate_value(double value, const Gate& gate) {
 }
 
 std::string describe(const GateResult& r) {
-  return r.gate.metric_label() + " = " + format_gate_value(r.value, r.gate) + " " + op_text(r.gate.op) + " " +
-         r.gate.threshold_text + (r.detail.empty() ? "" : " (" + r.detail + ")");
+  std::string value = format_gate_value(r.value, r.gate);
+  if (r.has_interval)
+    value += " [" + with_decimals(r.interval.lo, 1) + ", " + with_decimals(r.interval.hi, 1) + "]";
+  return r.gate.metric_label() + " = " + value + " " + op_text(r.gate.op) + " " + r.gate.threshold_text +
+         (r.detail.empty() ? "" : " (" + r.detail + ")");
+}
+
+std::string undecided_reason(const GateResult& r) {
+  if (!r.has_interval || judge(r.gate, r.value, &r.interval) != Verdict::cannot_judge) return "";
+  IntervalTruth truth = interval_truth(r.gate, r.interval.lo, r.interval.hi);
+  std::string reason = "its 95% interval [";
+  reason += with_decimals(r.interval.lo, 1);
+  reason += ", ";
+  reason += with_decimals(r.interval.hi, 1);
+  reason += "] ";
+  if (!truth.all) return reason + "straddles " + r.gate.threshold_text;
+  reason += "lies past " + r.gate.threshold_text;
+  reason += " but the change is not significant among the gated rows (" + r.interval.family + ")";
+  return reason;
 }
 
 bool parse_gate_file(const std::string& name, std::string_view text, std::vector<GateSource>* out,

@@ -47,6 +47,25 @@ bool parse_gate(std::string_view text, Gate* gate, GateError* error);
 
 /// True when `value op threshold` holds.
 bool holds(double value, CompareOp op, double threshold);
+
+/// A metric known only within an interval (diff's change, a 95% interval): a gate on it
+/// fails when the whole interval trips it, passes when none of it does, and otherwise
+/// cannot judge (SPEC §2 "Significance", Gates).
+struct MetricInterval {
+  double lo = 0, hi = 0;
+  /// The interval says something changed (0 is outside it): then a failure also needs the
+  /// change significant in the gates' family (Holm over the rows the gates name).
+  bool changed = false;
+  bool significant = false;
+  std::string family;  ///< "p_adj 0.003 over 2 gated rows": what significant stands on
+};
+
+/// A gate's outcome. Exact metrics only pass or fail.
+enum class Verdict { pass, fail, cannot_judge };
+const char* verdict_name(Verdict v);  ///< "pass", "fail", "cannot_judge"
+
+/// The verdict of `value op threshold` for a value within *interval (null: exact).
+Verdict judge(const Gate& gate, double value, const MetricInterval* interval);
 const char* op_text(CompareOp op);
 
 /// The numbers gates may name: plain metrics (idle, events) and metrics of an argument
@@ -61,6 +80,9 @@ class MetricSet {
   void withhold(const std::string& metric, const std::string& arg, const std::string& why);
   /// What a gate on metric(arg) prints beside its value (diff: the interval and p).
   void explain(const std::string& metric, const std::string& arg, const std::string& detail);
+  /// metric(arg) is known only within an interval (its value is set apart).
+  void bound(const std::string& metric, const std::string& arg, const MetricInterval& interval);
+  const MetricInterval* interval(const Gate& gate) const;
   std::string explanation(const Gate& gate) const;
   /// The gate's value, or false with an error at the unknown metric or argument (with
   /// the closest valid name when one is close).
@@ -73,6 +95,7 @@ class MetricSet {
     std::vector<std::string> names;  ///< in the order they were set (for suggestions)
     std::map<std::string, std::string> withheld;  ///< arg → why its value is not given
     std::map<std::string, std::string> details;   ///< arg → what its gates print beside the value
+    std::map<std::string, MetricInterval> intervals;  ///< arg → the interval its value lies in
   };
   std::vector<std::string> metric_names() const;
   std::map<std::string, double> plain_;
@@ -82,7 +105,12 @@ class MetricSet {
 struct GateResult {
   Gate gate;
   double value = 0;
-  bool tripped = false;
+  Verdict verdict = Verdict::pass;
+  bool has_interval = false;
+  MetricInterval interval;  ///< with has_interval
+  /// The verdict cannot_judge turned pass or fail by --inconclusive (verdict holds the result).
+  bool inconclusive = false;
+  bool tripped = false;  ///< verdict == fail
   std::string detail;  ///< what the value stands on (diff: "shift +5.2% [+3.1%, +7.4%], p_adj 0.0012"), or ""
 };
 
@@ -90,8 +118,12 @@ struct GateResult {
 /// same side of the threshold: 41.7 for "> 40", but 40.04 rather than 40.0.
 std::string format_gate_value(double value, const Gate& gate);
 
-/// "share(ffn chain) = 41.7 > 40"
+/// "share(ffn chain) = 41.7 > 40"; with an interval "slower(ffn chain) = 25.0 [18.2, 31.4] > 5"
 std::string describe(const GateResult& result);
+
+/// Why a gate could not judge: the interval straddles the threshold, or lies past it while
+/// the change is not significant among the gated rows. "" for a judged gate.
+std::string undecided_reason(const GateResult& result);
 
 /// Gates of a gate file, one a line; '#' starts a comment; blank lines are skipped.
 struct GateSource {

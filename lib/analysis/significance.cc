@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <random>
 #include <utility>
 
 namespace jqtrace {
@@ -15,9 +17,13 @@ double median_of_sorted(const std::vector<int64_t>& v) {
   return (static_cast<double>(v[mid - 1]) + static_cast<double>(v[mid])) / 2.0;
 }
 
-/// The Mann-Whitney p of sorted a and b (SPEC §2): mid-ranks over both, U of b, the normal
-/// approximation with the tie correction and the continuity correction.
-double mann_whitney_p(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+/// Mann-Whitney's U of sorted b against sorted a with its null mean and variance: mid-ranks
+/// over both, and the variance's tie correction (SPEC §2).
+struct RankSum {
+  double u = 0, mean = 0, variance = 0;
+};
+
+RankSum rank_sum(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size()), n = na + nb;
   double rank_sum_b = 0, ties = 0;  // Σ ranks of b; Σ (t³ - t) over tie groups
   std::size_t i = 0, j = 0;
@@ -33,74 +39,243 @@ double mann_whitney_p(const std::vector<int64_t>& a, const std::vector<int64_t>&
     ties += t * t * t - t;
     next_rank += t;
   }
-  double u = rank_sum_b - nb * (nb + 1) / 2.0;
-  double mu = na * nb / 2.0;
-  double variance = na * nb / 12.0 * ((n + 1) - ties / (n * (n - 1)));
-  if (!(variance > 0)) return 1.0;
-  double z = std::max(0.0, std::fabs(u - mu) - 0.5) / std::sqrt(variance);
-  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  RankSum r;
+  r.u = rank_sum_b - nb * (nb + 1) / 2.0;
+  r.mean = na * nb / 2.0;
+  r.variance = n > 1 ? na * nb / 12.0 * ((n + 1) - ties / (n * (n - 1))) : 0;
+  return r;
 }
 
-/// The order statistics of the differences b - a (a and b sorted), without listing them:
-/// the k-th smallest (0-based) is the smallest integer x that at least k + 1 differences
-/// do not exceed, found by bisection on x with a linear count.
-class Differences {
- public:
-  Differences(const std::vector<int64_t>& a, const std::vector<int64_t>& b) : a_(a), b_(b) {}
-  uint64_t size() const { return static_cast<uint64_t>(a_.size()) * b_.size(); }
+double two_sided_p(double z) { return std::min(1.0, std::erfc(z / std::sqrt(2.0))); }
 
-  int64_t kth(uint64_t k) const {
-    int64_t lo = b_.front() - a_.back(), hi = b_.back() - a_.front();  // min and max difference
-    while (lo < hi) {
-      // hi - lo can pass int64 for times near its edges: halved as unsigned, then added.
-      int64_t mid = lo + static_cast<int64_t>((static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) / 2);
-      if (at_most(mid) >= k + 1) hi = mid;
-      else lo = mid + 1;
+/// The plain test: Mann-Whitney with the continuity correction.
+double mann_whitney_p(const Stratum& s) {
+  RankSum r = rank_sum(s.a, s.b);
+  if (!(r.variance > 0)) return 1.0;
+  return two_sided_p(std::max(0.0, std::fabs(r.u - r.mean) - 0.5) / std::sqrt(r.variance));
+}
+
+/// van Elteren's stratified test: the strata's U weighted by 1 / (N_s + 1), so that every
+/// stratum counts alike whatever its size (Lehmann's locally most powerful weights).
+double van_elteren_p(const std::vector<Stratum>& strata) {
+  double statistic = 0, mean = 0, variance = 0;
+  for (const Stratum& s : strata) {
+    RankSum r = rank_sum(s.a, s.b);
+    double weight = 1.0 / static_cast<double>(s.a.size() + s.b.size() + 1);
+    statistic += weight * r.u;
+    mean += weight * r.mean;
+    variance += weight * weight * r.variance;
+  }
+  if (!(variance > 0)) return 1.0;
+  return two_sided_p(std::fabs(statistic - mean) / std::sqrt(variance));
+}
+
+__extension__ typedef __int128 Wide;  // products of two ns values, compared exactly
+
+/// A pair (a_i, b_j) of one stratum, by its values.
+struct Pair {
+  int64_t b = 0, a = 0;
+};
+
+/// b - a, compared exactly (128 bits: no overflow near int64's ends).
+struct DifferenceOrder {
+  static bool less(const Pair& x, const Pair& y) {
+    return static_cast<Wide>(x.b) + y.a < static_cast<Wide>(y.b) + x.a;
+  }
+  static double value(const Pair& x) { return static_cast<double>(x.b) - static_cast<double>(x.a); }
+};
+
+/// b / a (a > 0), compared exactly as b_x a_y < b_y a_x: equal fractions tie, as their logs do.
+struct RatioOrder {
+  static bool less(const Pair& x, const Pair& y) {
+    return static_cast<Wide>(x.b) * y.a < static_cast<Wide>(y.b) * x.a;
+  }
+  static double value(const Pair& x) { return static_cast<double>(x.b) / static_cast<double>(x.a); }
+};
+
+/// The order statistics of the pairs within strata (each stratum's a and b sorted) by a
+/// value that grows with b and falls with a, without listing them: in stratum s, row j
+/// (b_j) holds the values of b_j against a_0..a_n, falling; the k-th smallest is found by
+/// pivots drawn at random among the pairs still possible (between the last pivots below
+/// and above it), each pivot counted in a linear sweep (the rows' thresholds only move right
+/// as b_j grows). Expected O(log(pairs)) sweeps.
+template <typename Order>
+class PairSelector {
+ public:
+  explicit PairSelector(const std::vector<Stratum>& strata) : strata_(strata) {}
+
+  uint64_t size() const {
+    uint64_t n = 0;
+    for (const Stratum& s : strata_) n += static_cast<uint64_t>(s.a.size()) * s.b.size();
+    return n;
+  }
+
+  /// The k-th smallest value (0-based; k < size()).
+  Pair kth(uint64_t k) const {
+    std::mt19937_64 random(k + 1);  // the same pivots on every run: a result never varies
+    const Pair* below = nullptr;    // every pair <= *below has rank <= k ...
+    const Pair* above = nullptr;    // ... and every pair >= *above rank > k
+    Pair low{}, high{};
+    while (true) {
+      uint64_t open = candidates(below, above, UINT64_MAX, nullptr);
+      Pair pivot;
+      candidates(below, above, std::uniform_int_distribution<uint64_t>(0, open - 1)(random), &pivot);
+      uint64_t smaller = count(pivot, true), not_larger = count(pivot, false);
+      if (k < smaller) {
+        high = pivot;
+        above = &high;
+      } else if (k >= not_larger) {
+        low = pivot;
+        below = &low;
+      } else {
+        return pivot;
+      }
     }
-    return lo;
   }
 
  private:
-  /// How many b_j - a_i are <= x: for each b_j (ascending) the a_i >= b_j - x, a pointer
-  /// that only moves right.
-  uint64_t at_most(int64_t x) const {
-    uint64_t count = 0;
+  /// In row b_j of a stratum, the first a_i whose pair is below p (strict) or not above it:
+  /// every pair from there on is.
+  template <typename Visit>
+  static void thresholds(const Stratum& s, const Pair& p, bool strict, Visit visit) {
     std::size_t i = 0;
-    for (int64_t bj : b_) {
-      while (i < a_.size() && a_[i] < bj - x) ++i;
-      count += a_.size() - i;
+    for (std::size_t j = 0; j < s.b.size(); ++j) {
+      while (i < s.a.size() && (strict ? !Order::less({s.b[j], s.a[i]}, p) : Order::less(p, {s.b[j], s.a[i]}))) ++i;
+      visit(j, i);
     }
-    return count;
   }
-  const std::vector<int64_t>& a_;
-  const std::vector<int64_t>& b_;
+
+  /// How many pairs are below p (strict), or not above it.
+  uint64_t count(const Pair& p, bool strict) const {
+    uint64_t n = 0;
+    for (const Stratum& s : strata_) thresholds(s, p, strict, [&](std::size_t, std::size_t i) { n += s.a.size() - i; });
+    return n;
+  }
+
+  /// The pairs strictly between *below and *above (either may be null: no bound): how many;
+  /// with `pick`, the one at index `which` among them.
+  uint64_t candidates(const Pair* below, const Pair* above, uint64_t which, Pair* pick) const {
+    uint64_t n = 0;
+    for (const Stratum& s : strata_) {
+      // Row j's candidates are a_i for i in [first below *above, first not above *below).
+      std::vector<std::size_t> start(s.b.size(), 0), end(s.b.size(), s.a.size());
+      if (above) thresholds(s, *above, true, [&](std::size_t j, std::size_t i) { start[j] = i; });
+      if (below) thresholds(s, *below, false, [&](std::size_t j, std::size_t i) { end[j] = i; });
+      for (std::size_t j = 0; j < s.b.size(); ++j) {
+        uint64_t row = end[j] > start[j] ? end[j] - start[j] : 0;
+        if (pick && which >= n && which < n + row) {
+          *pick = {s.b[j], s.a[start[j] + (which - n)]};
+          return n + row;
+        }
+        n += row;
+      }
+    }
+    return n;
+  }
+
+  const std::vector<Stratum>& strata_;
 };
+
+/// The median of the pairs' values and its 95% interval (SPEC §2): c = floor(M/2 -
+/// 1.959964 sqrt(V)) for M pairs and V the variance of the sum of the strata's U (the shift's
+/// interval is not printed: with_interval false skips it).
+struct Estimate {
+  double centre = 0, lo = 0, hi = 0;
+};
+
+template <typename Order>
+Estimate estimate(const std::vector<Stratum>& strata, double variance, bool geometric, bool with_interval = true) {
+  PairSelector<Order> pairs(strata);
+  uint64_t m = pairs.size();
+  Estimate e;
+  double mid = Order::value(pairs.kth(m / 2));
+  if (m % 2) {
+    e.centre = mid;
+  } else {
+    double before = Order::value(pairs.kth(m / 2 - 1));
+    // The median of logs is the mean of the middle two logs: a geometric mean of ratios.
+    e.centre = geometric ? std::sqrt(before) * std::sqrt(mid) : (before + mid) / 2.0;
+  }
+  if (!with_interval) return e;
+  double c = std::floor(static_cast<double>(m) / 2.0 - 1.959964 * std::sqrt(variance));
+  uint64_t lo = c < 0 ? 0 : static_cast<uint64_t>(c);
+  e.lo = Order::value(pairs.kth(lo));
+  e.hi = Order::value(pairs.kth(m - 1 - lo));
+  return e;
+}
+
+/// A digest of the strata's sorted values: rows whose samples are identical have equal ones.
+uint64_t digest_of(const std::vector<Stratum>& strata) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  auto mix = [&](uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
+  };
+  for (const Stratum& s : strata) {
+    mix(s.a.size());
+    for (int64_t v : s.a) mix(static_cast<uint64_t>(v));
+    mix(s.b.size());
+    for (int64_t v : s.b) mix(static_cast<uint64_t>(v));
+  }
+  return h;
+}
+
+/// Sorts v and drops its values of 0 and below, counting them into *left_out.
+void keep_positive(std::vector<int64_t>* v, std::size_t* left_out) {
+  std::sort(v->begin(), v->end());
+  auto first_positive = std::upper_bound(v->begin(), v->end(), int64_t{0});
+  *left_out += static_cast<std::size_t>(first_positive - v->begin());
+  v->erase(v->begin(), first_positive);
+}
+
+std::vector<int64_t> merged(const std::vector<Stratum>& strata, std::vector<int64_t> Stratum::*side) {
+  std::vector<int64_t> all;
+  for (const Stratum& s : strata) all.insert(all.end(), (s.*side).begin(), (s.*side).end());
+  std::sort(all.begin(), all.end());
+  return all;
+}
 
 }  // namespace
 
-ShiftTest compare_samples(std::vector<int64_t> a, std::vector<int64_t> b) {
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
+ShiftTest compare_strata(std::vector<Stratum> strata) {
   ShiftTest t;
-  t.n_a = a.size();
-  t.n_b = b.size();
-  t.median_a = median_of_sorted(a);
-  t.median_b = median_of_sorted(b);
-  if (a.empty() || b.empty()) return t;
-  Differences d(a, b);
-  uint64_t n = d.size();
-  t.shift = n % 2 ? static_cast<double>(d.kth(n / 2))
-                  : (static_cast<double>(d.kth(n / 2 - 1)) + static_cast<double>(d.kth(n / 2))) / 2.0;
-  double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
-  double c = std::floor(na * nb / 2.0 - 1.959964 * std::sqrt(na * nb * (na + nb + 1) / 12.0));
-  uint64_t lo = c < 0 ? 0 : static_cast<uint64_t>(c);
-  t.ci_lo = static_cast<double>(d.kth(lo));
-  t.ci_hi = static_cast<double>(d.kth(n - 1 - lo));
-  t.tested = a.size() >= kMinTestedValues && b.size() >= kMinTestedValues;
-  if (t.tested) t.p = mann_whitney_p(a, b);
+  for (Stratum& s : strata) {
+    keep_positive(&s.a, &t.left_out_a);
+    keep_positive(&s.b, &t.left_out_b);
+  }
+  std::vector<int64_t> all_a = merged(strata, &Stratum::a), all_b = merged(strata, &Stratum::b);
+  t.n_a = all_a.size();
+  t.n_b = all_b.size();
+  t.median_a = median_of_sorted(all_a);
+  t.median_b = median_of_sorted(all_b);
+  // A stratum with nothing on a side has no pairs and no ranks to compare.
+  strata.erase(std::remove_if(strata.begin(), strata.end(), [](const Stratum& s) { return s.a.empty() || s.b.empty(); }),
+               strata.end());
+  if (strata.empty()) return t;
+  t.strata = strata.size();
+  t.digest = digest_of(strata);
+  double variance = 0;
+  for (const Stratum& s : strata) {
+    double na = static_cast<double>(s.a.size()), nb = static_cast<double>(s.b.size());
+    variance += na * nb * (na + nb + 1) / 12.0;
+  }
+  Estimate ratio = estimate<RatioOrder>(strata, variance, true);
+  t.ratio = ratio.centre;
+  t.ratio_lo = ratio.lo;
+  t.ratio_hi = ratio.hi;
+  t.shift = estimate<DifferenceOrder>(strata, variance, false, false).centre;
+  t.tested = t.n_a >= kMinTestedValues && t.n_b >= kMinTestedValues;
+  if (t.tested) t.p = strata.size() == 1 ? mann_whitney_p(strata.front()) : van_elteren_p(strata);
   return t;
 }
 
+ShiftTest compare_samples(std::vector<int64_t> a, std::vector<int64_t> b) {
+  std::vector<Stratum> one(1);
+  one.front().a = std::move(a);
+  one.front().b = std::move(b);
+  return compare_strata(std::move(one));
+}
 namespace {
 
 /// Wilson's 95% score interval of a share hits / n (n > 0).
@@ -147,6 +322,20 @@ std::vector<double> holm_adjust(const std::vector<double>& p) {
     adjusted[order[k]] = running;
   }
   return adjusted;
+}
+
+std::vector<double> holm_adjust_distinct(const std::vector<double>& p, const std::vector<uint64_t>& keys) {
+  std::map<uint64_t, std::size_t> test_of;  // key -> its index among the distinct tests
+  std::vector<double> distinct;
+  std::vector<std::size_t> which(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    auto [it, added] = test_of.try_emplace(keys[i], distinct.size());
+    if (added) distinct.push_back(p[i]);
+    which[i] = it->second;
+  }
+  std::vector<double> adjusted = holm_adjust(distinct), out(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) out[i] = adjusted[which[i]];
+  return out;
 }
 
 }  // namespace jqtrace

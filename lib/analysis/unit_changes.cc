@@ -195,6 +195,14 @@ void add_rows(const KindSamples& ka, const KindSamples& kb, bool ambiguous,
   }
 }
 
+/// A share-of-units row's sample, as a key (its four counts) for holm_adjust_distinct (a
+/// 64-bit hash: equal to a time row's digest only by a 2^-64 accident).
+uint64_t share_key(const ProportionTest& t) {
+  uint64_t key = 1469598103934665603ULL;
+  for (std::size_t v : {t.hits_a, t.n_a, t.hits_b, t.n_b}) key = (key ^ v) * 1099511628211ULL;
+  return key;
+}
+
 }  // namespace
 
 std::string latency_row_label(const std::string& class_or_group) { return "latency: " + class_or_group; }
@@ -302,12 +310,18 @@ std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std
     add_rows(ka, kb, ambiguous, &KindSamples::latency_ns, false, &rows);
   });
   // Holm's family is the rows that are tests: too few units and units cut by a guess are
-  // never significant, and counted in m they only raised every other row's p_adj.
+  // never significant, and counted in m they only raised every other row's p_adj. Rows of
+  // identical samples (classifier per token and per layer, a token holding one classifier
+  // layer) are one test.
   auto in_family = [](const ChangeRow& r) { return r.tested() && !r.ambiguous; };
   std::vector<double> p;
-  for (const ChangeRow& r : rows)
-    if (in_family(r)) p.push_back(r.p());
-  std::vector<double> adjusted = holm_adjust(p);
+  std::vector<uint64_t> keys;
+  for (const ChangeRow& r : rows) {
+    if (!in_family(r)) continue;
+    p.push_back(r.p());
+    keys.push_back(r.of == ChangeRow::Of::units_share ? share_key(r.runs) : r.test.digest);
+  }
+  std::vector<double> adjusted = holm_adjust_distinct(p, keys);
   std::size_t next = 0;
   for (ChangeRow& r : rows) {
     if (!in_family(r)) continue;

@@ -139,6 +139,43 @@ TEST_CASE("metric set: values, and errors that name the closest valid name") {
   CHECK(e.message == "unknown metric 'bogus'");
 }
 
+TEST_CASE("gates on an interval: fail when all of it trips, pass when none does, else cannot judge") {
+  auto verdict = [](const char* text, double lo, double hi, bool significant = true) {
+    MetricInterval i;
+    i.lo = lo;
+    i.hi = hi;
+    i.changed = lo > 0 || hi < 0;
+    i.significant = significant;
+    return judge(parsed(text), (lo + hi) / 2, &i);
+  };
+  CHECK(verdict("slower(x) > 5", 6, 30) == Verdict::fail);
+  CHECK(verdict("slower(x) > 5", -20, 5) == Verdict::pass);  // the upper bound 5 is not past 5
+  CHECK(verdict("slower(x) > 5", -20, 45) == Verdict::cannot_judge);
+  CHECK(verdict("slower(x) > 5", 4, 6) == Verdict::cannot_judge);
+  // Past the threshold, but the change is not significant among the gated rows: undecided.
+  CHECK(verdict("slower(x) > 5", 6, 30, false) == Verdict::cannot_judge);
+  // No change claimed (0 inside the interval): the family does not matter.
+  CHECK(verdict("slower(x) > -50", -10, 10, false) == Verdict::fail);
+  CHECK(verdict("slower(x) >= 5", 5, 30) == Verdict::fail);
+  CHECK(verdict("slower(x) >= 5", -3, 4.9) == Verdict::pass);
+  CHECK(verdict("slower(x) < 5", -3, 4.9) == Verdict::fail);
+  CHECK(verdict("slower(x) <= 5", 5.1, 9) == Verdict::pass);
+  CHECK(verdict("slower(x) == 5", 6, 9) == Verdict::pass);
+  CHECK(verdict("slower(x) == 5", 4, 9) == Verdict::cannot_judge);
+  CHECK(verdict("slower(x) != 5", 6, 9) == Verdict::fail);
+  CHECK(verdict("slower(x) != 5", 4, 9) == Verdict::cannot_judge);
+  // An exact metric (no interval) only passes or fails.
+  CHECK(judge(parsed("idle > 5"), 6, nullptr) == Verdict::fail);
+  CHECK(judge(parsed("idle > 5"), 5, nullptr) == Verdict::pass);
+  GateResult r;
+  r.gate = parsed("slower(x) > 5");
+  r.value = 12;
+  r.has_interval = true;
+  r.interval = {-20, 45, false, false, ""};
+  CHECK(undecided_reason(r) == "its 95% interval [-20.0, 45.0] straddles 5");
+  CHECK(describe(r) == "slower(x) = 12 [-20.0, 45.0] > 5");
+}
+
 TEST_CASE("gate values print with enough decimals to read on the tripping side") {
   CHECK(format_gate_value(41.6954, parsed("share(x) > 40")) == "41.7");
   CHECK(format_gate_value(40.04, parsed("share(x) > 40")) == "40.04");

@@ -18,7 +18,7 @@ gated() {
   well_formed "$name" "$tmp/$name.xml"
 }
 gated stats 1 stats --fail-if 'share(moe experts) > 40' --fail-if 'idle < 10' "$small"
-grep -q '<testsuite name="jqtrace stats" tests="2" failures="1" errors="0">' "$tmp/stats.xml" || fail "stats: the suite's counts"
+grep -q '<testsuite name="jqtrace stats" tests="2" failures="1" errors="0" skipped="0">' "$tmp/stats.xml" || fail "stats: the suite's counts"
 grep -q '<testcase classname="jqtrace.stats" name="share(moe experts) &gt; 40"><failure message="gate failed: share(moe experts) = 41.8 &gt; 40">' \
   "$tmp/stats.xml" || fail "stats: the tripped gate is not a failure"
 grep -q '<testcase classname="jqtrace.stats" name="idle &lt; 10"><system-out>passed: idle = 66.6 (fails when idle &lt; 10)' \
@@ -27,9 +27,18 @@ gated markers 0 markers --fail-if 'units(layer) < 5' "$small"
 grep -q 'tests="1" failures="0" errors="0"' "$tmp/markers.xml" || fail "markers: the suite's counts"
 gated phases 1 phases --fail-if 'share(verify) > 60' tests/data/phases.log
 grep -q '<testsuite name="jqtrace phases" tests="1" failures="1"' "$tmp/phases.xml" || fail "phases: the suite's counts"
-gated diff 0 diff --fail-if 'slower(layer) > 50' "$small" "$small"
-grep -q '<testcase classname="jqtrace.diff" name="slower(layer) &gt; 50"><system-out>passed: slower(layer) = 0' "$tmp/diff.xml" ||
+# diff's gates pass, fail or cannot judge: 12 layers a side leave the interval [-46.8, 88.0]
+# about no change, which rules 100 out but not 50; a gate that cannot judge is a skipped
+# test case with the reason (exit 2), or what --inconclusive says.
+gated diff 0 diff --fail-if 'slower(layer) > 100' "$small" "$small"
+grep -q '<testcase classname="jqtrace.diff" name="slower(layer) &gt; 100"><system-out>passed: slower(layer) = 0' "$tmp/diff.xml" ||
   fail "diff: the gate's testcase"
+gated undecided 2 diff --fail-if 'slower(layer) > 50' --fail-if 'slower(layer) > 100' "$small" "$small"
+grep -q 'tests="2" failures="0" errors="0" skipped="1"' "$tmp/undecided.xml" || fail "diff: an undecided gate is not counted skipped"
+grep -q '<testcase classname="jqtrace.diff" name="slower(layer) &gt; 50"><skipped message="cannot judge: slower(layer) = 0 \[-46.8, 88.0\] &gt; 50 (layer/(unit): x1.000, p_adj 1 over 1 gated row): its 95% interval \[-46.8, 88.0\] straddles 50"/>' \
+  "$tmp/undecided.xml" || fail "diff: the undecided gate's testcase: $(cat "$tmp/undecided.xml")"
+gated inconclusive 0 diff --inconclusive pass --fail-if 'slower(layer) > 50' "$small" "$small"
+grep -q '<system-out>passed (--inconclusive pass): slower(layer)' "$tmp/inconclusive.xml" || fail "diff: --inconclusive pass in JUnit"
 gated latency 0 latency --fail-if 'latency(outside) > 90' "$small"
 gated report 0 report --fail-if 'idle > 99' -o "$tmp/report.html" "$small"
 # A cut-off trace: the gates are not checked (exit 1), each an error saying why.

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Does diff's interval cover the change it claims to measure? (issue 65) Generated pairs of
+# one workload, side B with `ffn chain` chunks F times as costly (jqtrace-gen --scale), under
+# two noise models (a preempted chunk costs a multiple of its own time, or a delay of its
+# own): for each row (ffn chain per token and per layer), over SEEDS pairs of TOKENS tokens
+# of 8 layers, how often the 95% interval holds the true per-unit ratio, and how often the
+# row is significant. The truth is the ratio on one pair of BIG tokens a side (its interval
+# is printed beside it: it must be narrow). F = 1 are null pairs: how many have any
+# significant row in the table.
+# The truth is always the ratio (TRUTH: the build that measures it, default build-test's), so
+# an older build's % of A's median is judged against the change a person reads it as.
+#
+#   bash bench/coverage.sh [JQTRACE] [SEEDS] [TOKENS] [BIG]
+#   bash bench/coverage.sh /tmp/old/build/jqtrace     (an older build: its shift_pct interval)
+#
+# A bench harness, not a test: it takes minutes, and its figures go in the issue's note.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jqtrace=${1:-build-test/jqtrace}
+seeds=${2:-10}
+tokens=${3:-32}
+big=${4:-1500}
+gen=${GEN:-build-test/jqtrace-gen}
+truth=${TRUTH:-build-test/jqtrace}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# row KIND GROUP FILE: "significant ci_lo_pct ci_hi_pct shift_pct" of that changes row.
+row() {
+  awk -F, -v kind="$1" -v group="$2" '
+    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    $col["kind"] == kind && $col["group"] == group {
+      print $col["significant"], $col["ci_lo_pct"], $col["ci_hi_pct"], $col["shift_pct"] }' "$3"
+}
+
+changes() {  # changes JQTRACE A B OUT
+  local tool=$1; shift
+  "$tool" diff -q --format csv --table changes "$1" "$2" > "$3" 2> /dev/null || [ $? -le 2 ]
+}
+
+printf '%-13s %5s %-6s %9s %9s %8s %12s\n' noise F kind truth_pct covered signif null_any_sig
+for noise in proportional additive; do
+  for f in 0.8 1.1 1.25 1; do
+    scale=()
+    [ "$f" = 1 ] || scale=(--scale "ffn chain=$f")
+    truth_token=0 truth_layer=0
+    if [ "$f" != 1 ]; then
+      "$gen" --noise $noise --tokens "$big" --layers 8 --seed 1001 -o "$tmp/bigA.json" 2> /dev/null
+      "$gen" --noise $noise --tokens "$big" --layers 8 --seed 1002 "${scale[@]}" -o "$tmp/bigB.json" 2> /dev/null
+      changes "$truth" "$tmp/bigA.json" "$tmp/bigB.json" "$tmp/big.csv"
+      read -r _ lo hi truth_token <<< "$(row token 'ffn chain' "$tmp/big.csv")"
+      echo "# $noise x$f truth token ffn chain: $truth_token% [$lo, $hi]" >&2
+      read -r _ lo hi truth_layer <<< "$(row layer 'ffn chain' "$tmp/big.csv")"
+      echo "# $noise x$f truth layer ffn chain: $truth_layer% [$lo, $hi]" >&2
+    fi
+    covered_token=0 covered_layer=0 sig_token=0 sig_layer=0 any=0
+    for ((s = 1; s <= seeds; ++s)); do
+      "$gen" --noise $noise --tokens "$tokens" --layers 8 --seed $((2 * s)) -o "$tmp/a.json" 2> /dev/null
+      "$gen" --noise $noise --tokens "$tokens" --layers 8 --seed $((2 * s + 1)) "${scale[@]}" -o "$tmp/b.json" 2> /dev/null
+      changes "$jqtrace" "$tmp/a.json" "$tmp/b.json" "$tmp/pair.csv"
+      if [ "$f" = 1 ]; then
+        grep -q ',true,' "$tmp/pair.csv" && any=$((any + 1))
+        continue
+      fi
+      read -r sig lo hi _ <<< "$(row token 'ffn chain' "$tmp/pair.csv")"
+      awk -v t="$truth_token" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo <= t && t <= hi) }' && covered_token=$((covered_token + 1))
+      [ "$sig" = true ] && sig_token=$((sig_token + 1))
+      read -r sig lo hi _ <<< "$(row layer 'ffn chain' "$tmp/pair.csv")"
+      awk -v t="$truth_layer" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo <= t && t <= hi) }' && covered_layer=$((covered_layer + 1))
+      [ "$sig" = true ] && sig_layer=$((sig_layer + 1))
+    done
+    if [ "$f" = 1 ]; then
+      printf '%-13s %5s %-6s %9s %9s %8s %12s\n' $noise "$f" - - - - "$any/$seeds"
+    else
+      printf '%-13s %5s %-6s %9s %9s %8s %12s\n' $noise "$f" token "$truth_token" "$covered_token/$seeds" "$sig_token/$seeds" -
+      printf '%-13s %5s %-6s %9s %9s %8s %12s\n' $noise "$f" layer "$truth_layer" "$covered_layer/$seeds" "$sig_layer/$seeds" -
+    fi
+  done
+done
