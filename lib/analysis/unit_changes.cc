@@ -159,11 +159,56 @@ void measure_units(const Trace& trace, const SpanIndex& index, std::vector<Pendi
   }
 }
 
-/// The values of v above 0: the units in which a group or part has time.
-std::vector<int64_t> nonzero(const std::vector<int64_t>& v) {
-  std::vector<int64_t> kept;
-  std::copy_if(v.begin(), v.end(), std::back_inserter(kept), [](int64_t x) { return x > 0; });
+/// Per-unit values with each unit's marker arg.
+struct ArgValues {
+  std::vector<int64_t> values, args;
+};
+
+/// The values of v above 0 with their units' args: the units in which a group or part has time.
+ArgValues present(const std::vector<int64_t>& v, const std::vector<int64_t>& args) {
+  ArgValues kept;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i] > 0) {
+      kept.values.push_back(v[i]);
+      kept.args.push_back(i < args.size() ? args[i] : 0);
+    }
   return kept;
+}
+
+/// A kind nested in a coarser one (layers in tokens) in every run, with an arg a unit: its
+/// args may name the unit's place in the enclosing unit (layer 0..L-1 in every token), a
+/// layer's type (attention, MoE, dense FFN) with it.
+bool nested_with_args(const KindSamples& k) {
+  return !k.rules.empty() && k.args.size() == k.dur_ns.size() &&
+         std::all_of(k.rules.begin(), k.rules.end(), [&](const UnitRule& r) {
+           return !r.nested_in.empty() && r.nested_in == k.rules.front().nested_in;
+         });
+}
+
+/// B's values against A's, like with like (SPEC §2 "Strata"): with by_arg, when the args
+/// repeat (at least two of them) and every arg has kMinStratumValues units of positive
+/// value on each side, within strata of the args (van Elteren); else the plain test.
+ShiftTest compare_by_arg(ArgValues a, ArgValues b, bool by_arg) {
+  if (by_arg) {
+    std::map<int64_t, Stratum> strata;
+    for (std::size_t i = 0; i < a.values.size(); ++i)
+      if (a.values[i] > 0) strata[a.args[i]].a.push_back(a.values[i]);
+    for (std::size_t i = 0; i < b.values.size(); ++i)
+      if (b.values[i] > 0) strata[b.args[i]].b.push_back(b.values[i]);
+    bool like_with_like = strata.size() >= 2 && std::all_of(strata.begin(), strata.end(), [](const auto& s) {
+      return s.second.a.size() >= kMinStratumValues && s.second.b.size() >= kMinStratumValues;
+    });
+    if (like_with_like) {
+      std::vector<Stratum> by_stratum;
+      for (auto& [arg, stratum] : strata) by_stratum.push_back(std::move(stratum));
+      ShiftTest t = compare_strata(std::move(by_stratum));
+      // Units of 0 us are no stratum's: counted as left out, as the plain test counts them.
+      for (int64_t v : a.values) t.left_out_a += v <= 0;
+      for (int64_t v : b.values) t.left_out_b += v <= 0;
+      return t;
+    }
+  }
+  return compare_samples(std::move(a.values), std::move(b.values));
 }
 
 /// Rows of the samples in `samples` of both sides with time in either, the most time first,
@@ -174,9 +219,10 @@ std::vector<int64_t> nonzero(const std::vector<int64_t>& v) {
 void add_rows(const KindSamples& ka, const KindSamples& kb, bool ambiguous,
               std::map<std::string, std::vector<int64_t>> KindSamples::*samples, bool share_rows,
               std::vector<ChangeRow>* rows) {
+  bool by_arg = nested_with_args(ka) && nested_with_args(kb);
   auto of = [&](const KindSamples& k, const std::string& label) {
     auto it = (k.*samples).find(label);
-    return it == (k.*samples).end() ? std::vector<int64_t>() : nonzero(it->second);
+    return it == (k.*samples).end() ? ArgValues() : present(it->second, k.args);
   };
   std::map<std::string, int64_t> busiest;
   for (const KindSamples* k : {&ka, &kb})
@@ -186,10 +232,10 @@ void add_rows(const KindSamples& ka, const KindSamples& kb, bool ambiguous,
     if (sum > 0) labels.emplace_back(label, sum);
   std::stable_sort(labels.begin(), labels.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
   for (const auto& [label, sum] : labels) {
-    std::vector<int64_t> a = of(ka, label), b = of(kb, label);
-    ProportionTest runs = compare_proportions(a.size(), ka.dur_ns.size(), b.size(), kb.dur_ns.size());
-    rows->push_back({ka.kind, label, ChangeRow::Of::time, compare_samples(std::move(a), std::move(b)), runs, 1, false,
-                     ambiguous});
+    ArgValues a = of(ka, label), b = of(kb, label);
+    ProportionTest runs = compare_proportions(a.values.size(), ka.dur_ns.size(), b.values.size(), kb.dur_ns.size());
+    rows->push_back({ka.kind, label, ChangeRow::Of::time, compare_by_arg(std::move(a), std::move(b), by_arg), runs, 1,
+                     false, ambiguous});
     if (share_rows && std::fabs(runs.delta_pp) > kShareRowPoints)
       rows->push_back({ka.kind, units_row_label(label), ChangeRow::Of::units_share, {}, runs, 1, false, ambiguous});
   }
@@ -224,7 +270,7 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
     if (markers.ts.empty()) return;  // a registered kind with no marker here
     const std::string& kind = kinds[kind_index];
     auto [at, added] = pooled_at.try_emplace(kind, pooled->size());
-    if (added) pooled->push_back({kind, false, {}, {}, {}, {}, 0});
+    if (added) pooled->push_back({kind, false, {}, {}, {}, {}, {}, 0});
     KindSamples& k = (*pooled)[at->second];
     KindUnits plan = planner.plan(kind, markers);
     k.ambiguous = k.ambiguous || plan.rule.ambiguous;
@@ -235,6 +281,7 @@ void add_unit_samples(const Trace& trace, const SpanIndex& index, const UnitRequ
     for (const Unit& u : units) {
       if (measured) pending.push_back({at->second, k.dur_ns.size(), u.range});
       k.dur_ns.push_back(u.range.length());
+      k.args.push_back(u.arg);
     }
     if (!measured) ++k.unmeasured_runs;
     const LatencyAnalysis* a = latency && measured ? analyses.of(latency_lane(markers)) : nullptr;
@@ -269,6 +316,7 @@ void pool_unit_samples(std::vector<KindSamples> run, std::vector<KindSamples>* p
     KindSamples& k = (*pooled)[at->second];
     std::size_t before = k.dur_ns.size();
     k.dur_ns.insert(k.dur_ns.end(), r.dur_ns.begin(), r.dur_ns.end());
+    k.args.insert(k.args.end(), r.args.begin(), r.args.end());
     // Each group's (and part's) values line up with dur_ns: 0 in the units of a run without it.
     for (auto samples : {&KindSamples::busy_ns, &KindSamples::latency_ns}) {
       for (auto& [label, v] : r.*samples) {
@@ -302,7 +350,9 @@ std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std
     if (!can_test(ka, kb)) return;
     bool ambiguous = ka.ambiguous || kb.ambiguous;
     std::size_t units_a = ka.dur_ns.size(), units_b = kb.dur_ns.size();
-    rows.push_back({ka.kind, kUnitRow, ChangeRow::Of::durations, compare_samples(ka.dur_ns, kb.dur_ns),
+    bool by_arg = nested_with_args(ka) && nested_with_args(kb);
+    rows.push_back({ka.kind, kUnitRow, ChangeRow::Of::durations,
+                    compare_by_arg({ka.dur_ns, ka.args}, {kb.dur_ns, kb.args}, by_arg),
                     compare_proportions(units_a, units_a, units_b, units_b), 1, false, ambiguous});
     if (ka.unmeasured_runs + kb.unmeasured_runs > 0) return;  // no busy time to compare (diff reads such runs again)
     // Groups with busy time in some unit of either side, the busiest (both sides) first.

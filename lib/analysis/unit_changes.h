@@ -23,6 +23,7 @@ struct KindSamples {
   std::string kind;
   bool ambiguous = false;                ///< some run cut its units by an ambiguous auto rule
   std::vector<int64_t> dur_ns;           ///< each unit's duration
+  std::vector<int64_t> args;             ///< each unit's marker arg (the program's label: layer 5)
   /// Each group's busy time in each unit (0 where it had none): one vector a group, as
   /// long as dur_ns. Groups: categories of jobque traces, cat of others (as markers --kind).
   std::map<std::string, std::vector<int64_t>> busy_ns;
