@@ -1,6 +1,8 @@
 // The changes table's rows and Holm's family (unit_changes.h).
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -157,4 +159,52 @@ TEST_CASE("changes: every kind's units measured in one walk give each unit's bus
       }
     }
   }
+}
+
+namespace {
+
+/// Layers of three types (arg 0, 1, 2: 100, 1,000 and 10,000 ns, +-3% noise), nested in
+/// tokens or not, times `factor`.
+KindSamples typed_layers(int tokens, double factor, uint64_t seed, bool nested) {
+  std::mt19937_64 rng(seed);
+  KindSamples k;
+  k.kind = "layer";
+  UnitRule rule;
+  if (nested) rule.nested_in = "token";
+  k.rules.push_back(rule);
+  for (int t = 0; t < tokens; ++t)
+    for (int64_t arg : {0, 1, 2}) {
+      double base = arg == 0 ? 100 : arg == 1 ? 1000 : 10000;
+      double noise = 0.97 + 0.06 * static_cast<double>(rng() % 1000) / 1000.0;
+      k.dur_ns.push_back(static_cast<int64_t>(base * 100 * noise * factor));
+      k.args.push_back(arg);
+    }
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("changes: a nested kind whose args repeat is compared arg by arg, and sees what the pooled test cannot") {
+  // A 2% slowdown of every layer: within each type it is most of the spread; pooled, the
+  // types' hundredfold spread drowns it.
+  for (bool nested : {true, false}) {
+    std::vector<ChangeRow> rows =
+        unit_changes({typed_layers(10, 1.0, 1, nested)}, {typed_layers(10, 1.02, 2, nested)}, 0.05);
+    const ChangeRow* layer = row_of(rows, "layer");
+    REQUIRE(layer);
+    CHECK(layer->test.stratified() == nested);
+    CHECK(layer->test.strata == (nested ? 3u : 1u));
+    CHECK(layer->test.n_a == 30);
+    if (nested) {
+      CHECK(layer->test.p < 0.01);
+      CHECK(layer->test.ratio_lo <= 1.02);
+      CHECK(layer->test.ratio_hi >= 1.02);
+    } else {
+      CHECK(layer->test.p > 0.05);  // pooled, not seen
+    }
+  }
+  // Too few units of an arg on a side (2 tokens: 2 a side): the plain test.
+  std::vector<ChangeRow> few = unit_changes({typed_layers(2, 1.0, 1, true)}, {typed_layers(3, 1.0, 2, true)}, 0.05);
+  REQUIRE(row_of(few, "layer"));
+  CHECK_FALSE(row_of(few, "layer")->test.stratified());
 }
