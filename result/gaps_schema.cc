@@ -73,7 +73,10 @@ void add_publish(Document& doc, const PublishMetrics& p) {
   doc.add(Field("dur_us", Kind::distribution, p.dur_us).in("publish").plain_numbers());
   Table fat("fat");
   fat.group = "publish";
-  fat.title = fmt::format("fat publishes (dur > {} us; the first {})", us_text(p.fat_ns), p.fat.size());
+  fat.title = p.fat.size() < p.fat_count
+                  ? fmt::format("fat publishes (dur > {} us; the {} longest of {}, longest first)", us_text(p.fat_ns),
+                                p.fat.size(), p.fat_count)
+                  : fmt::format("fat publishes (dur > {} us; longest first)", us_text(p.fat_ns));
   fat.add_column(Column("ts_us", Kind::us));
   fat.add_column(Column("dur_us", Kind::us));
   fat.add_column(Column("stages", Kind::integer));

@@ -18,6 +18,21 @@ namespace {
 
 constexpr std::size_t kFatShown = 12;
 
+/// Keeps the kFatShown longest publishes seen (in time order, as they come): a new one takes
+/// the place of the shortest kept when it is longer (a tie keeps the earlier).
+void keep_if_among_fattest(std::vector<FatPublish>* kept, const FatPublish& p) {
+  if (kept->size() < kFatShown) {
+    kept->push_back(p);
+    return;
+  }
+  auto shortest = std::min_element(kept->begin(), kept->end(), [](const FatPublish& x, const FatPublish& y) {
+    return x.dur_ns < y.dur_ns || (x.dur_ns == y.dur_ns && x.ts_ns > y.ts_ns);  // the later of equals goes first
+  });
+  if (p.dur_ns <= shortest->dur_ns) return;
+  kept->erase(shortest);
+  kept->push_back(p);  // still in time order: every kept one came before it
+}
+
 /// A span of the model: its lane and row packed in 4 bytes (a reference per chunk is the
 /// one per-chunk cost of gaps). The lane takes as few top bits as the lane count needs.
 struct SpanRef {
@@ -652,9 +667,10 @@ class GapsBuilder {
       durs.push_back(us(dur(p)));
       if (dur(p) <= o_.fat_ns) continue;
       ++m.fat_count;
-      if (m.fat.size() < kFatShown)
-        m.fat.push_back({ts(p), dur(p), publish_nstages(stage(p)), arg(p), chain(p)});
+      keep_if_among_fattest(&m.fat, {ts(p), dur(p), publish_nstages(stage(p)), arg(p), chain(p)});
     }
+    // The largest first (issue 65: the first 12 by time named none of a run's worst); ties by time.
+    std::stable_sort(m.fat.begin(), m.fat.end(), [](const FatPublish& x, const FatPublish& y) { return x.dur_ns > y.dur_ns; });
     std::vector<SpanRef>().swap(pubs_);
     std::vector<double> gaps, next_durs;
     for (const auto& one : one_stage_ends_) {

@@ -55,7 +55,7 @@ struct PublishMetrics {
   int64_t fat_ns = 0;  ///< the threshold
   uint64_t fat_count = 0;
   Distribution dur_us;
-  std::vector<FatPublish> fat;  ///< the first 12 by time
+  std::vector<FatPublish> fat;  ///< the 12 longest, longest first (ties by time)
   Distribution post_cls_gap_us, next_publish_dur_us;
 };
 
