@@ -66,6 +66,13 @@ bool complete_enough_to_check(const Trace& trace, const std::string& path, const
 }
 
 bool scope_checkable(const Scope& scope, const std::string& path) {
+  // A window of units cut by a guess is that guess too (its record says so).
+  if (scope.window && scope.kind == ScopeRequest::Kind::whole && scope.rule.ambiguous) {
+    print_error(fmt::format("{}: a window of '{}' units: {}; gates and baselines are not checked in units cut by a "
+                            "guess",
+                            display_name(path), scope.marker_kind, ambiguous_units_text(scope.marker_kind, scope.rule)));
+    return false;
+  }
   if (scope.kind != ScopeRequest::Kind::marker) return true;
   if (scope.range.length() == 0) {
     print_error(fmt::format("{}: {} is an empty unit (0 us); gates and baselines are not checked on nothing",

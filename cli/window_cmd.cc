@@ -189,6 +189,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   WindowRecord record;
   record.source = display_name(o.file);
   record.scope = scope.label;
+  if (scope.kind == ScopeRequest::Kind::marker) record.marker_kind = scope.marker_kind;
   record.lo_ns = scope.range.lo - shift;
   record.hi_ns = scope.range.hi - shift;
   record.rebased_by_ns = shift + trace.window.rebased_by_ns;

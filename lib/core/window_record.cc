@@ -33,15 +33,20 @@ std::string json_quote(std::string_view text) {
   return out + "\"";
 }
 
-/// "units":{"token":"end","layer":"start in token"}: the rules a window's source cut its
-/// units by (a value that says neither start nor end is passed over).
+/// "units":{"token":"end","layer":"start in token","step":"start (ambiguous)"}: the rules a
+/// window's source cut its units by (a value that says neither start nor end is passed over).
 std::vector<WindowRecord::KindRule> interpret_unit_rules(const JsonValue* units) {
   std::vector<WindowRecord::KindRule> rules;
   if (!units || units->kind != JsonValue::Kind::object) return rules;
   for (const auto& [kind, v] : units->members) {
     if (v.kind != JsonValue::Kind::string) continue;
     std::string_view text = v.text;
-    WindowRecord::KindRule rule{kind, false, ""};
+    WindowRecord::KindRule rule{kind, false, "", false};
+    constexpr std::string_view kAmbiguous = " (ambiguous)";
+    if (text.size() > kAmbiguous.size() && text.substr(text.size() - kAmbiguous.size()) == kAmbiguous) {
+      rule.ambiguous = true;
+      text.remove_suffix(kAmbiguous.size());
+    }
     std::size_t in = text.find(" in ");
     std::string_view at = text.substr(0, in);
     if (at != "start" && at != "end") continue;
@@ -59,6 +64,7 @@ std::string unit_rules_json(const std::vector<WindowRecord::KindRule>& units) {
   for (std::size_t i = 0; i < units.size(); ++i) {
     std::string rule = units[i].at_end ? "end" : "start";
     if (!units[i].nested_in.empty()) rule += " in " + units[i].nested_in;
+    if (units[i].ambiguous) rule += " (ambiguous)";
     if (i) json += ',';
     json += json_quote(units[i].kind);
     json += ':';
@@ -77,13 +83,15 @@ WindowRecord interpret_window_record(const JsonValue& value) {
   r.source = string_member(value, "source");
   r.scope = string_member(value, "scope");
   if (r.scope.empty()) r.scope = "window";
+  r.marker_kind = string_member(value, "kind");
   r.units = interpret_unit_rules(value.member("units"));
   r.present = true;
   return r;
 }
 
 std::string window_record_json(const WindowRecord& record) {
-  return "{\"version\":1,\"source\":" + json_quote(record.source) + ",\"scope\":" + json_quote(record.scope) +
+  std::string kind = record.marker_kind.empty() ? "" : ",\"kind\":" + json_quote(record.marker_kind);
+  return "{\"version\":1,\"source\":" + json_quote(record.source) + ",\"scope\":" + json_quote(record.scope) + kind +
          ",\"lo_us\":" + us_text(record.lo_ns) + ",\"hi_us\":" + us_text(record.hi_ns) +
          ",\"rebased_by_us\":" + us_text(record.rebased_by_ns) + unit_rules_json(record.units) + "}";
 }

@@ -4,9 +4,9 @@
 // its scope covered, so that analyses of the window default to that range (SPEC §2
 // "Windows") and validate knows its lanes end where the cut is, on purpose.
 //
-//   "jqtraceWindow":{"version":1,"source":"big.json","scope":"--marker token 3 --unit-at end",
+//   "jqtraceWindow":{"version":1,"source":"big.json","scope":"--marker token 3 --unit-at end","kind":"token",
 //                    "lo_us":9378.887,"hi_us":24619.743,"rebased_by_us":0,
-//                    "units":{"token":"end","layer":"start in token","step":"start"}}
+//                    "units":{"token":"end","layer":"start in token","step":"start (ambiguous)"}}
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +19,7 @@ struct WindowRecord {
   bool present = false;
   std::string source;         ///< the file the window was cut from
   std::string scope;          ///< the scope as a command line (Scope::label)
+  std::string marker_kind;    ///< the kind of a --marker scope ("kind"; "" for a time range)
   int64_t lo_ns = 0;          ///< the scope's range in this file's clock
   int64_t hi_ns = 0;
   int64_t rebased_by_ns = 0;  ///< subtracted from every ts by --rebase (0: the source's clock)
@@ -28,6 +29,9 @@ struct WindowRecord {
     std::string kind;
     bool at_end = false;
     std::string nested_in;  ///< "" when not nested
+    /// Auto could not decide in the source ("start (ambiguous)"): the window's units are cut
+    /// so, and gates and baselines on them are refused there as in the source.
+    bool ambiguous = false;
   };
   std::vector<KindRule> units;
 };

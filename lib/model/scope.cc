@@ -30,13 +30,14 @@ std::string unit_rule_evidence(const UnitRule& rule) {
 }
 
 std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule) {
-  return "where '" + std::string(kind) + "' markers stand in their units is ambiguous (" + unit_rule_evidence(rule) +
+  std::string evidence = rule.recorded ? "so recorded from the window's source" : unit_rule_evidence(rule);
+  return "where '" + std::string(kind) + "' markers stand in their units is ambiguous (" + evidence +
          "); give --unit-at start or end";
 }
 
 std::string unit_rule_label(const UnitRule& rule, bool with_evidence) {
   std::string label = unit_at_name(rule.at);
-  if (rule.recorded) label += " (the window's record)";
+  if (rule.recorded) label += rule.ambiguous ? " (the window's record, ambiguous)" : " (the window's record)";
   else if (rule.automatic && !rule.measured) label += " (auto)";
   else if (rule.automatic)
     label += std::string(rule.ambiguous ? " (auto, ambiguous" : " (auto") +
@@ -220,6 +221,21 @@ bool cut_scope(const ScopeRequest& request, const std::vector<Unit>& units, int6
   return true;
 }
 
+/// A window of units (its record's kind): the scope is those units, cut by the rule the
+/// source cut them by, "ambiguous" included (gates refused on the source are refused here).
+/// An explicit --unit-at for the kind decides instead.
+void window_units_rule(const Trace& trace, const UnitRequest& asked, Scope* scope) {
+  const std::string& kind = trace.window.marker_kind;
+  if (!trace.window.present || kind.empty() || asked.of(kind) != UnitAtRequest::automatic) return;
+  for (const WindowRecord::KindRule& r : trace.window.units)
+    if (r.kind == kind) {
+      scope->marker_kind = kind;
+      scope->rule.at = r.at_end ? UnitAt::end : UnitAt::start;
+      scope->rule.recorded = true;
+      scope->rule.ambiguous = r.ambiguous;
+    }
+}
+
 bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope, std::string* error) {
   if (!check_marker_kind(trace, request.marker_kind, error)) return false;
   Markers markers = markers_of(trace, request.marker_kind);  // one pass: the rule and the units
@@ -250,6 +266,7 @@ bool resolve_scope(const Trace& trace, const ScopeRequest& request, Scope* scope
       scope->range = whole_trace(trace);
       scope->label = trace.window.present ? trace.window.scope : "whole trace";
       scope->window = trace.window.present;
+      window_units_rule(trace, request.unit_at, scope);
       return true;
     case ScopeRequest::Kind::time: return resolve_time(trace, request, scope, error);
     case ScopeRequest::Kind::marker: return resolve_units(trace, request, scope, error);

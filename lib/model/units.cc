@@ -323,6 +323,7 @@ KindUnits UnitPlanner::standalone(std::string_view kind, const Markers& markers)
   } else if (recorded) {
     plan.rule.at = recorded->at_end ? UnitAt::end : UnitAt::start;
     plan.rule.recorded = true;
+    plan.rule.ambiguous = recorded->ambiguous;
   } else {
     plan.rule = decide(markers, plan.extent, activity, nullptr, nullptr);
   }
@@ -387,7 +388,8 @@ std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, con
   for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& markers) {
     if (markers.ts.empty()) return;
     UnitRule rule = planner.plan(kinds[k], markers).rule;
-    if (!rule.ambiguous) rules.push_back({kinds[k], rule.at == UnitAt::end, std::string(rule.nested_in)});
+    // An ambiguous rule too: a gate refused on the source must be refused on its window.
+    rules.push_back({kinds[k], rule.at == UnitAt::end, std::string(rule.nested_in), rule.ambiguous});
   });
   return rules;
 }

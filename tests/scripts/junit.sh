@@ -27,17 +27,17 @@ gated markers 0 markers --fail-if 'units(layer) < 5' "$small"
 grep -q 'tests="1" failures="0" errors="0"' "$tmp/markers.xml" || fail "markers: the suite's counts"
 gated phases 1 phases --fail-if 'share(verify) > 60' tests/data/phases.log
 grep -q '<testsuite name="jqtrace phases" tests="1" failures="1"' "$tmp/phases.xml" || fail "phases: the suite's counts"
-# diff's gates pass, fail or cannot judge: 12 layers a side leave the interval [-46.8, 88.0]
-# about no change, which rules 100 out but not 50; a gate that cannot judge is a skipped
-# test case with the reason (exit 2), or what --inconclusive says.
-gated diff 0 diff --fail-if 'slower(layer) > 100' "$small" "$small"
-grep -q '<testcase classname="jqtrace.diff" name="slower(layer) &gt; 100"><system-out>passed: slower(layer) = 0' "$tmp/diff.xml" ||
+# diff's gates pass, fail or cannot judge: 12 layers a side (3 of each arg, compared arg by
+# arg) leave the interval [-3.5, 3.6] about no change, which rules 5 out but not 2; a gate
+# that cannot judge is a skipped test case with the reason (exit 2), or what --inconclusive says.
+gated diff 0 diff --fail-if 'slower(layer) > 5' "$small" "$small"
+grep -q '<testcase classname="jqtrace.diff" name="slower(layer) &gt; 5"><system-out>passed: slower(layer) = 0' "$tmp/diff.xml" ||
   fail "diff: the gate's testcase"
-gated undecided 2 diff --fail-if 'slower(layer) > 50' --fail-if 'slower(layer) > 100' "$small" "$small"
+gated undecided 2 diff --fail-if 'slower(layer) > 2' --fail-if 'slower(layer) > 5' "$small" "$small"
 grep -q 'tests="2" failures="0" errors="0" skipped="1"' "$tmp/undecided.xml" || fail "diff: an undecided gate is not counted skipped"
-grep -q '<testcase classname="jqtrace.diff" name="slower(layer) &gt; 50"><skipped message="cannot judge: slower(layer) = 0 \[-46.8, 88.0\] &gt; 50 (layer/(unit): x1.000, p_adj 1 over 1 gated row): its 95% interval \[-46.8, 88.0\] straddles 50"/>' \
+grep -q '<testcase classname="jqtrace.diff" name="slower(layer) &gt; 2"><skipped message="cannot judge: slower(layer) = 0 \[-3.5, 3.6\] &gt; 2 (layer/(unit): x1.000, p_adj 1 over 1 gated row, within 4 strata): its 95% interval \[-3.5, 3.6\] straddles 2"/>' \
   "$tmp/undecided.xml" || fail "diff: the undecided gate's testcase: $(cat "$tmp/undecided.xml")"
-gated inconclusive 0 diff --inconclusive pass --fail-if 'slower(layer) > 50' "$small" "$small"
+gated inconclusive 0 diff --inconclusive pass --fail-if 'slower(layer) > 2' "$small" "$small"
 grep -q '<system-out>passed (--inconclusive pass): slower(layer)' "$tmp/inconclusive.xml" || fail "diff: --inconclusive pass in JUnit"
 gated latency 0 latency --fail-if 'latency(outside) > 90' "$small"
 gated report 0 report --fail-if 'idle > 99' -o "$tmp/report.html" "$small"
