@@ -123,9 +123,10 @@ std::vector<GroupStats> category_groups(const std::vector<CategoryBusy>& busy, c
 
 /// A unit's bar (its groups folded): its duration split by the shares of its groups, and a
 /// tooltip listing each.
-result::UnitBar unit_bar(const Analysis& a, const std::string& kind, const Unit& unit, const std::vector<GroupStats>& groups) {
+result::UnitBar unit_bar(const Analysis& a, const std::string& kind, const Unit& unit, bool labelled,
+                         const std::vector<GroupStats>& groups) {
   result::UnitBar bar{unit.index, unit.range.length(), {}, {}};
-  bar.tip = fmt::format("{} {}: {} us", kind, unit.index, us_fixed(unit.range.length()));
+  bar.tip = fmt::format("{}: {} us", unit_name(kind, unit, labelled), us_fixed(unit.range.length()));
   for (const GroupStats& g : groups) {
     if (g.share_pct <= 0) continue;
     bar.parts.push_back({a.color(g), g.share_pct});
@@ -254,10 +255,11 @@ std::vector<result::UnitBar> kind_bars(const Analysis& a, const std::string& kin
                                        std::vector<UnitRow>* charted_rows) {
   if (!busy) *charted_rows = unit_rows_of(*a.trace, *a.index, charted, a.threads);
   std::vector<result::UnitBar> bars;
+  bool labelled = units_have_args(charted);
   for (std::size_t u = 0; u < charted.size(); ++u) {
     std::vector<GroupStats> groups = busy ? category_groups((*busy)[u], *a.trace) : (*charted_rows)[u].stats.groups;
     fold_unit_groups(groups, charts);
-    bars.push_back(unit_bar(a, kind, charted[u], groups));
+    bars.push_back(unit_bar(a, kind, charted[u], labelled, groups));
   }
   return bars;
 }
@@ -402,9 +404,9 @@ const KindSummary* latency_kind(const std::vector<KindSummary>& kinds) {
 }
 
 /// A unit's latency bar: its duration split by class.
-result::UnitBar latency_bar(const std::string& kind, const Unit& unit, const LatencyParts& p) {
+result::UnitBar latency_bar(const std::string& kind, const Unit& unit, bool labelled, const LatencyParts& p) {
   result::UnitBar bar{unit.index, unit.range.length(), {}, {}};
-  bar.tip = fmt::format("{} {}: {} us", kind, unit.index, us_fixed(unit.range.length()));
+  bar.tip = fmt::format("{}: {} us", unit_name(kind, unit, labelled), us_fixed(unit.range.length()));
   for (std::size_t k = 0; k < kLatencyClasses; ++k) {
     auto c = static_cast<LatencyClass>(k);
     int64_t ns = p.of_class(c);
@@ -417,14 +419,21 @@ result::UnitBar latency_bar(const std::string& kind, const Unit& unit, const Lat
 }
 
 /// The classes' colours and shares of the scope, as a legend.
-std::vector<TimelineGroup> latency_legend(const LatencyParts& p) {
+/// The legend of the bars drawn: each class's share of the drawn units' time (the scope's
+/// shares sat under bars that had none of it: "not recorded 90.0%" under three units).
+std::vector<TimelineGroup> latency_legend(const std::vector<LatencyParts>& drawn) {
+  int64_t total = 0;
+  std::vector<int64_t> by_class(kLatencyClasses, 0);
+  for (const LatencyParts& p : drawn) {
+    total += p.range.length();
+    for (std::size_t k = 0; k < kLatencyClasses; ++k) by_class[k] += p.of_class(static_cast<LatencyClass>(k));
+  }
   std::vector<TimelineGroup> legend;
   for (std::size_t k = 0; k < kLatencyClasses; ++k) {
     auto c = static_cast<LatencyClass>(k);
-    int64_t ns = p.of_class(c);
-    if (ns > 0 && p.range.length() > 0)
+    if (by_class[k] > 0 && total > 0)
       legend.push_back({latency_class_name(c), result::latency_class_color(c),
-                        100.0 * static_cast<double>(ns) / static_cast<double>(p.range.length()), false});
+                        100.0 * static_cast<double>(by_class[k]) / static_cast<double>(total), false});
   }
   return legend;
 }
@@ -455,10 +464,15 @@ ReportSection latency_section(const Analysis& a) {
   LatencyParts scope_parts = analysis.measure(a.scope.range, 10);
   if (!units.empty()) {
     std::vector<result::UnitBar> bars;
-    for (const Unit& u : chart_units(units)) bars.push_back(latency_bar(kind->kind, u, analysis.measure(u.range, 0)));
+    std::vector<LatencyParts> drawn;
+    bool labelled = units_have_args(units);
+    for (const Unit& u : chart_units(units)) {
+      drawn.push_back(analysis.measure(u.range, 0));
+      bars.push_back(latency_bar(kind->kind, u, labelled, drawn.back()));
+    }
     body += "<h3>" + result::xml_escape(fmt::format("Each unit of '{}' by class ({} units)", kind->kind, units.size())) + "</h3>\n";
     body += result::unit_bars_svg(bars, kind->unit.p50, kind->unit.p90, 1200, kind->kind);
-    body += result::swatch_legend_html(latency_legend(scope_parts));
+    body += result::swatch_legend_html(latency_legend(drawn));
     const Unit& slowest = *std::max_element(units.begin(), units.end(), [](const Unit& x, const Unit& y) {
       return x.range.length() < y.range.length();  // ties: the earlier
     });
@@ -467,7 +481,7 @@ ReportSection latency_section(const Analysis& a) {
     c.scope.rule = kind->rule;
     c.scope.marker_kind = kind->kind;
     c.scope.label = fmt::format("--marker {} {}", kind->kind, slowest.index);
-    body += "<h3>" + result::xml_escape(fmt::format("The slowest {}, {}: {} us", kind->kind, slowest.index,
+    body += "<h3>" + result::xml_escape(fmt::format("The slowest {}: {} us", unit_name(kind->kind, slowest, labelled),
                                                      us_fixed(slowest.range.length()))) + "</h3>\n";
     body += result::render_html_fragment(result::latency_document(analysis.measure(slowest.range, 10), c));
   }
@@ -555,6 +569,7 @@ ReportSection timelines_section(const Analysis& a) {
     std::vector<Unit> units = units_of(*a.trace, kind.kind, a.unit_at);
     if (units.empty()) continue;
     body += "<h3>" + result::xml_escape(fmt::format("{} ({})", kind.kind, result::unit_rule_text(kind.rule))) + "</h3>\n";
+    bool labelled = units_have_args(units);
     std::size_t drawn_unit = SIZE_MAX;
     for (const char* pick : {"slowest", "median"}) {
       std::size_t u = pick_unit(units, pick);
@@ -562,7 +577,7 @@ ReportSection timelines_section(const Analysis& a) {
       drawn_unit = u;
       const Unit& unit = units[u];
       Timeline t = compute_timeline(*a.trace, *a.index, unit.range, options);
-      std::string title = fmt::format("{} {} {} ({} us; --marker {} {})", pick, kind.kind, unit.index,
+      std::string title = fmt::format("{} {} ({} us; --marker {} {})", pick, unit_name(kind.kind, unit, labelled),
                                       us_fixed(unit.range.length()), kind.kind, pick);
       layout.id = fmt::format("timeline-{}-{}", k, pick);  // each picture keeps its own colours in the page
       body += result::render_timeline_svg(t, title, layout);

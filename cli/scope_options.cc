@@ -200,8 +200,8 @@ bool resolve_scope_options(const ScopeOptions& opts, const Trace& trace, const C
                scope->label_without_unit_at(), us_text(scope->range.lo),
                scope->rule.automatic ? "" : fmt::format(" (does --unit-at {} cut it where you meant?)", unit_at_name(scope->rule.at)));
   if (!scope->picked.empty() && !common.quiet)  // said, so that a script can reuse the unit
-    fmt::print(stderr, "jqtrace: --marker {} {} is unit {} ({} us)\n", req.marker_kind, scope->picked, scope->first_unit,
-               us_text(scope->range.length()));
+    fmt::print(stderr, "jqtrace: --marker {} {} is unit {} ({}{} us)\n", req.marker_kind, scope->picked, scope->first_unit,
+               scope->unit_arg_label.empty() ? "" : scope->unit_arg_label + ", ", us_text(scope->range.length()));
   return true;
 }
 

@@ -83,7 +83,9 @@ std::string unit_rule_text(UnitRule rule) {
 std::string scope_prefix(const Scope& scope) {
   if (scope.window) return "window " + scope.label + ", ";
   if (scope.kind != ScopeRequest::Kind::marker) return "";
-  return fmt::format("{} ({}), ", scope.label_without_unit_at(), unit_rule_text(scope.rule));
+  // The program's label of the unit beside its index: "--marker layer 6 (layer 2; start ...)".
+  std::string label = scope.unit_arg_label.empty() ? "" : scope.unit_arg_label + "; ";
+  return fmt::format("{} ({}{}), ", scope.label_without_unit_at(), label, unit_rule_text(scope.rule));
 }
 
 void add_range_total_columns(Table& t) {

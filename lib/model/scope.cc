@@ -29,6 +29,16 @@ std::string unit_rule_evidence(const UnitRule& rule) {
   return text;
 }
 
+bool units_have_args(const std::vector<Unit>& units) {
+  return std::any_of(units.begin(), units.end(), [](const Unit& u) { return u.arg != 0; });
+}
+
+std::string unit_name(std::string_view kind, const Unit& unit, bool labelled) {
+  std::string name = std::string(kind) + " ";
+  if (!labelled || unit.arg == unit.index) return name + std::to_string(unit.index);
+  return name + std::to_string(unit.arg) + " (unit " + std::to_string(unit.index) + ")";
+}
+
 std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule) {
   std::string evidence = rule.recorded ? "so recorded from the window's source" : unit_rule_evidence(rule);
   return "where '" + std::string(kind) + "' markers stand in their units is ambiguous (" + evidence +
@@ -215,6 +225,9 @@ bool cut_scope(const ScopeRequest& request, const std::vector<Unit>& units, int6
                   units[static_cast<std::size_t>(request.last_unit)].range.hi};
   scope->first_unit = request.first_unit;
   scope->last_unit = request.last_unit;
+  const Unit& first = units[static_cast<std::size_t>(request.first_unit)];
+  if (request.first_unit == request.last_unit && units_have_args(units) && first.arg != first.index)
+    scope->unit_arg_label = request.marker_kind + " " + std::to_string(first.arg);
   std::string span = std::to_string(request.first_unit);
   if (request.last_unit != request.first_unit) span += ".." + std::to_string(request.last_unit);
   scope->label = "--marker " + request.marker_kind + " " + span + " --unit-at " + unit_request_text(request.marker_kind, scope->rule);

@@ -182,6 +182,14 @@ struct Unit {
   Range range;
 };
 
+/// Whether a kind's markers carry labels (some arg not 0): then a unit is named by its
+/// marker's arg, the program's own label (SPEC §2 "Units").
+bool units_have_args(const std::vector<Unit>& units);
+
+/// A unit as people read it: "layer 5 (unit 101)" when its marker's arg (the program's
+/// label) differs from its index, "token 3" when they agree or the kind has no args.
+std::string unit_name(std::string_view kind, const Unit& unit, bool labelled);
+
 /// The marker kinds of a trace: its profile's markers, or (no profile) the names of its
 /// instant events; in profile order, else by first appearance in time.
 std::vector<std::string> marker_kinds(const Trace& trace);
@@ -236,6 +244,9 @@ struct Scope {
   std::string marker_kind;  ///< marker scopes: the kind
   int64_t first_unit = 0, last_unit = 0;  ///< marker scopes: the units (N..M)
   std::string picked;       ///< marker scopes chosen by duration: the pick ("slowest"); the label has the unit
+  /// A one-unit marker scope whose marker's arg (the program's label) is not its index:
+  /// "layer 2" for --marker layer 6; "" otherwise.
+  std::string unit_arg_label;
   /// How the scope reads on a command line, comparable between runs: "whole trace",
   /// "--marker token 2..6 --unit-at end", "--us 1000 2000" (a window's: its recorded one).
   std::string label;

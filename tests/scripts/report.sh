@@ -4,6 +4,7 @@
 # errors and the share bar's colours in proportion to the shares (within 2 points).
 source "$(dirname "$0")/lib/prelude.bash"
 source "$(dirname "$0")/lib/browser.bash"
+gen=$2
 png_colors=${3:-}
 
 offline() {  # offline NAME FILE: a whole page that needs nothing from outside
@@ -103,7 +104,9 @@ grep -q '#timeline-0-median \.g0{fill:' "$tmp/decode.html" || fail "the median u
 for kind in token layer; do
   for pick in slowest median; do
     index=$("$jqtrace" window --marker $kind $pick samples/decode-small.trace.json 2>&1 >/dev/null | sed -n "s/.* is unit \([0-9]*\) .*/\1/p")
-    grep -q "<text [^>]*>$pick $kind $index (" "$tmp/decode.html" || fail "no timeline of the $pick unit ($index) of '$kind'"
+    # Labelled by the marker's arg where it is not the index (layer 2 of token 1 is unit 6).
+    grep -qE "<text [^>]*>$pick $kind ($index|-?[0-9]+ \(unit $index\)) \(" "$tmp/decode.html" ||
+      fail "no timeline of the $pick unit ($index) of '$kind'"
   done
 done
 # The slowest units listed by duration, the slowest first: markers --sort dur's first.
@@ -169,6 +172,21 @@ sections=$(grep -o '<h2[^>]*>[^<]*' "$tmp/latency.html" | sed 's/<h2[^>]*>//' | 
 [[ $sections == *"Summary and category shares|Latency: where the marker lane"* ]] ||
   fail "the latency section does not follow the summary: $sections"
 grep -q "<h3>Each unit of &apos;token&apos; by class (3 units)" "$tmp/latency.html" || fail "no latency bars of the tokens"
-grep -q '<h3>The slowest token, 1: 9714.579 us' "$tmp/latency.html" || fail "no slowest token in the latency section"
+grep -q '<h3>The slowest token 1: 9714.579 us' "$tmp/latency.html" || fail "no slowest token in the latency section"
+# Units are named by their markers' args (issue 65: "slowest layer 6" was the program's layer 2).
+grep -q '>slowest layer 2 (unit 6) (7243.963 us; --marker layer slowest' "$tmp/decode.html" ||
+  fail "the slowest layer is not named by its arg"
+# The latency bars' legend gives the drawn units' shares (each class's time over theirs, as
+# latency --per-unit measures it), not the scope's: 300 ms of a plain job after the last
+# token are the whole trace's "outside" (~97%), and none of the tokens'.
+"$gen" --tokens 6 --layers 2 --seed 1 --tail-us 300000 -o "$tmp/tail.json"
+"$jqtrace" report -q "$tmp/tail.json" -o "$tmp/tail.html" || fail "report of a trace with a tail: exit $?"
+for class in work outside; do
+  want=$("$jqtrace" latency -q --per-unit token --format csv "$tmp/tail.json" | awk -F, -v c="class.$class" '
+    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    { part += $col[c]; all += $col["dur_us"] } END { printf "%.1f", 100 * part / all }')
+  grep -q "></span>$class $want%<" "$tmp/tail.html" ||
+    fail "the latency legend's $class is not the drawn units' $want%: $(grep -o "></span>$class [0-9.]*%<" "$tmp/tail.html")"
+done
 echo "report: $failures failed"
 [ "$failures" -eq 0 ]
