@@ -117,10 +117,9 @@ void note_unit_rule(const std::string& kind, const UnitRule& rule, const CommonO
   std::string nested = rule.nested_in.empty() ? "" : fmt::format(", nested in '{}'", rule.nested_in);
   if (rule.ambiguous) {
     fmt::print(stderr,
-               "jqtrace: warning: where '{}' markers stand in their units is ambiguous ({}: not clear enough to "
-               "call){}; taken as start, the viewer's rule; give --unit-at start or end (gates and baselines on these "
-               "units need it)\n",
-               kind, unit_rule_evidence(rule), nested);
+               "jqtrace: warning: where '{}' markers stand in their units is ambiguous ({}: {}){}; taken as start, "
+               "the viewer's rule; give --unit-at start or end (gates and baselines on these units need it)\n",
+               kind, unit_rule_evidence(rule), ambiguity_reason(rule), nested);
     return;
   }
   const char* other = rule.at == UnitAt::start ? "end" : "start";

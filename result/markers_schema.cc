@@ -27,7 +27,9 @@ std::string evidence_note(const std::vector<KindSummary>& kinds) {
   std::size_t measured = 0;
   for (const KindSummary& k : kinds) {
     if (!k.rule.automatic || !k.rule.measured || k.rule.recorded) continue;
-    if (++measured <= kMaxEvidenceLines) lines.push_back(k.kind + ": " + unit_rule_evidence(k.rule));
+    if (++measured > kMaxEvidenceLines) continue;
+    std::string why = ambiguity_reason(k.rule);  // evidence that does not decide says why
+    lines.push_back(k.kind + ": " + unit_rule_evidence(k.rule) + (why.empty() ? "" : "; ambiguous: " + why));
   }
   if (lines.empty()) return "";
   if (measured > lines.size())

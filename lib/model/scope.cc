@@ -29,6 +29,26 @@ std::string unit_rule_evidence(const UnitRule& rule) {
   return text;
 }
 
+std::string ambiguity_reason(const UnitRule& rule) {
+  if (!rule.ambiguous || !rule.measured) return "";
+  auto wins = [](int64_t a, int64_t b) { return a > 0 && static_cast<double>(a) >= kClearVotes * static_cast<double>(b); };
+  char text[240];
+  if (wins(rule.closes, rule.starts) && rule.head_gaps < kClearMinGaps)
+    std::snprintf(text, sizeof text,
+                  "the pauses say end (%d to %d), but the first marker opens the lane's work (head %.2f gaps): under "
+                  "end the first unit would hold none of it",
+                  rule.closes, rule.starts, rule.head_gaps);
+  else if (wins(rule.starts, rule.closes) && rule.tail_gaps < kClearMinGaps)
+    std::snprintf(text, sizeof text,
+                  "the pauses say start (%d to %d), but the last marker closes the lane's work (tail %.2f gaps): under "
+                  "start the last unit would hold none of it",
+                  rule.starts, rule.closes, rule.tail_gaps);
+  else
+    std::snprintf(text, sizeof text, "neither start nor end has %g times the other's evidence (%d start, %d end)",
+                  kClearVotes, rule.starts, rule.closes);
+  return text;
+}
+
 bool units_have_args(const std::vector<Unit>& units) {
   return std::any_of(units.begin(), units.end(), [](const Unit& u) { return u.arg != 0; });
 }

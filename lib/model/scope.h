@@ -161,6 +161,11 @@ std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule);
 std::string unit_request_text(std::string_view kind, const UnitRule& rule);
 /// Auto's evidence alone: "head 1.21 gaps, tail 0.05" ("" when nothing was measured).
 std::string unit_rule_evidence(const UnitRule& rule);
+/// Why auto's evidence did not decide an ambiguous rule: the markers' pauses say one way
+/// while the lane's ends rule it out ("0 start, 35 end, but the first marker opens the
+/// lane's work (head 0.00 gaps): under end the first unit would hold none of it"), or
+/// neither side wins by kClearVotes to 1. "" for a rule that is not ambiguous.
+std::string ambiguity_reason(const UnitRule& rule);
 
 /// What the user asked for on the command line.
 struct ScopeRequest {

@@ -273,3 +273,25 @@ TEST_CASE("units: a rule decided on several traces' evidence together") {
   CHECK(decide_jointly({evidence(4, 1, 0, 1), evidence(2, 1, 0, 1)}).at == UnitAt::start);
   CHECK(decide_jointly({evidence(3, 1, 0, 1), evidence(2, 1, 0, 1)}).ambiguous);
 }
+
+TEST_CASE("an ambiguous rule says why its evidence did not decide") {
+  UnitRule rule;
+  rule.automatic = rule.measured = rule.ambiguous = true;
+  rule.starts = 0;
+  rule.closes = 35;
+  rule.head_gaps = 0;
+  rule.tail_gaps = 0;
+  // dasLLAMA's steps: every pause says end, but the first step marker opens the lane's work.
+  CHECK(ambiguity_reason(rule) ==
+        "the pauses say end (35 to 0), but the first marker opens the lane's work (head 0.00 gaps): under end the "
+        "first unit would hold none of it");
+  rule.starts = 12;
+  rule.closes = 0;
+  rule.head_gaps = 1.0;
+  CHECK(ambiguity_reason(rule).find("the pauses say start (12 to 0), but the last marker closes") == 0);
+  rule.starts = 4;
+  rule.closes = 3;
+  CHECK(ambiguity_reason(rule) == "neither start nor end has 3 times the other's evidence (4 start, 3 end)");
+  rule.ambiguous = false;
+  CHECK(ambiguity_reason(rule).empty());
+}
