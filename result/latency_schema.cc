@@ -90,6 +90,29 @@ Table waits_table(const LatencyParts& p, const LatencyAnalysis& a, const Trace& 
   return t;
 }
 
+/// The longest publishes or own chunks of the marker lane in the range (longest first).
+Table pieces_table(const char* name, const char* title, const std::vector<LatencyPiece>& pieces,
+                   const LatencyParts& p, const LatencyAnalysis& a, bool stages) {
+  Table t(name, fmt::format("the {} longest {}", pieces.size(), title));
+  t.in_text = !pieces.empty();  // JSON keeps the empty list
+  t.add_column(Column("dur_us", Kind::us).titled(stages ? "chunk_us" : "publish_us"));  // in the range
+  t.add_column(Column("share_pct", Kind::percent).titled("share").rank(2));
+  t.add_column(Column("at_us", Kind::us).rank(3));
+  t.add_column(Column("chain", Kind::integer).rank(1));
+  if (stages) t.add_column(Column("stage", Kind::integer).rank(1));
+  t.add_column(Column("label", Kind::text).titled("group").people_only());
+  t.add_column(Column("group", Kind::text).data_only());
+  t.add_column(Column("span_us", Kind::us).titled("whole_us").rank(2));  // the span, when the range cut it
+  for (const LatencyPiece& piece : pieces) {
+    const LatencyGroup& g = a.groups()[piece.group];
+    Row row{ns(piece.ns), pct(piece.ns, p.range.length()), ns(piece.ts_ns), piece.chain};
+    if (stages) row.push_back(piece.stage);
+    row.insert(row.end(), {marked_name(g.name, g.guessed), g.name, ns(piece.span_ns)});
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 /// One row a unit: its time by class and each group's wall (the lane's time in the
 /// group), measured as the row is written.
 Table units_table(const LatencyParts& scope_parts, const LatencyContext& c) {
@@ -172,6 +195,8 @@ Document latency_document(const LatencyParts& p, const LatencyContext& c) {
   doc.add(classes_table(p, c.trace->jobque));
   doc.add(waits_table(p, a, *c.trace));
   doc.add(shares_table(latency_shares(p, a), kLatencyClasses - first_class(c.trace->jobque)));
+  doc.add(pieces_table("publishes", "publishes (the marker lane's; publish time)", p.publishes, p, a, false));
+  doc.add(pieces_table("own_chunks", "chunks the marker lane ran itself (work)", p.own_chunks, p, a, true));
   if (!c.per_unit.empty()) {
     doc.add(Field("per_unit", Kind::text, c.per_unit));
     add_unit_rule_fields(doc, c.per_unit_rule, "per_unit_rule");

@@ -20,8 +20,19 @@ std::size_t most_marked_lane(const std::vector<uint64_t>& counts) {
 }
 
 /// Longest first; ties: the earlier first.
-bool longer_wait(const LatencyWait& a, const LatencyWait& b) {
+/// Longest first; ties: the earlier first (waits and pieces alike).
+template <typename Part>
+bool longer_part(const Part& a, const Part& b) {
   return a.ns != b.ns ? a.ns > b.ns : a.ts_ns < b.ts_ns;
+}
+bool longer_wait(const LatencyWait& a, const LatencyWait& b) { return longer_part(a, b); }
+
+/// Keeps the `keep` longest of parts (unordered).
+template <typename Part>
+void keep_longest_of(std::vector<Part>* parts, std::size_t keep) {
+  if (parts->size() <= keep) return;
+  std::nth_element(parts->begin(), parts->begin() + static_cast<std::ptrdiff_t>(keep), parts->end(), longer_part<Part>);
+  parts->resize(keep);
 }
 
 }  // namespace
@@ -261,6 +272,11 @@ struct LatencyAnalysis::Walk {
     LatencyClass c = a.class_of(row);
     if (c == LatencyClass::wait) return stage_wait(row, group, from, to);
     add(group, c, to - from);
+    if (max_waits == 0 || (c != LatencyClass::publish && c != LatencyClass::work)) return;
+    const SpanTable& s = a.trace_.lanes[a.lane_].spans;
+    std::vector<LatencyPiece>& pieces = c == LatencyClass::publish ? parts.publishes : parts.own_chunks;
+    pieces.push_back({from, to - from, s.dur[row], s.chain[row], s.stage[row], group});
+    if (pieces.size() >= 4 * max_waits + 64) keep_longest_of(&pieces, max_waits);
   }
 
   /// A wait on a stage: imbalance until its last chunk ended, wake-up from then on.
@@ -284,11 +300,9 @@ struct LatencyAnalysis::Walk {
   }
 
   void keep_longest() {
-    auto& w = parts.waits;
-    if (w.size() > max_waits) {
-      std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(max_waits), w.end(), longer_wait);
-      w.resize(max_waits);
-    }
+    keep_longest_of(&parts.waits, max_waits);
+    keep_longest_of(&parts.publishes, max_waits);
+    keep_longest_of(&parts.own_chunks, max_waits);
   }
 };
 
@@ -312,6 +326,8 @@ LatencyParts LatencyAnalysis::measure(Range r, std::size_t max_waits) const {
   walk.gap(covered, r.hi);
   walk.keep_longest();
   std::sort(parts.waits.begin(), parts.waits.end(), longer_wait);
+  std::sort(parts.publishes.begin(), parts.publishes.end(), longer_part<LatencyPiece>);
+  std::sort(parts.own_chunks.begin(), parts.own_chunks.end(), longer_part<LatencyPiece>);
   describe_waits(&parts.waits);
   return parts;
 }

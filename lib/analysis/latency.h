@@ -50,11 +50,24 @@ struct LatencyWait {
   int64_t stage_first_ts = INT64_MAX;  ///< when the stage's first chunk started (any lane)
 };
 
+/// A publish or an own chunk of the marker lane, clipped to the range: what a unit's
+/// publish time or work is made of (issue 65: publish was 46% of t12's token 3, and nothing
+/// named which publish).
+struct LatencyPiece {
+  int64_t ts_ns = 0;      ///< the piece's start (the span's, clipped to the range)
+  int64_t ns = 0;         ///< its length in the range
+  int64_t span_ns = 0;    ///< the whole span's duration
+  int64_t chain = 0, stage = 0;
+  std::size_t group = 0;  ///< index into LatencyAnalysis::groups()
+};
+
 /// One range's parts: ns[group * kLatencyClasses + class], adding up to range.length().
 struct LatencyParts {
   Range range;
   std::vector<int64_t> ns;
   std::vector<LatencyWait> waits;  ///< the longest imbalance parts, longest first (ties: earlier first)
+  std::vector<LatencyPiece> publishes;   ///< the longest publish parts, longest first (as waits)
+  std::vector<LatencyPiece> own_chunks;  ///< the longest parts of the lane's own chunks (work)
 
   int64_t at(std::size_t group, LatencyClass c) const { return ns[group * kLatencyClasses + static_cast<std::size_t>(c)]; }
   int64_t of_class(LatencyClass c) const;

@@ -263,3 +263,28 @@ TEST_CASE("latency: a wait on a stage the tracer cannot have (stage 9) is a wait
   CHECK(m.parts.of_class(LatencyClass::imbalance) == 0);
   CHECK(m.parts.total() == 20'000);
 }
+
+TEST_CASE("latency: the longest publishes and own chunks, longest first, are the lane's and add up to their classes") {
+  const Trace& t = load_sample("decode-small.trace.json");
+  std::size_t lane = latency_lane(t, "");
+  SpanIndex index(t);
+  Range whole = whole_trace(t);
+  LatencyAnalysis a(t, index, lane, whole);
+  // Room for every piece: they are then all of the class's time, each once.
+  LatencyParts all = a.measure(whole, 100000);
+  int64_t publishes = 0, chunks = 0;
+  for (const LatencyPiece& p : all.publishes) publishes += p.ns;
+  for (const LatencyPiece& p : all.own_chunks) chunks += p.ns;
+  CHECK(publishes == all.of_class(LatencyClass::publish));
+  CHECK(chunks == all.of_class(LatencyClass::work));
+  // Kept to 5: the 5 longest of those, longest first (ties: the earlier).
+  LatencyParts five = a.measure(whole, 5);
+  REQUIRE(five.publishes.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    CHECK(five.publishes[i].ns == all.publishes[i].ns);
+    CHECK(five.publishes[i].ts_ns == all.publishes[i].ts_ns);
+    if (i > 0) CHECK(five.publishes[i - 1].ns >= five.publishes[i].ns);
+  }
+  CHECK(five.own_chunks.front().ns == all.own_chunks.front().ns);
+  CHECK(a.measure(whole, 0).publishes.empty());  // none asked, none kept
+}
