@@ -97,8 +97,10 @@ struct RatioOrder {
 /// value that grows with b and falls with a, without listing them: in stratum s, row j
 /// (b_j) holds the values of b_j against a_0..a_n, falling; the k-th smallest is found by
 /// pivots drawn at random among the pairs still possible (between the last pivots below
-/// and above it), each pivot counted in a linear sweep (the rows' thresholds only move right
-/// as b_j grows). Expected O(log(pairs)) sweeps.
+/// and above it). Each row keeps the range of its candidates, [start, end): a pivot's
+/// thresholds in a row lie within it and only move right as b_j grows, so one sweep over
+/// the rows finds them, touching little more than the candidates. Expected O(log(pairs))
+/// sweeps.
 template <typename Order>
 class PairSelector {
  public:
@@ -113,20 +115,23 @@ class PairSelector {
   /// The k-th smallest value (0-based; k < size()).
   Pair kth(uint64_t k) const {
     std::mt19937_64 random(k + 1);  // the same pivots on every run: a result never varies
-    const Pair* below = nullptr;    // every pair <= *below has rank <= k ...
-    const Pair* above = nullptr;    // ... and every pair >= *above rank > k
-    Pair low{}, high{};
+    // Every row's candidates: all of a at first (rows of all strata, one after another).
+    std::vector<std::size_t> start, end, below_pivot, not_above_pivot;
+    for (const Stratum& s : strata_) {
+      start.insert(start.end(), s.b.size(), 0);
+      end.insert(end.end(), s.b.size(), s.a.size());
+    }
+    below_pivot.resize(start.size());
+    not_above_pivot.resize(start.size());
     while (true) {
-      uint64_t open = candidates(below, above, UINT64_MAX, nullptr);
-      Pair pivot;
-      candidates(below, above, std::uniform_int_distribution<uint64_t>(0, open - 1)(random), &pivot);
-      uint64_t smaller = count(pivot, true), not_larger = count(pivot, false);
+      uint64_t open = 0;
+      for (std::size_t r = 0; r < start.size(); ++r) open += end[r] - start[r];
+      Pair pivot = pick(start, end, std::uniform_int_distribution<uint64_t>(0, open - 1)(random));
+      auto [smaller, not_larger] = split(pivot, start, end, &below_pivot, &not_above_pivot);
       if (k < smaller) {
-        high = pivot;
-        above = &high;
+        start.swap(below_pivot);  // the candidates are below the pivot
       } else if (k >= not_larger) {
-        low = pivot;
-        below = &low;
+        end.swap(not_above_pivot);  // ... above it
       } else {
         return pivot;
       }
@@ -134,43 +139,40 @@ class PairSelector {
   }
 
  private:
-  /// In row b_j of a stratum, the first a_i whose pair is below p (strict) or not above it:
-  /// every pair from there on is.
-  template <typename Visit>
-  static void thresholds(const Stratum& s, const Pair& p, bool strict, Visit visit) {
-    std::size_t i = 0;
-    for (std::size_t j = 0; j < s.b.size(); ++j) {
-      while (i < s.a.size() && (strict ? !Order::less({s.b[j], s.a[i]}, p) : Order::less(p, {s.b[j], s.a[i]}))) ++i;
-      visit(j, i);
-    }
+  /// The candidate at index `which` among all rows' [start, end).
+  Pair pick(const std::vector<std::size_t>& start, const std::vector<std::size_t>& end, uint64_t which) const {
+    std::size_t r = 0;
+    for (const Stratum& s : strata_)
+      for (std::size_t j = 0; j < s.b.size(); ++j, ++r) {
+        uint64_t row = end[r] - start[r];
+        if (which < row) return {s.b[j], s.a[start[r] + which]};
+        which -= row;
+      }
+    return {};  // unreachable: which < the candidates' count
   }
 
-  /// How many pairs are below p (strict), or not above it.
-  uint64_t count(const Pair& p, bool strict) const {
-    uint64_t n = 0;
-    for (const Stratum& s : strata_) thresholds(s, p, strict, [&](std::size_t, std::size_t i) { n += s.a.size() - i; });
-    return n;
-  }
-
-  /// The pairs strictly between *below and *above (either may be null: no bound): how many;
-  /// with `pick`, the one at index `which` among them.
-  uint64_t candidates(const Pair* below, const Pair* above, uint64_t which, Pair* pick) const {
-    uint64_t n = 0;
+  /// For every row, the first a_i whose pair is below p (*below) and the first not above it
+  /// (*not_above), found within the row's candidates; returns how many pairs of all are
+  /// below p, and how many not above it.
+  std::pair<uint64_t, uint64_t> split(const Pair& p, const std::vector<std::size_t>& start,
+                                      const std::vector<std::size_t>& end, std::vector<std::size_t>* below,
+                                      std::vector<std::size_t>* not_above) const {
+    uint64_t smaller = 0, not_larger = 0;
+    std::size_t r = 0;
     for (const Stratum& s : strata_) {
-      // Row j's candidates are a_i for i in [first below *above, first not above *below).
-      std::vector<std::size_t> start(s.b.size(), 0), end(s.b.size(), s.a.size());
-      if (above) thresholds(s, *above, true, [&](std::size_t j, std::size_t i) { start[j] = i; });
-      if (below) thresholds(s, *below, false, [&](std::size_t j, std::size_t i) { end[j] = i; });
-      for (std::size_t j = 0; j < s.b.size(); ++j) {
-        uint64_t row = end[j] > start[j] ? end[j] - start[j] : 0;
-        if (pick && which >= n && which < n + row) {
-          *pick = {s.b[j], s.a[start[j] + (which - n)]};
-          return n + row;
-        }
-        n += row;
+      std::size_t lt = 0, le = 0;  // both thresholds only move right with j
+      for (std::size_t j = 0; j < s.b.size(); ++j, ++r) {
+        lt = std::max(lt, start[r]);
+        while (lt < end[r] && !Order::less({s.b[j], s.a[lt]}, p)) ++lt;
+        le = std::max(le, start[r]);
+        while (le < end[r] && Order::less(p, {s.b[j], s.a[le]})) ++le;
+        (*below)[r] = lt;
+        (*not_above)[r] = le;
+        smaller += s.a.size() - lt;
+        not_larger += s.a.size() - le;
       }
     }
-    return n;
+    return {smaller, not_larger};
   }
 
   const std::vector<Stratum>& strata_;
