@@ -153,20 +153,14 @@ bool evaluate_gates(const std::vector<GateSource>& gates, const MetricSet& metri
       r.inconclusive = true;
       r.verdict = opts->inconclusive == "fail" ? Verdict::fail : Verdict::pass;
     }
-    r.tripped = r.verdict == Verdict::fail;
     r.detail = metrics.explanation(g.gate);
     results->push_back(std::move(r));
   }
   for (const GateResult& r : *results) {
-    std::string why = r.inconclusive ? undecided_reason(r) : "";
-    if (r.verdict == Verdict::cannot_judge)
-      print_error(fmt::format("gate cannot judge: {}: {}; {}", describe(r), undecided_reason(r), kWhatHelps));
-    else if (r.tripped && r.inconclusive)
-      print_error(fmt::format("gate failed (--inconclusive fail): {}: {}", describe(r), why));
-    else if (r.tripped)
-      print_error("gate failed: " + describe(r));
-    else if (r.inconclusive)
-      fmt::print(stderr, "warning: gate passed by --inconclusive pass: {}: {}\n", describe(r), why);
+    std::string line = outcome_line(r);
+    if (r.verdict == Verdict::cannot_judge) print_error("gate " + line + "; " + kWhatHelps);
+    else if (r.tripped()) print_error(line);
+    else if (!line.empty()) fmt::print(stderr, "warning: {}\n", line);  // passed by --inconclusive pass
   }
   return true;
 }
@@ -180,7 +174,7 @@ int gates_status(const std::vector<GateResult>& results) {
 
 bool any_tripped(const std::vector<GateResult>& results) {
   for (const GateResult& r : results)
-    if (r.tripped) return true;
+    if (r.tripped()) return true;
   return false;
 }
 
@@ -205,12 +199,9 @@ int write_junit(const GateOptions& opts, std::string_view command, const std::ve
     const GateResult& r = (*results)[i];
     std::string detail = r.detail.empty() ? "" : " (" + r.detail + ")";
     if (r.verdict == Verdict::cannot_judge) {  // neither passed nor failed: a skipped test, and why
-      std::string line = "cannot judge: " + describe(r) + ": " + undecided_reason(r);
-      xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(line));
-    } else if (r.tripped) {
-      std::string line = (r.inconclusive ? "gate failed (--inconclusive fail): " : "gate failed: ") + describe(r);
-      if (r.inconclusive) line += ": " + undecided_reason(r);
-      xml += fmt::format("><failure message=\"{0}\">{0}</failure></testcase>\n", xml_escape(line));
+      xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(outcome_line(r)));
+    } else if (r.tripped()) {
+      xml += fmt::format("><failure message=\"{0}\">{0}</failure></testcase>\n", xml_escape(outcome_line(r)));
     } else {  // "idle = 66.6 < 10" would read as if it held: the value, then what would fail it
       std::string line = fmt::format("passed{}: {} = {} (fails when {}){}",
                                      r.inconclusive ? " (--inconclusive pass)" : "", r.gate.metric_label(),

@@ -30,9 +30,7 @@ std::string heading(const std::string& file, const Scope& scope, const Trace& tr
   std::string what = result::scope_prefix(scope);
   if (!scope.picked.empty())
     what = fmt::format("{} {} ({} us; --marker {} {}; units {} at their markers), ", scope.picked,
-                       scope.unit_arg_label.empty()
-                           ? fmt::format("{} {}", scope.marker_kind, scope.first_unit)
-                           : fmt::format("{} (unit {})", scope.unit_arg_label, scope.first_unit),
+                       unit_name(scope.marker_kind, scope.first_unit, scope.unit_arg_label),
                        us_fixed(scope.range.length()), scope.marker_kind, scope.picked, unit_at_name(scope.rule.at));
   return fmt::format("{}: {}{} .. {} us, {} lane{}", file, what, us_fixed(scope.range.lo), us_fixed(scope.range.hi),
                      trace.lanes.size(), trace.lanes.size() == 1 ? "" : "s");

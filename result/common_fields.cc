@@ -141,7 +141,7 @@ Table gates_table(const std::vector<GateResult>& results) {
   }
   for (const GateResult& r : results) {
     std::string shown = format_gate_value(r.value, r.gate);
-    if (r.has_interval) shown += fmt::format(" [{:.1f}, {:.1f}]", r.interval.lo, r.interval.hi);
+    if (r.has_interval) shown += " " + interval_text(r.interval);
     t.rows.push_back({r.gate.text, std::string(gate_status(r)), shown, r.value, r.verdict == Verdict::pass});
     if (detailed) t.rows.back().push_back(r.detail);
     if (bounded)

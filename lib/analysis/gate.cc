@@ -316,8 +316,7 @@ std::string format_gate_value(double value, const Gate& gate) {
 
 std::string describe(const GateResult& r) {
   std::string value = format_gate_value(r.value, r.gate);
-  if (r.has_interval)
-    value += " [" + with_decimals(r.interval.lo, 1) + ", " + with_decimals(r.interval.hi, 1) + "]";
+  if (r.has_interval) value += " " + interval_text(r.interval);
   return r.gate.metric_label() + " = " + value + " " + op_text(r.gate.op) + " " + r.gate.threshold_text +
          (r.detail.empty() ? "" : " (" + r.detail + ")");
 }
@@ -325,15 +324,36 @@ std::string describe(const GateResult& r) {
 std::string undecided_reason(const GateResult& r) {
   if (!r.has_interval || judge(r.gate, r.value, &r.interval) != Verdict::cannot_judge) return "";
   IntervalTruth truth = interval_truth(r.gate, r.interval.lo, r.interval.hi);
-  std::string reason = "its 95% interval [";
-  reason += with_decimals(r.interval.lo, 1);
-  reason += ", ";
-  reason += with_decimals(r.interval.hi, 1);
-  reason += "] ";
-  if (!truth.all) return reason + "straddles " + r.gate.threshold_text;
-  reason += "lies past " + r.gate.threshold_text;
+  std::string reason = "its 95% interval ";
+  reason += interval_text(r.interval);
+  if (!truth.all) return reason + " straddles " + r.gate.threshold_text;
+  reason += " lies past " + r.gate.threshold_text;
   reason += " but the change is not significant among the gated rows (" + r.interval.family + ")";
   return reason;
+}
+
+std::string interval_text(const MetricInterval& interval) {
+  std::string text = "[";
+  text += with_decimals(interval.lo, 1);
+  text += ", ";
+  text += with_decimals(interval.hi, 1);
+  return text + "]";
+}
+
+std::string outcome_line(const GateResult& r) {
+  std::string line;
+  switch (r.verdict) {
+    case Verdict::cannot_judge: line = "cannot judge: "; break;
+    case Verdict::fail: line = r.inconclusive ? "gate failed (--inconclusive fail): " : "gate failed: "; break;
+    case Verdict::pass:
+      if (!r.inconclusive) return "";
+      line = "gate passed by --inconclusive pass: ";
+      break;
+  }
+  line += describe(r);
+  // An undecided gate (or one --inconclusive decided) says why it could not judge.
+  if (r.verdict == Verdict::cannot_judge || r.inconclusive) line += ": " + undecided_reason(r);
+  return line;
 }
 
 bool parse_gate_file(const std::string& name, std::string_view text, std::vector<GateSource>* out,

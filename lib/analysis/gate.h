@@ -110,7 +110,7 @@ struct GateResult {
   MetricInterval interval;  ///< with has_interval
   /// The verdict cannot_judge turned pass or fail by --inconclusive (verdict holds the result).
   bool inconclusive = false;
-  bool tripped = false;  ///< verdict == fail
+  bool tripped() const { return verdict == Verdict::fail; }
   std::string detail;  ///< what the value stands on (diff: "shift +5.2% [+3.1%, +7.4%], p_adj 0.0012"), or ""
 };
 
@@ -124,6 +124,14 @@ std::string describe(const GateResult& result);
 /// Why a gate could not judge: the interval straddles the threshold, or lies past it while
 /// the change is not significant among the gated rows. "" for a judged gate.
 std::string undecided_reason(const GateResult& result);
+
+/// "[-20.0, 45.0]": an interval as gates print it.
+std::string interval_text(const MetricInterval& interval);
+
+/// What a gate's outcome says, as stderr and JUnit both print it: "gate failed: ...",
+/// "gate failed (--inconclusive fail): ...: why", "cannot judge: ...: why", "gate passed by
+/// --inconclusive pass: ...: why"; "" for a plain pass.
+std::string outcome_line(const GateResult& result);
 
 /// Gates of a gate file, one a line; '#' starts a comment; blank lines are skipped.
 struct GateSource {

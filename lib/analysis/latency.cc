@@ -19,13 +19,11 @@ std::size_t most_marked_lane(const std::vector<uint64_t>& counts) {
   return best;
 }
 
-/// Longest first; ties: the earlier first.
 /// Longest first; ties: the earlier first (waits and pieces alike).
 template <typename Part>
 bool longer_part(const Part& a, const Part& b) {
   return a.ns != b.ns ? a.ns > b.ns : a.ts_ns < b.ts_ns;
 }
-bool longer_wait(const LatencyWait& a, const LatencyWait& b) { return longer_part(a, b); }
 
 /// Keeps the `keep` longest of parts (unordered).
 template <typename Part>
@@ -325,7 +323,7 @@ LatencyParts LatencyAnalysis::measure(Range r, std::size_t max_waits) const {
   }
   walk.gap(covered, r.hi);
   walk.keep_longest();
-  std::sort(parts.waits.begin(), parts.waits.end(), longer_wait);
+  std::sort(parts.waits.begin(), parts.waits.end(), longer_part<LatencyWait>);
   std::sort(parts.publishes.begin(), parts.publishes.end(), longer_part<LatencyPiece>);
   std::sort(parts.own_chunks.begin(), parts.own_chunks.end(), longer_part<LatencyPiece>);
   describe_waits(&parts.waits);

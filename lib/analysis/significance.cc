@@ -278,6 +278,7 @@ ShiftTest compare_samples(std::vector<int64_t> a, std::vector<int64_t> b) {
   one.front().b = std::move(b);
   return compare_strata(std::move(one));
 }
+
 namespace {
 
 /// Wilson's 95% score interval of a share hits / n (n > 0).

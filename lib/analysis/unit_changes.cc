@@ -215,11 +215,10 @@ ShiftTest compare_by_arg(ArgValues a, ArgValues b, bool by_arg) {
 /// each over the units in which it has time (a unit without it is not a sample of its time:
 /// a layer that runs no ffn chain would pull its shift toward 0); with share_rows, a row of
 /// the share of units a label runs in after its own when the share moves by more than
-/// kShareRowPoints.
-void add_rows(const KindSamples& ka, const KindSamples& kb, bool ambiguous,
+/// kShareRowPoints; by_arg: the kind may be compared arg by arg (compare_by_arg).
+void add_rows(const KindSamples& ka, const KindSamples& kb, bool ambiguous, bool by_arg,
               std::map<std::string, std::vector<int64_t>> KindSamples::*samples, bool share_rows,
               std::vector<ChangeRow>* rows) {
-  bool by_arg = nested_with_args(ka) && nested_with_args(kb);
   auto of = [&](const KindSamples& k, const std::string& label) {
     auto it = (k.*samples).find(label);
     return it == (k.*samples).end() ? ArgValues() : present(it->second, k.args);
@@ -356,8 +355,8 @@ std::vector<ChangeRow> unit_changes(const std::vector<KindSamples>& a, const std
                     compare_proportions(units_a, units_a, units_b, units_b), 1, false, ambiguous});
     if (ka.unmeasured_runs + kb.unmeasured_runs > 0) return;  // no busy time to compare (diff reads such runs again)
     // Groups with busy time in some unit of either side, the busiest (both sides) first.
-    add_rows(ka, kb, ambiguous, &KindSamples::busy_ns, true, &rows);
-    add_rows(ka, kb, ambiguous, &KindSamples::latency_ns, false, &rows);
+    add_rows(ka, kb, ambiguous, by_arg, &KindSamples::busy_ns, true, &rows);
+    add_rows(ka, kb, ambiguous, by_arg, &KindSamples::latency_ns, false, &rows);
   });
   // Holm's family is the rows that are tests: too few units and units cut by a guess are
   // never significant, and counted in m they only raised every other row's p_adj. Rows of

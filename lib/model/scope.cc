@@ -53,10 +53,18 @@ bool units_have_args(const std::vector<Unit>& units) {
   return std::any_of(units.begin(), units.end(), [](const Unit& u) { return u.arg != 0; });
 }
 
+std::string unit_arg_label(std::string_view kind, const Unit& unit, bool labelled) {
+  if (!labelled || unit.arg == unit.index) return "";
+  return std::string(kind) + " " + std::to_string(unit.arg);
+}
+
+std::string unit_name(std::string_view kind, int64_t index, const std::string& arg_label) {
+  if (arg_label.empty()) return std::string(kind) + " " + std::to_string(index);
+  return arg_label + " (unit " + std::to_string(index) + ")";
+}
+
 std::string unit_name(std::string_view kind, const Unit& unit, bool labelled) {
-  std::string name = std::string(kind) + " ";
-  if (!labelled || unit.arg == unit.index) return name + std::to_string(unit.index);
-  return name + std::to_string(unit.arg) + " (unit " + std::to_string(unit.index) + ")";
+  return unit_name(kind, unit.index, unit_arg_label(kind, unit, labelled));
 }
 
 std::string ambiguous_units_text(std::string_view kind, const UnitRule& rule) {
@@ -245,9 +253,9 @@ bool cut_scope(const ScopeRequest& request, const std::vector<Unit>& units, int6
                   units[static_cast<std::size_t>(request.last_unit)].range.hi};
   scope->first_unit = request.first_unit;
   scope->last_unit = request.last_unit;
-  const Unit& first = units[static_cast<std::size_t>(request.first_unit)];
-  if (request.first_unit == request.last_unit && units_have_args(units) && first.arg != first.index)
-    scope->unit_arg_label = request.marker_kind + " " + std::to_string(first.arg);
+  if (request.first_unit == request.last_unit)
+    scope->unit_arg_label =
+        unit_arg_label(request.marker_kind, units[static_cast<std::size_t>(request.first_unit)], units_have_args(units));
   std::string span = std::to_string(request.first_unit);
   if (request.last_unit != request.first_unit) span += ".." + std::to_string(request.last_unit);
   scope->label = "--marker " + request.marker_kind + " " + span + " --unit-at " + unit_request_text(request.marker_kind, scope->rule);

@@ -191,8 +191,12 @@ struct Unit {
 /// marker's arg, the program's own label (SPEC §2 "Units").
 bool units_have_args(const std::vector<Unit>& units);
 
-/// A unit as people read it: "layer 5 (unit 101)" when its marker's arg (the program's
-/// label) differs from its index, "token 3" when they agree or the kind has no args.
+/// The program's label of a unit, "layer 5", when its kind's markers carry labels and its
+/// marker's arg is not its index; "" when the index says it all.
+std::string unit_arg_label(std::string_view kind, const Unit& unit, bool labelled);
+/// A unit as people read it: "layer 5 (unit 101)" given its arg label, else "token 3".
+std::string unit_name(std::string_view kind, int64_t index, const std::string& arg_label);
+/// The same of a unit: unit_name(kind, unit.index, unit_arg_label(kind, unit, labelled)).
 std::string unit_name(std::string_view kind, const Unit& unit, bool labelled);
 
 /// The marker kinds of a trace: its profile's markers, or (no profile) the names of its

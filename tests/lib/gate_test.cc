@@ -188,7 +188,7 @@ TEST_CASE("gate values print with enough decimals to read on the tripping side")
   GateResult r;
   r.gate = parsed("share(ffn chain) > 40%");
   r.value = 41.6954;
-  r.tripped = true;
+  r.verdict = Verdict::fail;
   CHECK(describe(r) == "share(ffn chain) = 41.7 > 40");
 }
 
