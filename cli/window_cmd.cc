@@ -193,7 +193,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   record.lo_ns = scope.range.lo - shift;
   record.hi_ns = scope.range.hi - shift;
   record.rebased_by_ns = shift + trace.window.rebased_by_ns;
-  record.units = unit_rules_to_record(trace, unit_at_request(o.scope.unit_at));
+  record.units = unit_rules_to_record(trace, unit_at_request(o.scope.unit_at), scope.range);
   doc += ",\n\"jqtraceWindow\":" + window_record_json(record) + "}\n";
   out.write(doc);
   return true;

@@ -12,6 +12,9 @@
 
 namespace jqtrace::result {
 
+/// A marker's arg as a cell: missing (null, an empty field) when the marker had none.
+inline Value marker_arg_value(int64_t arg) { return arg == kNoArg ? Value() : Value(arg); }
+
 /// What every document says of the trace it read (SPEC §1.4 rule 5): how its categories
 /// were named, whether the file was cut off, and the lanes that stopped recording early.
 struct TraceFacts {

@@ -138,7 +138,7 @@ Table units_table(const LatencyParts& scope_parts, const LatencyContext& c) {
   t.make_row = [&a, &units, groups](std::size_t r, Row& row) {
     const Unit& u = units[r];
     LatencyParts p = a.measure(u.range, 0);
-    row = {u.index, u.arg, ns(u.range.lo), ns(u.range.length())};
+    row = {u.index, marker_arg_value(u.arg), ns(u.range.lo), ns(u.range.length())};
     for (std::size_t k = 0; k < kLatencyClasses; ++k) row.push_back(ns(p.of_class(class_at(k))));
     for (std::size_t g : groups) row.push_back(ns(p.of_group(g)));
   };

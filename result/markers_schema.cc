@@ -141,7 +141,7 @@ void UnitsTable::Stored::to_columns(const std::vector<std::size_t>& column_of) {
 
 void UnitsTable::Stored::make_row(std::size_t r, std::size_t columns, Row& row) const {
   const UnitNumbers& u = units[r];
-  row = {u.index, u.arg, ns(u.lo), ns(u.hi), ns(u.hi - u.lo)};
+  row = {u.index, marker_arg_value(u.arg), ns(u.lo), ns(u.hi), ns(u.hi - u.lo)};
   add_range_totals(row, u.events, u.busy_ns, u.wait_ns, u.idle_pct, u.parallelism, u.publishes);
   row.resize(columns, 0.0);  // the shares: 0% unless stored
   for (std::size_t k = u.shares_from; k < shares_end(r); ++k) row[shares[k].first] = shares[k].second;

@@ -443,12 +443,16 @@ class TimelineBuilder {
     }
     UnitPlanner planner(t_, UnitRequest{});  // closers' labels stand on the side of the unit they close
     std::vector<bool> closes;
-    for (std::size_t d = 0; d < drawn.size(); ++d)
-      closes.push_back(planner.plan(drawn_kinds[d], all[d]).rule.at == UnitAt::end);
+    std::vector<int64_t> first_marker;  // a window's markers keep their source's numbers
+    for (std::size_t d = 0; d < drawn.size(); ++d) {
+      KindUnits plan = planner.plan(drawn_kinds[d], all[d]);
+      closes.push_back(plan.rule.at == UnitAt::end);
+      first_marker.push_back(plan.first_marker);
+    }
     for (int spacing = 1;; spacing *= 2) {
       out_.markers.clear();
       for (std::size_t d = 0; d < drawn.size(); ++d)
-        add_markers_of(drawn_kinds[d], all[d], spacing, as_lines[d], closes[d]);
+        add_markers_of(drawn_kinds[d], all[d], first_marker[d], spacing, as_lines[d], closes[d]);
       out_.marker_spacing_px = spacing;
       if (out_.markers.size() * kMarkerBytes <= o_.max_svg_bytes / 2 || spacing >= o_.plot_width_px) break;
     }
@@ -471,18 +475,21 @@ class TimelineBuilder {
     return *mid;
   }
 
-  void add_markers_of(const std::string& kind, const Markers& m, int spacing, bool line, bool closes) {
+  void add_markers_of(const std::string& kind, const Markers& m, int64_t first_marker, int spacing, bool line,
+                      bool closes) {
     int last_px = INT_MIN;
-    // A kind whose markers carry no arg (all 0: a generic trace's instants) is labelled by index.
-    bool has_args = std::any_of(m.arg.begin(), m.arg.end(), [](int64_t a) { return a != 0; });
+    // A kind whose markers carry no arg (none, or all 0: a generic trace's instants) is
+    // labelled by index, and so is a marker without one.
+    bool has_args = std::any_of(m.arg.begin(), m.arg.end(), [](int64_t a) { return a != 0 && a != kNoArg; });
     for (std::size_t i = 0; i < m.ts.size(); ++i) {
       int64_t ts = m.ts[i];
       if (ts < r_.lo || ts > r_.hi) continue;
       int px = static_cast<int>(x_of(ts));
       if (last_px != INT_MIN && std::abs(px - last_px) < spacing) continue;
       last_px = px;
-      auto index = static_cast<int64_t>(i);
-      out_.markers.push_back({kind, index, ts, line, has_args ? m.arg[i] : index, closes});
+      int64_t index = first_marker + static_cast<int64_t>(i);
+      int64_t arg = has_args && m.arg[i] != kNoArg ? m.arg[i] : index;
+      out_.markers.push_back({kind, index, ts, line, arg, closes});
     }
   }
 

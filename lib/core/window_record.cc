@@ -1,5 +1,6 @@
 #include "window_record.h"
 
+#include <charconv>
 #include <cstdio>
 
 #include "numbers.h"
@@ -41,7 +42,7 @@ std::vector<WindowRecord::KindRule> interpret_unit_rules(const JsonValue* units)
   for (const auto& [kind, v] : units->members) {
     if (v.kind != JsonValue::Kind::string) continue;
     std::string_view text = v.text;
-    WindowRecord::KindRule rule{kind, false, "", false};
+    WindowRecord::KindRule rule{kind, false, "", false, 0};
     constexpr std::string_view kAmbiguous = " (ambiguous)";
     if (text.size() > kAmbiguous.size() && text.substr(text.size() - kAmbiguous.size()) == kAmbiguous) {
       rule.ambiguous = true;
@@ -57,7 +58,22 @@ std::vector<WindowRecord::KindRule> interpret_unit_rules(const JsonValue* units)
   return rules;
 }
 
-/// ,"units":{...} ("" when no kind is recorded).
+/// "first_marker":{"token":2,"layer":64}: where each kind's markers in the window stand in
+/// the source's (a value that is not a whole number from 0 is passed over: the kind's units
+/// are then numbered from 0).
+void interpret_first_markers(const JsonValue* first, std::vector<WindowRecord::KindRule>* rules) {
+  if (!first || first->kind != JsonValue::Kind::object) return;
+  for (const auto& [kind, v] : first->members) {
+    if (v.kind != JsonValue::Kind::number) continue;
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), n);
+    if (ec != std::errc() || end != v.text.data() + v.text.size() || n < 0) continue;
+    for (WindowRecord::KindRule& rule : *rules)
+      if (rule.kind == kind) rule.first_marker = n;
+  }
+}
+
+/// ,"units":{...},"first_marker":{...} ("" when no kind is recorded).
 std::string unit_rules_json(const std::vector<WindowRecord::KindRule>& units) {
   if (units.empty()) return "";
   std::string json = ",\"units\":{";
@@ -69,6 +85,13 @@ std::string unit_rules_json(const std::vector<WindowRecord::KindRule>& units) {
     json += json_quote(units[i].kind);
     json += ':';
     json += json_quote(rule);
+  }
+  json += "},\"first_marker\":{";
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    if (i) json += ',';
+    json += json_quote(units[i].kind);
+    json += ':';
+    json += std::to_string(units[i].first_marker);
   }
   return json + "}";
 }
@@ -85,6 +108,7 @@ WindowRecord interpret_window_record(const JsonValue& value) {
   if (r.scope.empty()) r.scope = "window";
   r.marker_kind = string_member(value, "kind");
   r.units = interpret_unit_rules(value.member("units"));
+  interpret_first_markers(value.member("first_marker"), &r.units);
   r.present = true;
   return r;
 }

@@ -6,7 +6,8 @@
 //
 //   "jqtraceWindow":{"version":1,"source":"big.json","scope":"--marker token 3 --unit-at end","kind":"token",
 //                    "lo_us":9378.887,"hi_us":24619.743,"rebased_by_us":0,
-//                    "units":{"token":"end","layer":"start in token","step":"start (ambiguous)"}}
+//                    "units":{"token":"end","layer":"start in token","step":"start (ambiguous)"},
+//                    "first_marker":{"token":2,"layer":64,"step":2}}
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +33,10 @@ struct WindowRecord {
     /// Auto could not decide in the source ("start (ambiguous)"): the window's units are cut
     /// so, and gates and baselines on them are refused there as in the source.
     bool ambiguous = false;
+    /// The source's number of the window's first marker of this kind ("first_marker"): the
+    /// window's units keep the numbers they had in the source (token 3's window holds
+    /// token 3, not token 0).
+    int64_t first_marker = 0;
   };
   std::vector<KindRule> units;
 };

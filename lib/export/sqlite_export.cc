@@ -22,6 +22,9 @@
 namespace jqtrace {
 namespace {
 
+/// A marker's arg in a record: NULL when the marker had none.
+sqlite_file::Record& arg_field(sqlite_file::Record& r, int64_t arg) { return arg == kNoArg ? r.null() : r.i(arg); }
+
 // Tables: one run a file; every other table's rows carry their run. jqtrace-export(1)
 // says what every column holds. spans is stored in (run, lane, ts_us, seq) order, the order
 // the model holds them in: its rows are appended to its one B-tree, which is also the index
@@ -369,7 +372,8 @@ struct SqliteExport::Writer {
     bool ok = true;
     for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& m) {
       for (std::size_t i = 0; i < m.size() && ok; ++i) {
-        int64_t rowid = t.markers.add(r.i(run).t(kinds[k]).i(static_cast<int64_t>(i)).i(m.arg[i]).d(us(m.ts[i])).i(m.lane[i]));
+        arg_field(r.i(run).t(kinds[k]).i(static_cast<int64_t>(i)), m.arg[i]);
+        int64_t rowid = t.markers.add(r.d(us(m.ts[i])).i(m.lane[i]));
         r.i(run).t(kinds[k]).i(static_cast<int64_t>(i));
         ok = index_entry(t.markers_by_kind, rowid);
       }
@@ -402,7 +406,8 @@ struct SqliteExport::Writer {
       ok = t.unit_rules.add(r);
       for (const Unit& u : cut_units(m, plan)) {
         if (!ok) return;
-        int64_t rowid = t.units.add(r.i(run).t(kind).i(u.index).i(u.arg).d(us(u.range.lo)).d(us(u.range.hi)).d(us(u.range.length())));
+        arg_field(r.i(run).t(kind).i(u.index), u.arg);
+        int64_t rowid = t.units.add(r.d(us(u.range.lo)).d(us(u.range.hi)).d(us(u.range.length())));
         r.i(run).t(kind).i(u.index);
         ok = index_entry(t.units_by_kind, rowid);
       }

@@ -63,7 +63,7 @@ struct FileIdentity {
 std::optional<FileIdentity> identify_file(const Input& input);
 
 struct TraceIndex {
-  static constexpr uint32_t kVersion = 5;  // 5: instants measure their lanes' quiet and busy time (issue 51); 4: the trace's ctime, device and inode (issue 52); 3: attribution, guessed categories, reserved groups (issue 41)
+  static constexpr uint32_t kVersion = 6;  // 6: a marker's absent arg told from arg 0 (issue 65); 5: instants measure their lanes' quiet and busy time (issue 51); 4: the trace's ctime, device and inode (issue 52); 3: attribution, guessed categories, reserved groups (issue 41)
   /// 256 KiB: a token's events on each lane of a 4 GB 8-lane trace fit in one or two
   /// blocks; 1 MiB blocks made a query parse ~3x more text (0.18-0.20 s against 0.13-0.14 s
   /// for window --marker token N) for an index 5% smaller.

@@ -50,11 +50,11 @@ std::string ambiguity_reason(const UnitRule& rule) {
 }
 
 bool units_have_args(const std::vector<Unit>& units) {
-  return std::any_of(units.begin(), units.end(), [](const Unit& u) { return u.arg != 0; });
+  return std::any_of(units.begin(), units.end(), [](const Unit& u) { return u.arg != 0 && u.arg != kNoArg; });
 }
 
 std::string unit_arg_label(std::string_view kind, const Unit& unit, bool labelled) {
-  if (!labelled || unit.arg == unit.index) return "";
+  if (!labelled || unit.arg == unit.index || unit.arg == kNoArg) return "";
   return std::string(kind) + " " + std::to_string(unit.arg);
 }
 
@@ -152,7 +152,7 @@ void for_each_kind_markers(const Trace& trace, const std::vector<std::string>& k
     for (std::size_t r = begin[k]; r < begin[k + 1]; ++r) {
       std::size_t row = rows[r];
       m.ts.push_back(in.ts[row]);
-      m.arg.push_back(in.arg[row]);
+      m.arg.push_back(marker_arg(in.arg[row]));
       m.lane.push_back(in.lane[row]);
       m.quiet_before.push_back(measured(in.quiet_before, row));
       m.quiet_after.push_back(measured(in.quiet_after, row));
@@ -240,22 +240,25 @@ bool resolve_time(const Trace& trace, const ScopeRequest& request, Scope* scope,
   return true;
 }
 
-/// The scope of units first..last of a kind cut into units.
-bool cut_scope(const ScopeRequest& request, const std::vector<Unit>& units, int64_t n, Scope* scope,
-               std::string* error) {
-  if (request.first_unit < 0 || request.last_unit >= n) {
+/// The scope of units first..last of a kind cut into units (numbered from units[0].index:
+/// a window's keep their source's numbers).
+bool cut_scope(const ScopeRequest& request, const std::vector<Unit>& units, Scope* scope, std::string* error) {
+  int64_t n = static_cast<int64_t>(units.size());
+  int64_t base = units.empty() ? 0 : units.front().index;
+  if (request.first_unit < base || request.last_unit >= base + n) {
     *error = "'" + request.marker_kind + "' has " + std::to_string(n) + " units" +
-             (n ? " (0.." + std::to_string(n - 1) + ")" : "") + "; unit " +
-             std::to_string(request.last_unit >= n ? request.last_unit : request.first_unit) + " does not exist";
+             (n ? " (" + std::to_string(base) + ".." + std::to_string(base + n - 1) + ")" : "") + "; unit " +
+             std::to_string(request.last_unit >= base + n ? request.last_unit : request.first_unit) +
+             " does not exist";
     return false;
   }
-  scope->range = {units[static_cast<std::size_t>(request.first_unit)].range.lo,
-                  units[static_cast<std::size_t>(request.last_unit)].range.hi};
+  const Unit& first = units[static_cast<std::size_t>(request.first_unit - base)];
+  const Unit& last = units[static_cast<std::size_t>(request.last_unit - base)];
+  scope->range = {first.range.lo, last.range.hi};
   scope->first_unit = request.first_unit;
   scope->last_unit = request.last_unit;
   if (request.first_unit == request.last_unit)
-    scope->unit_arg_label =
-        unit_arg_label(request.marker_kind, units[static_cast<std::size_t>(request.first_unit)], units_have_args(units));
+    scope->unit_arg_label = unit_arg_label(request.marker_kind, first, units_have_args(units));
   std::string span = std::to_string(request.first_unit);
   if (request.last_unit != request.first_unit) span += ".." + std::to_string(request.last_unit);
   scope->label = "--marker " + request.marker_kind + " " + span + " --unit-at " + unit_request_text(request.marker_kind, scope->rule);
@@ -284,17 +287,16 @@ bool resolve_units(const Trace& trace, const ScopeRequest& request, Scope* scope
   scope->rule = plan.rule;
   scope->marker_kind = request.marker_kind;
   std::vector<Unit> units = cut_units(markers, plan);
-  int64_t n = static_cast<int64_t>(units.size());
   ScopeRequest picked = request;
   if (!request.pick.empty()) {
     if (units.empty()) {
       *error = "'" + request.marker_kind + "' has no units to pick the " + request.pick + " of";
       return false;
     }
-    picked.first_unit = picked.last_unit = static_cast<int64_t>(pick_unit(units, request.pick));
+    picked.first_unit = picked.last_unit = units[pick_unit(units, request.pick)].index;
     scope->picked = request.pick;
   }
-  return cut_scope(picked, units, n, scope, error);
+  return cut_scope(picked, units, scope, error);
 }
 
 }  // namespace

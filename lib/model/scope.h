@@ -1,8 +1,9 @@
 #pragma once
 // Scopes: which part of a trace an analysis looks at (SPEC §2 "Range" and "Units").
 // Times are the file's own values. The markers of a kind, sorted by time, either start
-// their units (unit i spans [ts_i, ts_{i+1}], the last ending at the trace end) or close
-// them (unit i spans [ts_{i-1}, ts_i], the first starting at the trace start): see UnitAt.
+// their units (unit i spans [ts_i, ts_{i+1}], the last ending at the trace end, or where
+// the marker lane stopped recording) or close them (unit i spans [ts_{i-1}, ts_i], the
+// first starting at the trace start): see UnitAt and KindUnits::outer.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -115,15 +116,22 @@ struct Markers {
   std::size_t size() const { return ts.size(); }
 };
 
-/// How one kind's markers cut units: the rule, the stretch the units live on (the marker
-/// lanes' recorded extent within the trace or window), and the coarser kinds' marker
-/// times that also end them (nesting).
+/// How one kind's markers cut units: the rule, the marker lanes' recorded extent (auto's
+/// evidence is read on it), the stretch the outer units reach to, and the coarser kinds'
+/// marker times that also end them (nesting).
 struct KindUnits {
   UnitRule rule;
   Range extent;
+  /// The first unit of closers starts at outer.lo, the last of starters ends at outer.hi:
+  /// the trace's (a window's range) start and end, or where a marker lane stopped recording
+  /// (SPEC §2 "Units": a unit never runs past it).
+  Range outer;
   std::vector<int64_t> bounds;  ///< sorted
   /// A window's: markers at its edges close or start units outside it (not its units).
   bool window = false;
+  /// The number in the source of the first of these markers (a window's record): unit i,
+  /// the one marker i starts or closes, is numbered first_marker + i, as in the source.
+  int64_t first_marker = 0;
 };
 
 /// Decides every kind's rule and nesting for a trace, once (kinds nest in others only
@@ -182,17 +190,18 @@ struct ScopeRequest {
 };
 
 struct Unit {
+  /// The unit's number (0-based) in its trace; a window's units keep their source's.
   int64_t index = 0;
-  int64_t arg = 0;     ///< the marker's args.arg
+  int64_t arg = 0;     ///< the marker's args.arg (kNoArg: it had none)
   Range range;
 };
 
-/// Whether a kind's markers carry labels (some arg not 0): then a unit is named by its
+/// Whether a kind's markers carry labels (some arg given and not 0): then a unit is named by its
 /// marker's arg, the program's own label (SPEC §2 "Units").
 bool units_have_args(const std::vector<Unit>& units);
 
 /// The program's label of a unit, "layer 5", when its kind's markers carry labels and its
-/// marker's arg is not its index; "" when the index says it all.
+/// marker's arg is not its index; "" when the index says it all or the marker has no arg.
 std::string unit_arg_label(std::string_view kind, const Unit& unit, bool labelled);
 /// A unit as people read it: "layer 5 (unit 101)" given its arg label, else "token 3".
 std::string unit_name(std::string_view kind, int64_t index, const std::string& arg_label);
@@ -222,9 +231,9 @@ void for_each_kind_markers(const Trace& trace, const std::vector<std::string>& k
 /// How many markers each kind has, in the order of kinds.
 std::vector<uint64_t> marker_counts(const Trace& trace, const std::vector<std::string>& kinds);
 
-/// Each marker kind's rule and nesting as a window records them (ambiguous kinds left out:
-/// a window of them decides again rather than inherit a guess).
-std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request);
+/// Each marker kind's rule and nesting as a window of range records them ("ambiguous"
+/// included), with the number of the kind's first marker in the range.
+std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request, Range range);
 /// True when the trace's jobqueProfile registers marker kinds (and categories) that no
 /// event uses: no instant of a registered kind and, when the chains were read, no chain of
 /// a registered category (profiling was off while recording: every share is "untagged").

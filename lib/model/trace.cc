@@ -463,7 +463,7 @@ class TraceBuilder final : public EventSink {
     in.ts.push(e.ts_ns);
     in.lane.push(current_lane_);
     in.name.push(e.name);
-    in.arg.push(e.arg);
+    in.arg.push(stored_marker_arg(e.has_arg, e.arg));
     in.scope.push(e.scope ? e.scope : 't');
   }
 

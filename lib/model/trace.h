@@ -57,13 +57,28 @@ struct Lane {
 /// one-span lanes would hold its lanes twice over each time a vector grew.
 using Lanes = std::deque<Lane>;
 
+/// A marker's args.arg where Markers and Unit hold none: its units are named by index.
+inline constexpr int64_t kNoArg = INT64_MIN;
+/// args.arg as the instants table keeps it: 0 when absent, one up when >= 0 (INT64_MAX
+/// is kept as INT64_MAX - 1), a negative arg as it is. Absent costs no bytes.
+inline int64_t stored_marker_arg(bool has_arg, int64_t arg) {
+  if (!has_arg) return 0;
+  if (arg < 0) return arg == kNoArg ? kNoArg + 1 : arg;
+  return arg == INT64_MAX ? INT64_MAX : arg + 1;
+}
+/// The arg stored_marker_arg stored: kNoArg when the marker had none.
+inline int64_t marker_arg(int64_t stored) { return stored > 0 ? stored - 1 : stored == 0 ? kNoArg : stored; }
+
 /// Instant events (ph i/I), sorted by ts (ties keep file order).
 ///
 /// Each instant also carries what its own lane was doing around it (measured after the read,
 /// from the lane's spans, so that a model without span tables, an index's or window's, has
 /// it too): the evidence of where markers stand in their units (SPEC §2 "Units").
 struct InstantTable {
-  IntColumn ts, lane, name, arg, scope;
+  IntColumn ts, lane, name, scope;
+  /// args.arg as stored_marker_arg keeps it (marker_arg reads it): a marker without one is
+  /// told from one whose arg is 0.
+  IntColumn arg;
   /// ns from the end of the lane's last busy stretch before ts to ts (0 when ts is inside
   /// one or at its end); -1: the lane has no span before ts.
   IntColumn quiet_before;

@@ -104,7 +104,7 @@ Range marker_extent(const Trace& trace, const Markers& m, Range whole, bool acti
 
 /// The markers (sorted times ts) a unit r of a coarser kind holds, as [first, end): those
 /// in [lo, hi) when its markers start their units, (lo, hi] when they close them; the last
-/// unit of starters (ending at the extent's end) holds those at hi too.
+/// unit of starters (ending at the outer end) holds those at hi too.
 std::pair<std::size_t, std::size_t> markers_in(const std::vector<int64_t>& ts, Range r, bool start, bool last) {
   auto from = start ? std::lower_bound(ts.begin(), ts.end(), r.lo) : std::upper_bound(ts.begin(), ts.end(), r.lo);
   auto to = start && !last ? std::lower_bound(ts.begin(), ts.end(), r.hi) : std::upper_bound(ts.begin(), ts.end(), r.hi);
@@ -142,7 +142,7 @@ void vote_coarse_units(const Markers& fine, const Markers& coarse, const KindUni
   const std::vector<int64_t>& f = fine.ts;
   bool start = coarse_plan.rule.at == UnitAt::start;
   for_each_unit(coarse, coarse_plan, [&](std::size_t, std::size_t c, Range r) {
-    if (coarse_plan.rule.lane_stopped && r.hi >= coarse_plan.extent.hi) return;  // cut short: no sample
+    if (coarse_plan.rule.lane_stopped && r.hi >= coarse_plan.outer.hi) return;  // cut short: no sample
     auto [first, end] = markers_in(f, r, start, false);
     if (first == end) return;
     std::size_t last = end - 1;
@@ -209,7 +209,7 @@ UnitRule decide(const Markers& m, Range extent, bool activity, const Markers* co
 bool every_unit_holds(const Markers& coarse, const KindUnits& coarse_plan, const Markers& fine) {
   bool start = coarse_plan.rule.at == UnitAt::start, all = true;
   for_each_unit(coarse, coarse_plan, [&](std::size_t, std::size_t, Range r) {
-    auto [first, end] = markers_in(fine.ts, r, start, r.hi == coarse_plan.extent.hi);
+    auto [first, end] = markers_in(fine.ts, r, start, r.hi == coarse_plan.outer.hi);
     all = all && first != end;
   });
   return all;
@@ -318,6 +318,7 @@ KindUnits UnitPlanner::standalone(std::string_view kind, const Markers& markers)
   plan.extent = marker_extent(trace_, markers, whole_, activity);
   UnitAtRequest asked = request_.of(kind);
   const WindowRecord::KindRule* recorded = recorded_rule(trace_, kind);
+  if (recorded) plan.first_marker = recorded->first_marker;
   if (asked != UnitAtRequest::automatic) {
     plan.rule.at = asked == UnitAtRequest::start ? UnitAt::start : UnitAt::end;
   } else if (recorded) {
@@ -333,6 +334,10 @@ KindUnits UnitPlanner::standalone(std::string_view kind, const Markers& markers)
       plan.rule.lane_stopped = true;
       plan.rule.stop_ns = std::max(plan.rule.stop_ns, s.stop_ns);
     }
+  // The outer units reach the trace's ends, not the marker lane's first and last events
+  // (work on other lanes after the lane's last event is the last unit's), unless the lane
+  // stopped recording: what came after is not known to be any unit's.
+  plan.outer = {whole_.lo, plan.rule.lane_stopped ? plan.extent.hi : whole_.hi};
   return plan;
 }
 
@@ -353,17 +358,17 @@ void for_each_unit(const Markers& markers, const KindUnits& plan,
   // In a window, a closer at its start closes a unit before it, a starter at its end
   // starts one after it: neither is a unit of the window.
   if (plan.window && start)
-    while (last > first && ts[last - 1] >= plan.extent.hi && last - 1 > first) --last;
+    while (last > first && ts[last - 1] >= plan.outer.hi && last - 1 > first) --last;
   if (plan.window && !start)
-    while (first < last && ts[first] <= plan.extent.lo && first + 1 < last) ++first;
+    while (first < last && ts[first] <= plan.outer.lo && first + 1 < last) ++first;
   for (std::size_t i = first; i < last; ++i) {
     Range r{ts[i], ts[i]};
     if (start) {
-      r.hi = i + 1 < last ? ts[i + 1] : std::max(plan.extent.hi, r.lo);
+      r.hi = i + 1 < last ? ts[i + 1] : std::max(plan.outer.hi, r.lo);
       auto b = std::upper_bound(bounds.begin(), bounds.end(), ts[i]);  // a coarser unit ends it
       if (b != bounds.end() && *b < r.hi) r.hi = *b;
     } else {
-      r.lo = i > first ? ts[i - 1] : std::min(plan.extent.lo, r.hi);
+      r.lo = i > first ? ts[i - 1] : std::min(plan.outer.lo, r.hi);
       auto b = std::lower_bound(bounds.begin(), bounds.end(), ts[i]);
       if (b != bounds.begin() && *(b - 1) > r.lo) r.lo = *(b - 1);
     }
@@ -374,22 +379,25 @@ void for_each_unit(const Markers& markers, const KindUnits& plan,
 std::vector<Unit> cut_units(const Markers& markers, const KindUnits& plan) {
   std::vector<Unit> units;
   units.reserve(markers.size());
-  for_each_unit(markers, plan, [&](std::size_t i, std::size_t marker, Range r) {
-    units.push_back({static_cast<int64_t>(i), markers.arg[marker], r});
+  for_each_unit(markers, plan, [&](std::size_t, std::size_t marker, Range r) {
+    units.push_back({plan.first_marker + static_cast<int64_t>(marker), markers.arg[marker], r});
   });
   return units;
 }
 
-std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request) {
+std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, const UnitRequest& request, Range range) {
   std::vector<WindowRecord::KindRule> rules;
   if (!few_kinds(trace, kMaxKindsForNesting)) return rules;  // a kind an instant (generic traces): nothing worth recording
   std::vector<std::string> kinds = marker_kinds(trace);
   UnitPlanner planner(trace, request);
   for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& markers) {
     if (markers.ts.empty()) return;
-    UnitRule rule = planner.plan(kinds[k], markers).rule;
+    KindUnits plan = planner.plan(kinds[k], markers);
+    const UnitRule& rule = plan.rule;
+    auto before = std::lower_bound(markers.ts.begin(), markers.ts.end(), range.lo) - markers.ts.begin();
     // An ambiguous rule too: a gate refused on the source must be refused on its window.
-    rules.push_back({kinds[k], rule.at == UnitAt::end, std::string(rule.nested_in), rule.ambiguous});
+    rules.push_back({kinds[k], rule.at == UnitAt::end, std::string(rule.nested_in), rule.ambiguous,
+                     plan.first_marker + before});
   });
   return rules;
 }

@@ -24,15 +24,16 @@ ScopeRequest marker(const char* kind, int64_t first, int64_t last) {
 }
 }  // namespace
 
-TEST_CASE("units span from one marker to the next, the last to the end of the marker lane's recording") {
+TEST_CASE("units span from one marker to the next, the last to the trace's end") {
   std::vector<Unit> units = units_of(tiny(), "token", UnitAt::start);
   REQUIRE(units.size() == 2);
   CHECK(units[0].range.lo == 0);
   CHECK(units[0].range.hi == 60000);
   CHECK(units[1].arg == 1);
-  // The caller (the marker lane) records until 110 us; the worker's fifo job at 120..128
-  // is the program's, after its last unit (issue 51: units follow the marker lane).
-  CHECK(units[1].range.hi == 110000);
+  // The caller (the marker lane) records until 110 us and the worker's fifo job runs
+  // 120..128: the last unit holds it (SPEC §2 "Units": the last unit ends at the end; the
+  // caller did not stop recording, it was done).
+  CHECK(units[1].range.hi == 128000);
   CHECK(units_of(tiny(), "layer", UnitAt::start).empty());
 }
 
@@ -209,9 +210,9 @@ TEST_CASE("scopes resolve to ranges: whole, units, unit spans, times") {
   CHECK((s.range.lo == 0 && s.range.hi == 128000));
   CHECK(s.label == "whole trace");
   REQUIRE(resolve_scope(tiny(), marker("token", 1, 1), &s, &err));
-  CHECK((s.range.lo == 60000 && s.range.hi == 110000));  // the caller's last event ends at 110 us
+  CHECK((s.range.lo == 60000 && s.range.hi == 128000));  // to the trace's end
   REQUIRE(resolve_scope(tiny(), marker("token", 0, 1), &s, &err));
-  CHECK((s.range.lo == 0 && s.range.hi == 110000));
+  CHECK((s.range.lo == 0 && s.range.hi == 128000));
   ScopeRequest time;
   time.kind = ScopeRequest::Kind::time;
   time.lo_ns = 25000;
@@ -344,4 +345,41 @@ TEST_CASE("--marker KIND slowest resolves to the unit's index, in the scope's la
   CHECK(s.label == "--marker m 1 --unit-at start");
   CHECK(s.picked == "slowest");
   CHECK((s.range.lo == 200000 && s.range.hi == 600000));
+}
+
+TEST_CASE("a marker without args.arg is named by its index, never as arg 0 (issue 65)") {
+  // Steps 0..3: the first has no arg, the second says 0 (the program's label), the others
+  // 7 and 8: the kind is labelled, and only the markers that carry an arg are named by it.
+  Trace t;
+  load_string(R"({"traceEvents":[
+    {"ph":"X","pid":1,"tid":1,"name":"work","ts":0,"dur":100},
+    {"ph":"i","s":"t","pid":1,"tid":1,"name":"step","ts":0},
+    {"ph":"i","s":"t","pid":1,"tid":1,"name":"step","ts":20,"args":{"arg":0}},
+    {"ph":"i","s":"t","pid":1,"tid":1,"name":"step","ts":40,"args":{"arg":7}},
+    {"ph":"i","s":"t","pid":1,"tid":1,"name":"step","ts":60,"args":{"arg":-8}}]})",
+              &t);
+  std::vector<Unit> units = units_of(t, "step", UnitAt::start);
+  REQUIRE(units.size() == 4);
+  CHECK(units[0].arg == kNoArg);
+  CHECK(units[1].arg == 0);
+  CHECK(units[3].arg == -8);
+  bool labelled = units_have_args(units);
+  CHECK(labelled);
+  CHECK(unit_name("step", units[0], labelled) == "step 0");
+  CHECK(unit_name("step", units[1], labelled) == "step 0 (unit 1)");
+  CHECK(unit_name("step", units[2], labelled) == "step 7 (unit 2)");
+  CHECK(unit_name("step", units[3], labelled) == "step -8 (unit 3)");
+  // No marker with an arg: named by index.
+  for (auto& u : units) u.arg = kNoArg;
+  CHECK_FALSE(units_have_args(units));
+}
+
+TEST_CASE("a marker's arg is kept as given, absent told from 0, at both ends of int64") {
+  for (int64_t arg : {int64_t{0}, int64_t{1}, int64_t{-1}, INT64_MAX - 1, INT64_MIN + 1, int64_t{123456789}})
+    CHECK(marker_arg(stored_marker_arg(true, arg)) == arg);
+  CHECK(marker_arg(stored_marker_arg(false, 5)) == kNoArg);
+  CHECK(stored_marker_arg(false, 5) == 0);  // absent costs a column no bytes
+  // The two values that cannot be told from their neighbours are kept as them.
+  CHECK(marker_arg(stored_marker_arg(true, INT64_MAX)) == INT64_MAX - 1);
+  CHECK(marker_arg(stored_marker_arg(true, INT64_MIN)) == INT64_MIN + 1);
 }

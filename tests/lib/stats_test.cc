@@ -126,17 +126,17 @@ TEST_CASE("a unit's stats equal the stats of its range") {
   SpanIndex index(tiny());
   std::vector<UnitRow> rows = unit_rows(tiny(), index, "token", UnitAt::start);
   REQUIRE(rows.size() == 2);
-  // Unit 1 is [60, 110] (the caller, which holds the markers, records until 110): worker
-  // chunk 15; caller publish 6, orphan chunk 10 (the worker's fifo job at 120 is after it).
-  CHECK(rows[1].stats.busy_ns == 31000);
-  CHECK(rows[1].stats.events == 5);
-  CHECK(rows[1].stats.idle_pct == doctest::Approx(100.0 * (1 - 31.0 / 100)));
+  // Unit 1 is [60, 128] (the last to the trace's end, SPEC §2 "Units"): worker chunk 15
+  // and the fifo job at 120..128; caller publish 6, orphan chunk 10.
+  CHECK(rows[1].stats.busy_ns == 39000);
+  CHECK(rows[1].stats.events == 6);
+  CHECK(rows[1].stats.idle_pct == doctest::Approx(100.0 * (1 - 39.0 / 136)));
   RangeStats direct = stats_of(tiny(), rows[1].unit.range);
   CHECK(direct.busy_ns == rows[1].stats.busy_ns);
   CHECK(direct.events == rows[1].stats.events);
   CHECK(direct.publishes == rows[1].stats.publishes);
   CHECK(direct.idle_pct == rows[1].stats.idle_pct);
-  CHECK(rows[0].stats.busy_ns + rows[1].stats.busy_ns == 87000);
+  CHECK(rows[0].stats.busy_ns + rows[1].stats.busy_ns == 95000);
 }
 
 TEST_CASE("marker kinds: count, first and last, unit durations") {
@@ -144,8 +144,8 @@ TEST_CASE("marker kinds: count, first and last, unit durations") {
   REQUIRE(kinds.size() == 1);
   CHECK(kinds[0].count == 2);
   CHECK(kinds[0].last_ns == 60000);
-  CHECK(kinds[0].unit.p50 == 55000);  // units of 60 and 50 us (the caller records until 110)
-  CHECK(kinds[0].unit.max == 60000);
+  CHECK(kinds[0].unit.p50 == 64000);  // units of 60 and 68 us (the last to the trace's end, 128)
+  CHECK(kinds[0].unit.max == 68000);
 }
 
 TEST_CASE("generic traces: per-lane union as busy, self time without direct children") {

@@ -169,6 +169,25 @@ TEST_CASE("a marker lane that stopped recording: units end where it stopped, and
   }
 }
 
+TEST_CASE("a marker lane that records to near the end: the outer units reach the trace's ends (SPEC: start and end)") {
+  // The worker runs 0.3 units (~300 us, under the 1 ms margin of a stopped lane) past the
+  // caller's last event: that work is the last starter unit's, not nobody's.
+  Program p{true, 4, 0.5, 0, 0.2, 0.3, 0, true, 12};
+  Called c = call(p);
+  REQUIRE(verdict(c.rule, true) == "right");
+  CHECK_FALSE(c.rule.lane_stopped);
+  REQUIRE(c.units.size() == 4);
+  double trace_end_ns = (c.caller_end_us + 300) * 1000;
+  CHECK(c.units.back().range.hi == doctest::Approx(trace_end_ns).epsilon(1e-6));
+  CHECK(c.units.back().range.hi > c.caller_end_us * 1000 + 250'000);
+  // Closers: the first unit starts at the trace's start (the publish at 99 us), not at the
+  // caller's first chunk.
+  Program q{false, 4, 0.5, 0.2, 0, 0, 0, true, 13};
+  Called d = call(q);
+  REQUIRE(verdict(d.rule, false) == "right");
+  CHECK(d.units.front().range.lo == 99'000);
+}
+
 TEST_CASE("kinds nested in others: layers end at token boundaries, and the nesting is found") {
   for (bool tokens_start : {true, false})
     for (bool layers_start : {true, false}) {

@@ -91,17 +91,18 @@ done <<< "$stats_expected"
 # after the token's work, so they close their units (token 0 runs from the trace start to
 # the first marker; the last ends at the last marker, not in a stub at the trace end);
 # `layer` markers start theirs and end at token boundaries (nested: the last layer of a
-# token ends at its marker); `step` (ambiguous, taken as start) ends where the caller,
-# which holds the markers, stopped recording (issue 51). Marker times checked independently with Python
-# (json.load; the first and last marker of each kind, the trace's end).
+# token ends at its marker); the last `step` (ambiguous, taken as start) ends at the
+# trace's end (SPEC §2 "Units"; no lane stopped recording), not at the caller's last event.
+# Marker times checked independently with Python (json.load; the first and last marker of
+# each kind, the trace's end: max ts + dur, 175866.604 and 77818.461).
 # file | kind | unit_at | units | first unit: index,arg,start_us,end_us | last unit: same
 units_expected=$(cat <<'TABLE'
 decode-t12-l32-w2.trace.json.gz|token|end|12|0,0,0.000,9378.887|11,11,158620.637,175794.711
 decode-t12-l32-w2.trace.json.gz|layer|start|384|0,0,99.489,318.844|383,31,175539.944,175794.711
-decode-t12-l32-w2.trace.json.gz|step|start|13|0,-1,0.000,9378.930|12,11,175794.764,175794.764
+decode-t12-l32-w2.trace.json.gz|step|start|13|0,-1,0.000,9378.930|12,11,175794.764,175866.604
 decode-t8-l16-w2-spin0.trace.json.gz|token|end|8|0,0,0.000,13737.536|7,7,64465.283,77692.460
 decode-t8-l16-w2-spin0.trace.json.gz|layer|start|128|0,0,90.707,336.314|127,15,77322.555,77692.460
-decode-t8-l16-w2-spin0.trace.json.gz|step|start|9|0,-1,0.000,13737.576|8,7,77692.515,77692.515
+decode-t8-l16-w2-spin0.trace.json.gz|step|start|9|0,-1,0.000,13737.576|8,7,77692.515,77818.461
 TABLE
 )
 while IFS='|' read -r file kind rule count first last; do
