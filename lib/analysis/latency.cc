@@ -132,14 +132,14 @@ void LatencyAnalysis::find_groups(Range outer) {
     group_of_key_[key] = static_cast<uint32_t>(groups_.size());
     if (trace_.jobque) {
       const Category& c = trace_.categories[static_cast<std::size_t>(key)];
-      groups_.push_back({c.name, c.color, c.guessed});
+      groups_.push_back({c.name, key, c.color, c.guessed});
     } else {
       groups_.push_back({key == 0 ? std::string("(no cat)") : std::string(trace_.names.view(static_cast<uint32_t>(key - 1))),
-                         "", false});
+                         key, "", false});
     }
   }
-  groups_.push_back({std::string(kOutsideGroup), "", false});
-  groups_.push_back({std::string(kNotRecordedGroup), "", false});
+  groups_.push_back({std::string(kOutsideGroup), kOutsideGroupKey, "", false});
+  groups_.push_back({std::string(kNotRecordedGroup), kNotRecordedGroupKey, "", false});
 }
 
 void LatencyAnalysis::StageEnds::plan(const SpanTable& s, std::size_t begin, std::size_t end, const JobqueNames& names) {

@@ -35,6 +35,9 @@ bool parse_latency_class(std::string_view text, LatencyClass* c);
 /// The groups of the marker lane's time that are not a group of spans.
 inline constexpr std::string_view kOutsideGroup = "outside";
 inline constexpr std::string_view kNotRecordedGroup = "not recorded";
+/// The keys of those two (LatencyGroup::key): below every group's.
+inline constexpr int64_t kOutsideGroupKey = -1;
+inline constexpr int64_t kNotRecordedGroupKey = -2;
 
 /// An imbalance part: the marker lane waited on stage `stage` of chain `chain` while the
 /// stage's last chunk (on lane last_lane) still ran. Times in ns of the file's clock.
@@ -79,6 +82,9 @@ struct LatencyParts {
 /// then "outside" and "not recorded".
 struct LatencyGroup {
   std::string name;
+  /// The group's key: its category's index (jobque), its cat's id + 1 (generic, 0: none),
+  /// or kOutsideGroupKey / kNotRecordedGroupKey. export's grp.
+  int64_t key = 0;
   std::string color;     ///< "#RRGGBB"; empty for generic groups
   bool guessed = false;  ///< a category named by stage count (SPEC §1.4)
 };

@@ -26,24 +26,51 @@ namespace {
 sqlite_file::Record& arg_field(sqlite_file::Record& r, int64_t arg) { return arg == kNoArg ? r.null() : r.i(arg); }
 
 // Tables: one run a file; every other table's rows carry their run. jqtrace-export(1)
-// says what every column holds. spans is stored in (run, lane, ts_us, seq) order, the order
-// the model holds them in: its rows are appended to its one B-tree, which is also the index
-// of a lane's time (a table and a separate index of 5M spans took twice as long).
+// says what every column holds. Every time is an INTEGER of ns of the file's clock (exact:
+// REAL µs lost the sub-µs digits of epoch clocks); the views give µs for people. A column
+// name means one thing of one type in every table (grp: a group's id), and the relations are
+// declared (FOREIGN KEY: schema browsers show them, foreign_key_check passes). spans is
+// stored in (run, lane, ts_ns, seq) order, the order the model holds them in: its rows are
+// appended to its one B-tree, which is also the index of a lane's time (a table and a
+// separate index of 5M spans took twice as long). lanes and groups are keyed by (run, lane)
+// and (run, grp) alike: a join on them is a lookup.
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE runs(run INTEGER PRIMARY KEY, file TEXT, bytes INTEGER, attribution TEXT, truncated INTEGER,
                   jqtrace_version TEXT, unit_rules TEXT);
-CREATE TABLE lanes(run INTEGER, lane INTEGER, pid TEXT, tid TEXT, name TEXT, busy_us REAL, stopped_us REAL);
-CREATE TABLE groups(run INTEGER, grp INTEGER, name TEXT, color TEXT, guessed INTEGER, tag INTEGER);
-CREATE TABLE spans(run INTEGER, lane INTEGER, ts_us REAL, seq INTEGER, dur_us REAL, name TEXT, grp INTEGER,
-                   chain INTEGER, stage INTEGER, arg INTEGER, depth INTEGER,
-                   PRIMARY KEY(run, lane, ts_us, seq)) WITHOUT ROWID;
-CREATE TABLE chains(run INTEGER, chain INTEGER, grp INTEGER, nstages INTEGER, chunks INTEGER, publish_ts_us REAL,
-                    publish_dur_us REAL, wall_us REAL, first_claim_us REAL);
-CREATE TABLE markers(run INTEGER, kind TEXT, idx INTEGER, arg INTEGER, ts_us REAL, lane INTEGER);
-CREATE TABLE unit_rules(run INTEGER, kind TEXT, unit_at TEXT, automatic INTEGER, ambiguous INTEGER, nested_in TEXT,
-                        rule TEXT);
-CREATE TABLE units(run INTEGER, kind TEXT, idx INTEGER, arg INTEGER, start_us REAL, end_us REAL, dur_us REAL);
-CREATE TABLE latency(run INTEGER, kind TEXT, idx INTEGER, grp TEXT, class TEXT, us REAL);
+CREATE TABLE lanes(run INTEGER REFERENCES runs(run), lane INTEGER, pid TEXT, tid TEXT, name TEXT, busy_ns INTEGER,
+                   stopped_ns INTEGER, PRIMARY KEY(run, lane)) WITHOUT ROWID;
+CREATE TABLE groups(run INTEGER REFERENCES runs(run), grp INTEGER, name TEXT, color TEXT, guessed INTEGER,
+                    tag INTEGER, PRIMARY KEY(run, grp)) WITHOUT ROWID;
+CREATE TABLE spans(run INTEGER, lane INTEGER, ts_ns INTEGER, seq INTEGER, dur_ns INTEGER, end_ns INTEGER, name TEXT,
+                   grp INTEGER, chain INTEGER, stage INTEGER, arg INTEGER, depth INTEGER,
+                   PRIMARY KEY(run, lane, ts_ns, seq), FOREIGN KEY(run, lane) REFERENCES lanes(run, lane),
+                   FOREIGN KEY(run, grp) REFERENCES groups(run, grp)) WITHOUT ROWID;
+CREATE TABLE chains(run INTEGER, chain INTEGER, grp INTEGER, nstages INTEGER, chunks INTEGER, publish_ts_ns INTEGER,
+                    publish_dur_ns INTEGER, wall_ns INTEGER, first_claim_ns INTEGER,
+                    FOREIGN KEY(run, grp) REFERENCES groups(run, grp));
+CREATE TABLE markers(run INTEGER REFERENCES runs(run), kind TEXT, idx INTEGER, arg INTEGER, ts_ns INTEGER,
+                     lane INTEGER, FOREIGN KEY(run, lane) REFERENCES lanes(run, lane));
+CREATE TABLE unit_rules(run INTEGER REFERENCES runs(run), kind TEXT, unit_at TEXT, automatic INTEGER,
+                        ambiguous INTEGER, nested_in TEXT, rule TEXT);
+CREATE TABLE units(run INTEGER REFERENCES runs(run), kind TEXT, idx INTEGER, arg INTEGER, start_ns INTEGER,
+                   end_ns INTEGER, dur_ns INTEGER);
+CREATE TABLE latency(run INTEGER, kind TEXT, idx INTEGER, grp INTEGER, class TEXT, ns INTEGER,
+                     FOREIGN KEY(run, grp) REFERENCES groups(run, grp));
+CREATE VIEW span_view AS
+  SELECT s.run, s.lane, l.name AS lane_name, s.seq, s.ts_ns / 1000.0 AS ts_us, s.dur_ns / 1000.0 AS dur_us,
+         s.end_ns / 1000.0 AS end_us, s.name, s.grp, g.name AS grp_name, s.chain, s.stage, s.arg, s.depth
+  FROM spans s JOIN lanes l USING(run, lane) JOIN groups g USING(run, grp);
+CREATE VIEW chain_view AS
+  SELECT c.run, c.chain, c.grp, g.name AS grp_name, c.nstages, c.chunks, c.publish_ts_ns / 1000.0 AS publish_ts_us,
+         c.publish_dur_ns / 1000.0 AS publish_dur_us, c.wall_ns / 1000.0 AS wall_us,
+         c.first_claim_ns / 1000.0 AS first_claim_us
+  FROM chains c LEFT JOIN groups g USING(run, grp);
+CREATE VIEW unit_view AS
+  SELECT run, kind, idx, arg, start_ns / 1000.0 AS start_us, end_ns / 1000.0 AS end_us, dur_ns / 1000.0 AS dur_us
+  FROM units;
+CREATE VIEW latency_view AS
+  SELECT l.run, l.kind, l.idx, l.grp, g.name AS grp_name, l.class, l.ns / 1000.0 AS us
+  FROM latency l JOIN groups g USING(run, grp);
 )SQL";
 
 constexpr const char* kIndexes = R"SQL(
@@ -53,8 +80,6 @@ CREATE INDEX markers_by_kind ON markers(run, kind, idx);
 CREATE INDEX units_by_kind ON units(run, kind, idx);
 CREATE INDEX latency_by_unit ON latency(run, kind, idx);
 )SQL";
-
-double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 std::string sqlite_error(sqlite3* db, const char* doing) {
   return std::string(doing) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
@@ -91,7 +116,7 @@ std::string rules_text(const std::vector<std::pair<std::string, UnitRule>>& rule
 struct ChainFacts {
   int64_t pub_ts = 0, pub_dur = 0;
   int64_t wait_ts = 0, wait_dur = 0;
-  double first_worker_us = 0;
+  int64_t first_worker_ns = 0;
   uint32_t chunks = 0;
   bool published = false, waited = false, claimed = false;
 };
@@ -104,9 +129,11 @@ struct SqliteExport::Trees {
   sqlite_file::PageFile file;
   const std::map<std::string, uint32_t>& roots_;
   BTreeBuilder runs{tree("runs", BTreeBuilder::Kind::table)};
-  RowidTable lanes{tree("lanes")}, groups{tree("groups")}, chains{tree("chains")}, markers{tree("markers")},
-      unit_rules{tree("unit_rules")}, units{tree("units")}, latency{tree("latency")};
-  BTreeBuilder spans{tree("spans", BTreeBuilder::Kind::index)};  // WITHOUT ROWID: keyed by its primary key
+  RowidTable chains{tree("chains")}, markers{tree("markers")}, unit_rules{tree("unit_rules")}, units{tree("units")},
+      latency{tree("latency")};
+  // WITHOUT ROWID: keyed by their primary keys.
+  BTreeBuilder lanes{tree("lanes", BTreeBuilder::Kind::index)}, groups{tree("groups", BTreeBuilder::Kind::index)},
+      spans{tree("spans", BTreeBuilder::Kind::index)};
   BTreeBuilder spans_by_chain{tree("spans_by_chain", BTreeBuilder::Kind::index)},
       chains_by_chain{tree("chains_by_chain", BTreeBuilder::Kind::index)},
       markers_by_kind{tree("markers_by_kind", BTreeBuilder::Kind::index)},
@@ -114,7 +141,7 @@ struct SqliteExport::Trees {
       latency_by_unit{tree("latency_by_unit", BTreeBuilder::Kind::index)};
 
   std::vector<BTreeBuilder*> all() {
-    return {&runs, &lanes.tree, &groups.tree, &spans, &chains.tree, &markers.tree, &unit_rules.tree,
+    return {&runs, &lanes, &groups, &spans, &chains.tree, &markers.tree, &unit_rules.tree,
             &units.tree, &latency.tree, &spans_by_chain, &chains_by_chain, &markers_by_kind, &units_by_kind,
             &latency_by_unit};
   }
@@ -170,15 +197,20 @@ struct SqliteExport::Writer {
       std::string label = trace.lane_label(l);
       std::size_t colon = label.find(':');
       std::string pid = label.substr(0, colon), tid = label.substr(colon + 1);
-      r.i(run).i(static_cast<int64_t>(l)).t(pid).t(tid).t(trace.thread_name(l)).d(us(busy[l]));
-      stopped[l] >= 0 ? r.d(us(stopped[l])) : r.null();
-      if (!t.lanes.add(r)) return false;
+      r.i(run).i(static_cast<int64_t>(l)).t(pid).t(tid).t(trace.thread_name(l)).i(busy[l]);
+      stopped[l] >= 0 ? r.i(stopped[l]) : r.null();
+      if (!t.lanes.add_key(r.encode())) return false;
     }
     return true;
   }
 
   /// jobque: the categories (grp = its index); generic: the cats spans have (grp = cat id + 1, 0 none).
   bool groups() {
+    // The latency parts outside any group's work come first (ids below every group's).
+    for (auto [grp, name] : {std::pair{kNotRecordedGroupKey, kNotRecordedGroup}, std::pair{kOutsideGroupKey, kOutsideGroup}}) {
+      r.i(run).i(grp).t(name).null().i(0).null();
+      if (!t.groups.add_key(r.encode())) return false;
+    }
     if (trace.jobque) {
       for (std::size_t g = 0; g < trace.categories.size(); ++g) {
         const Category& c = trace.categories[g];
@@ -187,7 +219,7 @@ struct SqliteExport::Writer {
         for (const ProfileCategory& p : trace.profile.categories)
           if (p.name == c.name) tagged = &p;
         tagged ? r.i(tagged->id) : r.null();
-        if (!t.groups.add(r)) return false;
+        if (!t.groups.add_key(r.encode())) return false;
       }
       return true;
     }
@@ -199,7 +231,7 @@ struct SqliteExport::Writer {
       r.i(run).i(static_cast<int64_t>(key));
       key == 0 ? r.t("(no cat)") : r.t(trace.names.view(static_cast<uint32_t>(key - 1)));
       r.null().i(0).null();
-      if (!t.groups.add(r)) return false;
+      if (!t.groups.add_key(r.encode())) return false;
     }
     return true;
   }
@@ -220,7 +252,7 @@ struct SqliteExport::Writer {
           return false;
         }
         while (!open_ends.empty() && open_ends.back() <= ts) open_ends.pop_back();
-        r.i(run).i(static_cast<int64_t>(l)).d(us(ts)).i(static_cast<int64_t>(i)).d(us(s.dur[i]));
+        r.i(run).i(static_cast<int64_t>(l)).i(ts).i(static_cast<int64_t>(i)).i(s.dur[i]).i(end);
         r.t(trace.names.view(static_cast<uint32_t>(s.name[i])));
         r.i(trace.jobque ? s.category[i] : s.cat[i]);
         if (trace.jobque) r.i(s.chain[i]).i(s.stage[i]).i(s.arg[i]);
@@ -258,7 +290,7 @@ struct SqliteExport::Writer {
       std::tie(last_chain, last_lane, last_i) = std::tie(chain, lane, i);
       r.i(run);
       trace.jobque ? r.i(chain) : r.null();
-      return t.spans_by_chain.add_key(r.i(static_cast<int64_t>(lane)).d(us(s.ts[i])).i(static_cast<int64_t>(i)).encode(),
+      return t.spans_by_chain.add_key(r.i(static_cast<int64_t>(lane)).i(s.ts[i]).i(static_cast<int64_t>(i)).encode(),
                                       BTreeBuilder::Order::checked_by_caller);
     };
     if (!trace.jobque) {  // every chain NULL: the spans' own order
@@ -317,13 +349,12 @@ struct SqliteExport::Writer {
           ChainFacts& c = facts[s.chain[i]];
           ++c.chunks;
           if (l != caller) {
-            double t0 = us(s.ts[i]);
-            c.first_worker_us = c.claimed ? std::min(c.first_worker_us, t0) : t0;
+            c.first_worker_ns = c.claimed ? std::min(c.first_worker_ns, s.ts[i]) : s.ts[i];
             c.claimed = true;
           }
         } else if (name == names.stage_wait && l == caller) {
           ChainFacts& c = facts[s.chain[i]];
-          if (!c.waited || us(s.ts[i]) + us(s.dur[i]) > us(c.wait_ts) + us(c.wait_dur)) {
+          if (!c.waited || s.end(i) > c.wait_ts + c.wait_dur) {
             c.waited = true;
             c.wait_ts = s.ts[i];
             c.wait_dur = s.dur[i];
@@ -344,9 +375,9 @@ struct SqliteExport::Writer {
       info && info->nstages ? r.i(info->nstages) : r.null();
       r.i(c.chunks);
       if (c.published) {
-        double pub_t0 = us(c.pub_ts), pub_end = pub_t0 + us(c.pub_dur);
-        r.d(pub_t0).d(us(c.pub_dur)).d((c.waited ? us(c.wait_ts) + us(c.wait_dur) : pub_end) - pub_t0);
-        c.claimed ? r.d(c.first_worker_us - pub_end) : r.null();
+        int64_t pub_end = c.pub_ts + c.pub_dur;
+        r.i(c.pub_ts).i(c.pub_dur).i((c.waited ? c.wait_ts + c.wait_dur : pub_end) - c.pub_ts);
+        c.claimed ? r.i(c.first_worker_ns - pub_end) : r.null();
       } else {
         r.null().null().null().null();
       }
@@ -373,7 +404,7 @@ struct SqliteExport::Writer {
     for_each_kind_markers(trace, kinds, [&](std::size_t k, const Markers& m) {
       for (std::size_t i = 0; i < m.size() && ok; ++i) {
         arg_field(r.i(run).t(kinds[k]).i(static_cast<int64_t>(i)), m.arg[i]);
-        int64_t rowid = t.markers.add(r.d(us(m.ts[i])).i(m.lane[i]));
+        int64_t rowid = t.markers.add(r.i(m.ts[i]).i(m.lane[i]));
         r.i(run).t(kinds[k]).i(static_cast<int64_t>(i));
         ok = index_entry(t.markers_by_kind, rowid);
       }
@@ -407,7 +438,7 @@ struct SqliteExport::Writer {
       for (const Unit& u : cut_units(m, plan)) {
         if (!ok) return;
         arg_field(r.i(run).t(kind).i(u.index), u.arg);
-        int64_t rowid = t.units.add(r.d(us(u.range.lo)).d(us(u.range.hi)).d(us(u.range.length())));
+        int64_t rowid = t.units.add(r.i(u.range.lo).i(u.range.hi).i(u.range.length()));
         r.i(run).t(kind).i(u.index);
         ok = index_entry(t.units_by_kind, rowid);
       }
@@ -440,8 +471,8 @@ struct SqliteExport::Writer {
     for (std::size_t slot = 0; slot < p.ns.size(); ++slot) {
       if (p.ns[slot] == 0) continue;
       const LatencyGroup& g = a.groups()[slot / kLatencyClasses];
-      r.i(run).t(kind).i(u.index).t(g.name).t(latency_class_name(static_cast<LatencyClass>(slot % kLatencyClasses)));
-      int64_t rowid = t.latency.add(r.d(us(p.ns[slot])));
+      r.i(run).t(kind).i(u.index).i(g.key).t(latency_class_name(static_cast<LatencyClass>(slot % kLatencyClasses)));
+      int64_t rowid = t.latency.add(r.i(p.ns[slot]));
       r.i(run).t(kind).i(u.index);
       if (!index_entry(t.latency_by_unit, rowid)) return false;
     }

@@ -11,11 +11,11 @@ command -v sqlite3 > /dev/null || { echo "export: skipped: no sqlite3 shell (apt
 # over the whole trace or one unit (README's first query).
 busy_by_category() {
   if [ $# -eq 1 ]; then
-    sqlite3 -list -separator , "$1" "SELECT g.name, printf('%.3f', sum(s.dur_us)) FROM spans s JOIN groups g USING(run, grp)
+    sqlite3 -list -separator , "$1" "SELECT g.name, printf('%.3f', sum(s.dur_ns) / 1000.0) FROM spans s JOIN groups g USING(run, grp)
                        WHERE s.name IN ('chunk', 'publish', 'fifo_job') GROUP BY g.name ORDER BY g.name"
   else
-    sqlite3 -list -separator , "$1" "SELECT g.name, printf('%.3f', sum(min(s.ts_us + s.dur_us, u.end_us) - max(s.ts_us, u.start_us)))
-                       FROM units u JOIN spans s ON s.run = u.run AND s.ts_us <= u.end_us AND s.ts_us + s.dur_us >= u.start_us
+    sqlite3 -list -separator , "$1" "SELECT g.name, printf('%.3f', sum(min(s.end_ns, u.end_ns) - max(s.ts_ns, u.start_ns)) / 1000.0)
+                       FROM units u JOIN spans s ON s.run = u.run AND s.ts_ns <= u.end_ns AND s.end_ns >= u.start_ns
                        JOIN groups g ON g.run = s.run AND g.grp = s.grp
                        WHERE u.kind = '$2' AND u.idx = $3 AND s.name IN ('chunk', 'publish', 'fifo_job')
                        GROUP BY g.name ORDER BY g.name"
@@ -50,12 +50,14 @@ check_jobque() {  # check_jobque NAME TRACE
     [ "$(busy_by_category "$db" token 1 | LC_ALL=C sort)" = "$(stats_busy --marker token 1 "$trace")" ] ||
       fail "$name: token 1's busy per category differs from stats --marker token 1"
     [ "$(sqlite3 -list -separator , "$db" "SELECT idx, arg, printf('%.3f', start_us), printf('%.3f', end_us), printf('%.3f', dur_us)
-                             FROM units WHERE kind = 'token' ORDER BY idx")" = \
+                             FROM unit_view WHERE kind = 'token' ORDER BY idx")" = \
       "$("$jqtrace" markers -q --kind token --format csv --columns index,arg,start_us,end_us,dur_us "$trace" | tail -n +2)" ] ||
       fail "$name: the token units differ from markers --kind token"
   fi
   # gaps' chain classes (by category): the chains, the longest wall, the smallest first
-  # claim, exactly (the same doubles); the parts of every unit add up to it.
+  # claim (integer ns against the doubles of µs gaps computes as the old scripts did: to
+  # 1e-9 us); the parts of every unit add up to it, exactly; every latency row has its
+  # group; every relation holds; the clocks are integers.
   "$jqtrace" gaps -q --by category --format json "$trace" > "$tmp/gaps.json"
   python3 - "$db" "$tmp/gaps.json" << 'PY' || fail "$name: chains or latency disagree with gaps or the units"
 import json, math, sqlite3, sys
@@ -64,8 +66,8 @@ db, gaps = sqlite3.connect(sys.argv[1]), json.load(open(sys.argv[2]))
 # §1.4) is one class with it there.
 rows = {}
 for name, n, wall_max, wall_sum, claim_min in db.execute(
-        "SELECT g.name, count(*), max(wall_us), sum(wall_us), min(first_claim_us) FROM chains c JOIN groups g USING(run, grp)"
-        " WHERE publish_ts_us IS NOT NULL GROUP BY g.name"):
+        "SELECT g.name, count(*), max(wall_ns) / 1000.0, sum(wall_ns) / 1000.0, min(first_claim_ns) / 1000.0"
+        " FROM chains c JOIN groups g USING(run, grp) WHERE publish_ts_ns IS NOT NULL GROUP BY g.name"):
     key = name.rstrip("*")
     m, top, total, low = rows.get(key, (0, -math.inf, 0.0, None))
     low = claim_min if low is None else (low if claim_min is None else min(low, claim_min))
@@ -74,14 +76,20 @@ rows = {k: (n, top, total / n, low) for k, (n, top, total, low) in rows.items()}
 for c in gaps["classes"]:
     n, wall_max, wall_mean, claim_min = rows[c["name"]]
     assert n == c["n"] == c["wall_us"]["count"], (c["name"], n, c["n"])
-    assert wall_max == c["wall_us"]["max"], (c["name"], wall_max, c["wall_us"]["max"])
+    assert math.isclose(wall_max, c["wall_us"]["max"], rel_tol=1e-12, abs_tol=1e-9), (c["name"], wall_max, c["wall_us"]["max"])
     assert math.isclose(wall_mean, c["wall_us"]["mean"], rel_tol=1e-12), (c["name"], wall_mean)
     if c["first_claim_min_us"] is not None:
-        assert claim_min == c["first_claim_min_us"], (c["name"], claim_min, c["first_claim_min_us"])
+        assert math.isclose(claim_min, c["first_claim_min_us"], rel_tol=1e-12, abs_tol=1e-9), (c["name"], claim_min)
 assert len(rows) == len(gaps["classes"]), (sorted(rows), [c["name"] for c in gaps["classes"]])
-bad = db.execute("SELECT u.kind, u.idx, u.end_us - u.start_us, sum(l.us) FROM units u JOIN latency l USING(run, kind, idx)"
-                 " GROUP BY u.run, u.kind, u.idx HAVING abs(u.end_us - u.start_us - sum(l.us)) > 1e-6").fetchall()
+bad = db.execute("SELECT u.kind, u.idx, u.dur_ns, sum(l.ns) FROM units u JOIN latency l USING(run, kind, idx)"
+                 " GROUP BY u.run, u.kind, u.idx HAVING u.dur_ns != sum(l.ns)").fetchall()
 assert not bad, bad[:3]
+rows, joined = (db.execute(q).fetchone()[0] for q in (
+    "SELECT count(*) FROM latency", "SELECT count(*) FROM latency JOIN groups USING(run, grp)"))
+assert rows == joined, ("latency rows without their group", rows, joined)
+assert not db.execute("PRAGMA foreign_key_check").fetchall()
+types = db.execute("SELECT DISTINCT typeof(ts_ns) || typeof(dur_ns) || typeof(end_ns) FROM spans").fetchall()
+assert types == [("integerintegerinteger",)], types
 PY
 }
 
@@ -99,19 +107,31 @@ fi
 
 # latency's parts of a token are the latency command's.
 "$jqtrace" export -q samples/decode-small.trace.json -o "$tmp/d.sqlite"
-got=$(sqlite3 -list -separator , "$tmp/d.sqlite" "SELECT grp, class, printf('%.3f', us) FROM latency WHERE kind = 'token' AND idx = 1
-                                     ORDER BY us DESC, grp, class")
+got=$(sqlite3 -list -separator , "$tmp/d.sqlite" "SELECT grp_name, class, printf('%.3f', us) FROM latency_view
+                                     WHERE kind = 'token' AND idx = 1 ORDER BY us DESC, grp_name, class")
 want=$("$jqtrace" latency -q --marker token 1 --format csv --columns group,class,us samples/decode-small.trace.json | tail -n +2)
 [ "$got" = "$want" ] || fail "token 1's latency parts differ from latency --marker token 1: $(diff <(echo "$got") <(echo "$want") | head -4)"
 
 # A generic trace: spans by cat, instants as markers; each cat's total time is stats'.
 "$jqtrace" export -q samples/chrome-small.json -o "$tmp/c.sqlite" || fail "generic: export exit $?"
 intact "$tmp/c.sqlite"
-got=$(sqlite3 -list -separator , "$tmp/c.sqlite" "SELECT g.name, printf('%.3f', sum(s.dur_us)) FROM spans s JOIN groups g USING(run, grp)
-                                    GROUP BY g.name ORDER BY g.name")
+got=$(sqlite3 -list -separator , "$tmp/c.sqlite" "SELECT grp_name, printf('%.3f', sum(dur_us)) FROM span_view
+                                    GROUP BY grp_name ORDER BY grp_name")
 want=$("$jqtrace" stats -q --format csv --columns name,total_us samples/chrome-small.json | tail -n +2 | LC_ALL=C sort)
 [ "$got" = "$want" ] || fail "generic: total per cat differs from stats: $got / $want"
 [ "$(sqlite3 "$tmp/c.sqlite" "SELECT count(*) FROM markers")" -gt 0 ] || fail "generic: no markers"
+
+# An epoch clock: the sub-µs digits survive, to the ns (REAL µs kept ...456.75 of ...456.789).
+cat > "$tmp/epoch.json" << 'EOF2'
+{"traceEvents":[{"ph":"X","pid":1,"tid":1,"name":"a","ts":1700000000123456.789,"dur":0.001},
+{"ph":"X","pid":1,"tid":1,"name":"b","ts":1700000000123457.001,"dur":12.345},
+{"ph":"i","s":"t","pid":1,"tid":1,"name":"tick","ts":1700000000123456.999}]}
+EOF2
+"$jqtrace" export -q "$tmp/epoch.json" -o "$tmp/e.sqlite" || fail "epoch: export exit $?"
+[ "$(sqlite3 -list -separator , "$tmp/e.sqlite" "SELECT name, ts_ns, dur_ns, end_ns FROM spans ORDER BY ts_ns")" = \
+  "$(printf 'a,1700000000123456789,1,1700000000123456790\nb,1700000000123457001,12345,1700000000123469346')" ] ||
+  fail "epoch: the spans' clocks are not exact: $(sqlite3 "$tmp/e.sqlite" "SELECT name, ts_ns, dur_ns, end_ns FROM spans")"
+[ "$(sqlite3 "$tmp/e.sqlite" "SELECT ts_ns FROM markers")" = 1700000000123456999 ] || fail "epoch: the marker's clock is not exact"
 
 # A fleet: three runs in one database, each as exported alone; a share per run.
 "$jqtrace" export -q samples/decode-small.trace.json samples/legacy-small.trace.json "$tmp/g8.json" -o "$tmp/fleet.sqlite" ||
@@ -121,7 +141,7 @@ intact "$tmp/fleet.sqlite"
   "1:samples/decode-small.trace.json 2:samples/legacy-small.trace.json 3:$tmp/g8.json" ] || fail "fleet: runs table"
 [ "$(sqlite3 "$tmp/fleet.sqlite" "SELECT count(*) FROM spans WHERE run = 3")" = \
   "$(sqlite3 "$tmp/generated-8-lanes.sqlite" "SELECT count(*) FROM spans")" ] || fail "fleet: run 3 is not its file's spans"
-share=$(sqlite3 -list -separator , "$tmp/fleet.sqlite" "SELECT run, printf('%.1f', 100.0 * sum(CASE WHEN g.name = 'moe experts' THEN s.dur_us END) / sum(s.dur_us))
+share=$(sqlite3 -list -separator , "$tmp/fleet.sqlite" "SELECT run, printf('%.1f', 100.0 * sum(CASE WHEN g.name = 'moe experts' THEN s.dur_ns END) / sum(s.dur_ns))
                                           FROM spans s JOIN groups g USING(run, grp) WHERE s.name IN ('chunk', 'publish', 'fifo_job')
                                           GROUP BY run ORDER BY run" | head -1)
 [ "$share" = "1,$("$jqtrace" stats -q --format csv --columns name,share_pct samples/decode-small.trace.json |
