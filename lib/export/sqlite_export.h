@@ -5,7 +5,7 @@
 // command foresaw are a SQL query (jqtrace-export(1) documents every table and column).
 // The one place that includes SQLite.
 //
-// Times are µs of the file's clock (REAL, ns / 1000), as every output prints them.
+// Times are INTEGER ns of the file's clock (exact); views give µs, as the other outputs print them.
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -140,6 +140,82 @@ TEST_CASE("sqlite_pages: tables and indexes of every depth, payloads around the 
   }
 }
 
+/// Text lengths whose one-column records fall on and around every local-payload threshold
+/// of a page size (fileformat2 §1.6, no reserved bytes): an index key's maximum local part
+/// X, the minimum M, the K = M + (P - M) % (U - 4) that flips between K and M as the
+/// overflow pages fill, for one to three overflow pages; and a 5 MB key.
+std::vector<std::size_t> threshold_lengths(uint32_t page_size, bool index) {
+  const int64_t u = page_size;
+  const int64_t x = index ? (u - 12) * 64 / 255 - 23 : u - 35, m = (u - 12) * 32 / 255 - 23;
+  std::vector<int64_t> payloads = {x, m};
+  for (int64_t pages = 1; pages <= 3; ++pages) {
+    payloads.push_back(m + pages * (u - 4) + (x - m));  // K == X: all of K kept local
+    payloads.push_back(m + pages * (u - 4));            // K == M
+    payloads.push_back(m + pages * (u - 4) - 1);        // K one short of a full page's wrap
+  }
+  std::vector<std::size_t> lengths;
+  // A text's record is its length plus 2-5 header bytes (and a column or two of key).
+  for (int64_t p : payloads)
+    for (int64_t d = -8; d <= 3; ++d)
+      if (p + d > 0) lengths.push_back(static_cast<std::size_t>(p + d));
+  lengths.push_back(5u << 20);
+  std::sort(lengths.begin(), lengths.end());
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  return lengths;
+}
+
+TEST_CASE("sqlite_pages: index keys and rows on every local-payload threshold, up to 5 MB, pages of 512 to 64 KiB") {
+  for (uint32_t page_size : {512u, 4096u, 65536u}) {
+    CAPTURE(page_size);
+    TempFile at("");
+    Made made(at.path, page_size,
+              "CREATE TABLE t(a INTEGER, b TEXT); CREATE INDEX t_b ON t(b);"
+              "CREATE TABLE w(k TEXT, v INTEGER, PRIMARY KEY(k)) WITHOUT ROWID;");
+    auto table = made.tree("t", BTreeBuilder::Kind::table);
+    auto index = made.tree("t_b", BTreeBuilder::Kind::index);
+    auto without_rowid = made.tree("w", BTreeBuilder::Kind::index);
+    std::vector<std::size_t> lengths = threshold_lengths(page_size, true);
+    for (std::size_t n : threshold_lengths(page_size, false)) lengths.push_back(n);
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    // Texts that sort by length (a prefix of one long text): the keys rise as rows are added.
+    std::string longest = text_of(lengths.back(), 0);
+    Record r;
+    std::vector<std::string> keys;
+    for (std::size_t k = 0; k < lengths.size(); ++k) {
+      std::string_view b(longest.data(), lengths[k]);
+      REQUIRE(table->add_row(static_cast<int64_t>(k + 1), r.i(static_cast<int64_t>(k)).t(b).encode()));
+      keys.push_back(encoded(r.t(b).i(static_cast<int64_t>(k + 1))));
+      REQUIRE(without_rowid->add_key(r.t(b).i(static_cast<int64_t>(k)).encode()));
+    }
+    for (const std::string& key : keys) REQUIRE(index->add_key(key));
+    REQUIRE(table->finish());
+    REQUIRE(index->finish());
+    REQUIRE(without_rowid->finish());
+    REQUIRE(made.file.finish());
+
+    Db db(made.path);
+    CHECK(db.column("PRAGMA integrity_check") == "ok");
+    // Every key comes back whole, in order, through each tree: the index's and the WITHOUT
+    // ROWID table's overflow chains are followed, and each length is the one written.
+    std::string want;
+    for (std::size_t k = 0; k < lengths.size(); ++k) {
+      if (k) want += '|';
+      want += std::to_string(lengths[k]);
+    }
+    CHECK(db.column("SELECT length(b) FROM t INDEXED BY t_b ORDER BY b") == want);
+    CHECK(db.column("SELECT length(k) FROM w ORDER BY k") == want);
+    CHECK(db.column("SELECT length(b) FROM t NOT INDEXED ORDER BY a") == want);
+    // And every byte: each text is the same prefix of the longest (the index's copy too).
+    CHECK(db.column("SELECT count(*) FROM t INDEXED BY t_b WHERE b = substr((SELECT b FROM t WHERE a = " +
+                    std::to_string(lengths.size() - 1) + "), 1, length(b))") == std::to_string(lengths.size()));
+    CHECK(db.column("SELECT count(*) FROM w JOIN t ON w.v = t.a AND w.k = t.b") == std::to_string(lengths.size()));
+    // Lookups through interior pages find each key.
+    CHECK(db.column("SELECT count(*) FROM t AS o WHERE (SELECT count(*) FROM t INDEXED BY t_b WHERE b = o.b) = 1") ==
+          std::to_string(lengths.size()));
+  }
+}
+
 TEST_CASE("sqlite_pages: every integer width, reals, NaN, text and NULL come back as written") {
   TempFile at("");
   Made made(at.path, 4096, "CREATE TABLE v(x);");
