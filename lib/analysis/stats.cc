@@ -270,7 +270,12 @@ class StatsBuilder {
   /// every lane, every kind.
   void make_fixed_groups() {
     if (o_.by == GroupBy::category && t_.jobque)
-      for (const Category& c : t_.categories) group_stats_[add_group(c.name, c.color)].guessed = c.guessed;
+      for (std::size_t k = 0; k < t_.categories.size(); ++k) {
+        const Category& c = t_.categories[k];
+        GroupStats& g = group_stats_[add_group(c.name, c.color)];
+        g.guessed = c.guessed;
+        g.key = static_cast<int64_t>(k);
+      }
     if (o_.by == GroupBy::lane)  // made as they are summarised (make_group); room now, used as they come
       group_stats_.reserve(t_.lanes.size());
     if (o_.by == GroupBy::kind && t_.jobque)
@@ -304,7 +309,8 @@ class StatsBuilder {
   /// key of the first slice that saw it). Fixed groups were made by make_fixed_groups().
   void make_group(std::size_t g) {
     if (o_.by == GroupBy::lane) group_stats_[add_group(t_.lane_label(g), "")].lane = g;
-    else add_group(key_name(first_part_[g]->first), "");
+    else if (std::size_t made = add_group(key_name(first_part_[g]->first), ""); keyed_by_cat())
+      group_stats_[made].key = static_cast<int64_t>(first_part_[g]->first);
   }
 
   /// A keyed group's index, given in the order the keys are first asked for.

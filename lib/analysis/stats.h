@@ -36,6 +36,9 @@ struct GroupStats {
   /// By lane: the lane, an index into Trace::lanes (its ids and thread name are the
   /// trace's: as three strings here, a million lanes held 96 MB more).
   std::size_t lane = SIZE_MAX;
+  /// By category or cat: the group's key, its category's index (jobque) or its cat's id + 1
+  /// (0: no cat), export's grp; -1 otherwise.
+  int64_t key = -1;
 };
 
 /// One lane's busy time in the range. Its label and thread name are the trace's

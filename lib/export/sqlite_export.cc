@@ -54,6 +54,9 @@ CREATE TABLE unit_rules(run INTEGER REFERENCES runs(run), kind TEXT, unit_at TEX
                         ambiguous INTEGER, nested_in TEXT, rule TEXT);
 CREATE TABLE units(run INTEGER REFERENCES runs(run), kind TEXT, idx INTEGER, arg INTEGER, start_ns INTEGER,
                    end_ns INTEGER, dur_ns INTEGER);
+CREATE TABLE unit_groups(run INTEGER, kind TEXT, idx INTEGER, grp INTEGER, busy_ns INTEGER, events INTEGER,
+                         PRIMARY KEY(run, kind, idx, grp), FOREIGN KEY(run, grp) REFERENCES groups(run, grp))
+                         WITHOUT ROWID;
 CREATE TABLE latency(run INTEGER, kind TEXT, idx INTEGER, grp INTEGER, class TEXT, ns INTEGER,
                      FOREIGN KEY(run, grp) REFERENCES groups(run, grp));
 CREATE VIEW span_view AS
@@ -133,7 +136,7 @@ struct SqliteExport::Trees {
       latency{tree("latency")};
   // WITHOUT ROWID: keyed by their primary keys.
   BTreeBuilder lanes{tree("lanes", BTreeBuilder::Kind::index)}, groups{tree("groups", BTreeBuilder::Kind::index)},
-      spans{tree("spans", BTreeBuilder::Kind::index)};
+      spans{tree("spans", BTreeBuilder::Kind::index)}, unit_groups{tree("unit_groups", BTreeBuilder::Kind::index)};
   BTreeBuilder spans_by_chain{tree("spans_by_chain", BTreeBuilder::Kind::index)},
       chains_by_chain{tree("chains_by_chain", BTreeBuilder::Kind::index)},
       markers_by_kind{tree("markers_by_kind", BTreeBuilder::Kind::index)},
@@ -141,7 +144,7 @@ struct SqliteExport::Trees {
       latency_by_unit{tree("latency_by_unit", BTreeBuilder::Kind::index)};
 
   std::vector<BTreeBuilder*> all() {
-    return {&runs, &lanes, &groups, &spans, &chains.tree, &markers.tree, &unit_rules.tree,
+    return {&runs, &lanes, &groups, &spans, &unit_groups, &chains.tree, &markers.tree, &unit_rules.tree,
             &units.tree, &latency.tree, &spans_by_chain, &chains_by_chain, &markers_by_kind, &units_by_kind,
             &latency_by_unit};
   }
@@ -453,6 +456,28 @@ struct SqliteExport::Writer {
     return ok;
   }
 
+  /// Each unit's busy time and events by group, as `markers --kind` measures them (the same
+  /// code): a row for each group with either, by (kind, idx, grp).
+  bool unit_groups(const UnitRequest& unit_at) {
+    bool ok = true;
+    std::vector<const GroupStats*> with_time;
+    for_each_kind_plan(unit_at, [&](const std::string& kind, const Markers& m, const KindUnits& plan) {
+      std::vector<Unit> units = cut_units(m, plan);
+      for_each_unit_row(trace, index, units, 0, units.size(), threads, [&](const UnitRow& row) {
+        with_time.clear();
+        for (const GroupStats& g : row.stats.groups)
+          if (g.busy_ns > 0 || g.events > 0) with_time.push_back(&g);
+        std::sort(with_time.begin(), with_time.end(), [](const GroupStats* x, const GroupStats* y) { return x->key < y->key; });
+        for (const GroupStats* g : with_time) {
+          if (!ok) return;
+          r.i(run).t(kind).i(row.unit.index).i(g->key).i(g->busy_ns).i(static_cast<int64_t>(g->events));
+          ok = t.unit_groups.add_key(r.encode());
+        }
+      });
+    });
+    return ok;
+  }
+
   /// Each unit's latency parts (the units of a kind whose marker lane runs jobque work).
   bool latency(const UnitRequest& unit_at) {
     LatencyByLane analyses(trace, index);
@@ -530,7 +555,7 @@ bool SqliteExport::add_run(const Trace& trace, const ExportRun& run, unsigned th
   // Each task writes its own trees (a tree is built on one thread); the threads take them
   // longest first (the 570 MB 8-lane bench trace at -j 1: spans by chain 0.6 s, the units'
   // latency parts 0.5 (1.6M rows), spans 0.45, chains 0.17, the rest less than 0.1).
-  enum Task : std::size_t { spans_by_chain, latency, spans, chains, units, markers, lanes_and_groups, tasks };
+  enum Task : std::size_t { spans_by_chain, latency, spans, unit_groups, chains, units, markers, lanes_and_groups, tasks };
   std::string refused[tasks];
   std::vector<Writer> writers;
   for (std::size_t k = 0; k < tasks; ++k) writers.push_back({*trees_, trace, index, runs_, threads, {}, &refused[k]});
@@ -545,6 +570,7 @@ bool SqliteExport::add_run(const Trace& trace, const ExportRun& run, unsigned th
         case spans_by_chain: done[task] = w.spans_by_chain(); break;
         case latency: done[task] = w.latency(run.unit_at); break;
         case units: done[task] = w.units(run.unit_at, &rules); break;
+        case unit_groups: done[task] = w.unit_groups(run.unit_at); break;
         case chains: done[task] = w.chains(); break;
         case markers: done[task] = w.markers(); break;
         case lanes_and_groups: done[task] = w.lanes() && w.groups(); break;

@@ -54,6 +54,28 @@ check_jobque() {  # check_jobque NAME TRACE
       "$("$jqtrace" markers -q --kind token --format csv --columns index,arg,start_us,end_us,dur_us "$trace" | tail -n +2)" ] ||
       fail "$name: the token units differ from markers --kind token"
   fi
+  # unit_groups is markers --kind, unit by unit: the busy time its groups add up to, each
+  # group's share of it, and the events.
+  for kind in $("$jqtrace" markers -q --format csv --columns kind "$trace" | tail -n +2); do
+    "$jqtrace" markers -q --kind "$kind" --format json "$trace" > "$tmp/units.json"
+    python3 - "$db" "$tmp/units.json" "$kind" << 'PY' || fail "$name: unit_groups of $kind differ from markers --kind"
+import json, math, sqlite3, sys
+db, units, kind = sqlite3.connect(sys.argv[1]), json.load(open(sys.argv[2]))["units"], sys.argv[3]
+rows = {}
+for idx, name, busy, events in db.execute(
+        "SELECT idx, g.name, busy_ns, events FROM unit_groups u JOIN groups g USING(run, grp) WHERE kind = ?", (kind,)):
+    rows.setdefault(idx, {})[name] = (busy, events)
+assert len(units) == db.execute("SELECT count(*) FROM units WHERE kind = ?", (kind,)).fetchone()[0]
+for u in units:
+    got = rows.get(u["index"], {})
+    total = sum(b for b, _ in got.values())
+    assert total == round(u["busy_us"] * 1000), (kind, u["index"], total, u["busy_us"])
+    assert sum(e for _, e in got.values()) == u["events"], (kind, u["index"], u["events"])
+    for name, share in u["share_pct"].items():
+        busy = got.get(name, (0, 0))[0]
+        assert math.isclose(100.0 * busy / total if total else 0.0, share, rel_tol=1e-9, abs_tol=1e-12), (kind, u["index"], name)
+PY
+  done
   # gaps' chain classes (by category): the chains, the longest wall, the smallest first
   # claim (integer ns against the doubles of µs gaps computes as the old scripts did: to
   # 1e-9 us); the parts of every unit add up to it, exactly; every latency row has its
