@@ -530,7 +530,18 @@ class TraceHandler {
       sink_.on_profile(unread);
       return;
     }
-    sink_.on_profile(interpret_profile(profile_.take(), diags_));
+    JobqueProfile profile = interpret_profile(profile_.take(), diags_);
+    // A marker kind is an instant's name: kept as the instants' names are (cut past
+    // kMaxNameBytes, bad bytes escaped), or a kind with a long name would match none of
+    // its own markers.
+    for (ProfileMarker& m : profile.markers) m.name = as_kept_name(m.name);
+    sink_.on_profile(profile);
+  }
+
+  /// A name as intern_kept keeps it (cut, then escaped when not clean UTF-8).
+  static std::string as_kept_name(std::string_view text) {
+    std::string name = text.size() > kMaxNameBytes ? cut_name(text) : std::string(text);
+    return clean_utf8(name) ? name : with_escapes(name);
   }
 
   Source& src_;

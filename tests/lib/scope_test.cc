@@ -383,3 +383,18 @@ TEST_CASE("a marker's arg is kept as given, absent told from 0, at both ends of 
   CHECK(marker_arg(stored_marker_arg(true, INT64_MAX)) == INT64_MAX - 1);
   CHECK(marker_arg(stored_marker_arg(true, INT64_MIN)) == INT64_MIN + 1);
 }
+
+TEST_CASE("a profile's marker kind named past the 4 KiB cut keeps its markers (cut alike)") {
+  std::string kind(5000, 'K');
+  std::string json = R"({"traceEvents":[{"ph":"X","pid":1,"tid":1,"name":"w","ts":0,"dur":100})";
+  for (int i = 0; i < 3; ++i)
+    json += R"(,{"ph":"i","s":"t","pid":1,"tid":1,"name":")" + kind + R"(","ts":)" + std::to_string(10 + 30 * i) + "}";
+  json += R"(],"jobqueProfile":{"version":1,"lanes":1,"categories":[],"markers":[{"id":0,"name":")" + kind + R"("}]}})";
+  Trace t;
+  load_string(json, &t);
+  std::vector<std::string> kinds = marker_kinds(t);
+  REQUIRE(kinds.size() == 1);
+  CHECK(kinds[0].size() < kind.size());  // the cut name, as the instants have it
+  CHECK(markers_of(t, kinds[0]).size() == 3);
+  CHECK_FALSE(profile_unused(t));
+}
