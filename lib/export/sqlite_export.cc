@@ -40,7 +40,7 @@ CREATE TABLE runs(run INTEGER PRIMARY KEY, file TEXT, bytes INTEGER, attribution
 CREATE TABLE lanes(run INTEGER REFERENCES runs(run), lane INTEGER, pid TEXT, tid TEXT, name TEXT, busy_ns INTEGER,
                    stopped_ns INTEGER, PRIMARY KEY(run, lane)) WITHOUT ROWID;
 CREATE TABLE groups(run INTEGER REFERENCES runs(run), grp INTEGER, name TEXT, color TEXT, guessed INTEGER,
-                    tag INTEGER, PRIMARY KEY(run, grp)) WITHOUT ROWID;
+                    tag INTEGER, trace_busy_ns INTEGER, trace_events INTEGER, PRIMARY KEY(run, grp)) WITHOUT ROWID;
 CREATE TABLE spans(run INTEGER, lane INTEGER, ts_ns INTEGER, seq INTEGER, dur_ns INTEGER, end_ns INTEGER, name TEXT,
                    grp INTEGER, chain INTEGER, stage INTEGER, arg INTEGER, depth INTEGER,
                    PRIMARY KEY(run, lane, ts_ns, seq), FOREIGN KEY(run, lane) REFERENCES lanes(run, lane),
@@ -79,6 +79,7 @@ CREATE VIEW latency_view AS
 constexpr const char* kIndexes = R"SQL(
 CREATE INDEX spans_by_chain ON spans(run, chain);
 CREATE INDEX chains_by_chain ON chains(run, chain);
+CREATE INDEX chains_by_group ON chains(run, grp, wall_ns);
 CREATE INDEX markers_by_kind ON markers(run, kind, idx);
 CREATE INDEX units_by_kind ON units(run, kind, idx);
 CREATE INDEX latency_by_unit ON latency(run, kind, idx);
@@ -114,6 +115,12 @@ std::string rules_text(const std::vector<std::pair<std::string, UnitRule>>& rule
   return text;
 }
 
+/// A chains_by_group entry: the chain's group and wall (either may be NULL) and its rowid.
+struct GroupWallKey {
+  bool has_grp = false, has_wall = false;
+  int64_t grp = 0, wall = 0, rowid = 0;
+};
+
 /// What one chain's row needs, gathered in one pass over the spans (as gaps reads them:
 /// its last publish in lane order, the caller's stage_wait that ends last).
 struct ChainFacts {
@@ -139,13 +146,14 @@ struct SqliteExport::Trees {
       spans{tree("spans", BTreeBuilder::Kind::index)}, unit_groups{tree("unit_groups", BTreeBuilder::Kind::index)};
   BTreeBuilder spans_by_chain{tree("spans_by_chain", BTreeBuilder::Kind::index)},
       chains_by_chain{tree("chains_by_chain", BTreeBuilder::Kind::index)},
+      chains_by_group{tree("chains_by_group", BTreeBuilder::Kind::index)},
       markers_by_kind{tree("markers_by_kind", BTreeBuilder::Kind::index)},
       units_by_kind{tree("units_by_kind", BTreeBuilder::Kind::index)},
       latency_by_unit{tree("latency_by_unit", BTreeBuilder::Kind::index)};
 
   std::vector<BTreeBuilder*> all() {
     return {&runs, &lanes, &groups, &spans, &unit_groups, &chains.tree, &markers.tree, &unit_rules.tree,
-            &units.tree, &latency.tree, &spans_by_chain, &chains_by_chain, &markers_by_kind, &units_by_kind,
+            &units.tree, &latency.tree, &spans_by_chain, &chains_by_chain, &chains_by_group, &markers_by_kind, &units_by_kind,
             &latency_by_unit};
   }
   /// What went wrong in the tree that failed.
@@ -209,9 +217,22 @@ struct SqliteExport::Writer {
 
   /// jobque: the categories (grp = its index); generic: the cats spans have (grp = cat id + 1, 0 none).
   bool groups() {
+    // Each group's busy time and events over the trace, as stats prints them.
+    StatsOptions options;
+    options.by = trace.jobque ? GroupBy::category : GroupBy::cat;
+    options.distributions = false;
+    options.threads = threads;
+    RangeStats stats = compute_stats(trace, index, whole_trace(trace), options);
+    std::unordered_map<int64_t, const GroupStats*> of_key;
+    for (const GroupStats& g : stats.groups) of_key.emplace(g.key, &g);
+    auto totals = [&](int64_t key) -> Record& {
+      auto found = of_key.find(key);
+      if (found == of_key.end()) return r.i(0).i(0);
+      return r.i(found->second->busy_ns).i(static_cast<int64_t>(found->second->events));
+    };
     // The latency parts outside any group's work come first (ids below every group's).
     for (auto [grp, name] : {std::pair{kNotRecordedGroupKey, kNotRecordedGroup}, std::pair{kOutsideGroupKey, kOutsideGroup}}) {
-      r.i(run).i(grp).t(name).null().i(0).null();
+      r.i(run).i(grp).t(name).null().i(0).null().null().null();
       if (!t.groups.add_key(r.encode())) return false;
     }
     if (trace.jobque) {
@@ -222,6 +243,7 @@ struct SqliteExport::Writer {
         for (const ProfileCategory& p : trace.profile.categories)
           if (p.name == c.name) tagged = &p;
         tagged ? r.i(tagged->id) : r.null();
+        totals(static_cast<int64_t>(g));
         if (!t.groups.add_key(r.encode())) return false;
       }
       return true;
@@ -234,6 +256,7 @@ struct SqliteExport::Writer {
       r.i(run).i(static_cast<int64_t>(key));
       key == 0 ? r.t("(no cat)") : r.t(trace.names.view(static_cast<uint32_t>(key - 1)));
       r.null().i(0).null();
+      totals(static_cast<int64_t>(key));
       if (!t.groups.add_key(r.encode())) return false;
     }
     return true;
@@ -369,24 +392,40 @@ struct SqliteExport::Writer {
     ids.reserve(facts.size());
     facts.for_each([&](int64_t chain, const ChainFacts&) { ids.push_back(chain); });
     std::sort(ids.begin(), ids.end());
+    std::vector<GroupWallKey> by_group;  // chains_by_group's entries, sorted once all are written
     for (int64_t chain : ids) {
       const ChainFacts& c = *facts.find(chain);
       if (!c.published && c.chunks == 0) continue;  // only waited on: nothing of it ran here
       const ChainInfo* info = trace.chains.find(chain);
+      GroupWallKey key;
       r.i(run).i(chain);
-      info ? r.i(info->category) : r.null();
+      info ? r.i(key.grp = info->category) : r.null();
+      key.has_grp = info != nullptr;
       info && info->nstages ? r.i(info->nstages) : r.null();
       r.i(c.chunks);
       if (c.published) {
         int64_t pub_end = c.pub_ts + c.pub_dur;
-        r.i(c.pub_ts).i(c.pub_dur).i((c.waited ? c.wait_ts + c.wait_dur : pub_end) - c.pub_ts);
+        key.wall = (c.waited ? c.wait_ts + c.wait_dur : pub_end) - c.pub_ts;
+        key.has_wall = true;
+        r.i(c.pub_ts).i(c.pub_dur).i(key.wall);
         c.claimed ? r.i(c.first_worker_ns - pub_end) : r.null();
       } else {
         r.null().null().null().null();
       }
-      int64_t rowid = t.chains.add(r);
+      key.rowid = t.chains.add(r);
       r.i(run).i(chain);
-      if (!index_entry(t.chains_by_chain, rowid)) return false;
+      if (!index_entry(t.chains_by_chain, key.rowid)) return false;
+      by_group.push_back(key);
+    }
+    // (run, grp, wall_ns, rowid) in SQLite's order: NULLs first.
+    std::sort(by_group.begin(), by_group.end(), [](const GroupWallKey& x, const GroupWallKey& y) {
+      return std::tuple(x.has_grp, x.grp, x.has_wall, x.wall, x.rowid) < std::tuple(y.has_grp, y.grp, y.has_wall, y.wall, y.rowid);
+    });
+    for (const GroupWallKey& k : by_group) {
+      r.i(run);
+      k.has_grp ? r.i(k.grp) : r.null();
+      k.has_wall ? r.i(k.wall) : r.null();
+      if (!index_entry(t.chains_by_group, k.rowid)) return false;
     }
     return true;
   }

@@ -46,6 +46,8 @@ check_jobque() {  # check_jobque NAME TRACE
   intact "$db"
   [ "$(busy_by_category "$db" | LC_ALL=C sort)" = "$(stats_busy "$trace")" ] ||
     fail "$name: busy per category differs from stats: $(diff <(busy_by_category "$db" | LC_ALL=C sort) <(stats_busy "$trace") | head -4)"
+  [ "$(sqlite3 -list -separator , "$db" "SELECT name, printf('%.3f', trace_busy_ns / 1000.0) FROM groups WHERE trace_busy_ns > 0" |
+       LC_ALL=C sort)" = "$(stats_busy "$trace")" ] || fail "$name: groups.trace_busy_ns differs from stats"
   if "$jqtrace" markers -q --format csv --columns kind,count "$trace" | grep -qE '^token,([2-9]|[1-9][0-9]+)$'; then
     [ "$(busy_by_category "$db" token 1 | LC_ALL=C sort)" = "$(stats_busy --marker token 1 "$trace")" ] ||
       fail "$name: token 1's busy per category differs from stats --marker token 1"
@@ -168,6 +170,29 @@ share=$(sqlite3 -list -separator , "$tmp/fleet.sqlite" "SELECT run, printf('%.1f
                                           GROUP BY run ORDER BY run" | head -1)
 [ "$share" = "1,$("$jqtrace" stats -q --format csv --columns name,share_pct samples/decode-small.trace.json |
                   awk -F, '$1 == "moe experts" { printf "%.1f", $2 }')" ] || fail "fleet: run 1's moe experts share: $share"
+# The same from groups (README's fleet query: a lookup a run, not a scan of the spans).
+shares=$(sqlite3 -list -separator , "$tmp/fleet.sqlite" "SELECT run, printf('%.3f', 100.0 * g.trace_busy_ns / (SELECT sum(trace_busy_ns) FROM groups WHERE run = g.run))
+                                           FROM groups g WHERE g.name = 'moe experts' ORDER BY run")
+want=$(n=0; for f in samples/decode-small.trace.json samples/legacy-small.trace.json "$tmp/g8.json"; do n=$((n + 1))
+         "$jqtrace" stats -q --format json "$f" | python3 -c "import json, sys
+g = [g for g in json.load(sys.stdin)['groups'] if g['name'] == 'moe experts']
+print('$n,%.3f' % g[0]['share_pct'])"; done)
+[ "$shares" = "$want" ] || fail "fleet: the shares from groups: $shares, want $want"
+
+# The documented queries (README, jqtrace-export(1)) search their trees by key: no plan
+# scans a table that grows with the trace (their plans, as the man page shows them).
+while IFS= read -r query; do
+  plan=$(sqlite3 "$tmp/fleet.sqlite" "EXPLAIN QUERY PLAN $query" 2>&1)
+  if grep -qE 'SCAN (spans|chains|c|latency|l|unit_groups|units|markers|s)( |$)' <<< "$plan" || grep -q 'rror' <<< "$plan"; then
+    fail "a documented query scans: $query: $plan"
+  fi
+done << 'QUERIES'
+SELECT g.name, busy_ns / 1000.0 AS busy_us FROM unit_groups JOIN groups g USING(run, grp) WHERE run = 1 AND kind = 'token' AND idx = 1 ORDER BY busy_ns DESC LIMIT 3
+SELECT chain, wall_ns / 1000.0 AS wall_us, chunks FROM chains WHERE run = 1 AND grp = (SELECT grp FROM groups WHERE run = 1 AND name = 'moe experts') ORDER BY wall_ns DESC LIMIT 3
+SELECT r.file, round(100.0 * g.trace_busy_ns / (SELECT sum(trace_busy_ns) FROM groups WHERE run = g.run), 1) AS moe_pct FROM groups g JOIN runs r USING(run) WHERE g.name = 'moe experts'
+SELECT name, ts_ns, dur_ns FROM spans WHERE run = 1 AND lane = 2 AND ts_ns BETWEEN 1000000 AND 2000000
+SELECT grp_name, class, us FROM latency_view WHERE run = 1 AND kind = 'token' AND idx = (SELECT idx FROM units WHERE run = 1 AND kind = 'token' ORDER BY dur_ns DESC LIMIT 1) ORDER BY us DESC
+QUERIES
 
 # Nothing at -o unless complete: bad input (exit 3), no -o or an -o that is an input (exit
 # 2), an interrupted export; and no temporary file left beside it.
