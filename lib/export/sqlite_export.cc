@@ -36,7 +36,7 @@ sqlite_file::Record& arg_field(sqlite_file::Record& r, int64_t arg) { return arg
 // and (run, grp) alike: a join on them is a lookup.
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE runs(run INTEGER PRIMARY KEY, file TEXT, bytes INTEGER, attribution TEXT, truncated INTEGER,
-                  jqtrace_version TEXT, unit_rules TEXT);
+                  jqtrace_version TEXT, unit_rules TEXT, content_hash TEXT);
 CREATE TABLE lanes(run INTEGER REFERENCES runs(run), lane INTEGER, pid TEXT, tid TEXT, name TEXT, busy_ns INTEGER,
                    stopped_ns INTEGER, PRIMARY KEY(run, lane)) WITHOUT ROWID;
 CREATE TABLE groups(run INTEGER REFERENCES runs(run), grp INTEGER, name TEXT, color TEXT, guessed INTEGER,
@@ -190,6 +190,7 @@ struct SqliteExport::Writer {
     r.null().t(info.file).i(static_cast<int64_t>(info.bytes));
     r.t(attribution_name(trace.jobque ? trace.attribution : Attribution::none));
     r.i(trace.read.status == ReadStatus::truncated).t(info.jqtrace_version).t(rules);
+    info.content_hash ? r.t(*info.content_hash) : r.null();
     return t.runs.add_row(run, r.encode());
   }
 
@@ -641,6 +642,134 @@ bool SqliteExport::finish(std::string* error) {
     return false;
   }
   return true;
+}
+
+namespace {
+
+/// A SQLite connection closed when it goes (nullptr: it failed to open).
+struct Connection {
+  sqlite3* db = nullptr;
+  Connection(const std::string& path, int flags) {
+    if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+      sqlite3_close(db);
+      db = nullptr;
+    }
+  }
+  ~Connection() { sqlite3_close(db); }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  bool exec(const std::string& sql) { return sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK; }
+  /// Every row of a query, its columns as text ("" for NULL); false on an error.
+  bool rows(const std::string& sql, std::vector<std::vector<std::string>>* out) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return false;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+      std::vector<std::string>& row = out->emplace_back();
+      for (int c = 0; c < sqlite3_column_count(st); ++c) {
+        auto text = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
+        row.emplace_back(text ? text : "");
+      }
+    }
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE;
+  }
+};
+
+/// The schema's objects (type, name, sql) as a database holds them, in its order.
+bool schema_of(Connection& c, std::vector<std::vector<std::string>>* objects) {
+  return c.rows("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY rowid", objects);
+}
+
+}  // namespace
+
+bool SqliteExport::read_runs(const std::string& path, std::vector<std::pair<std::string, int64_t>>* hashes,
+                             std::string* error) {
+  Connection db(path, SQLITE_OPEN_READONLY);
+  Connection ours(":memory:", SQLITE_OPEN_READWRITE);
+  std::vector<std::vector<std::string>> theirs_schema, our_schema, runs;
+  if (!db.db || !schema_of(db, &theirs_schema)) {
+    *error = sqlite_error(db.db, "cannot read the database");
+    return false;
+  }
+  if (!ours.db || !ours.exec(kSchema) || !ours.exec(kIndexes) || !schema_of(ours, &our_schema)) {
+    *error = sqlite_error(ours.db, "cannot make the schema to compare");
+    return false;
+  }
+  if (theirs_schema != our_schema) {
+    *error = "its tables are not the ones this jqtrace writes (an older export, or not an export): export the "
+             "fleet again with -o";
+    return false;
+  }
+  if (!db.rows("SELECT coalesce(content_hash, ''), run FROM runs ORDER BY run", &runs)) {
+    *error = sqlite_error(db.db, "cannot read its runs");
+    return false;
+  }
+  for (const auto& row : runs) hashes->emplace_back(row[0], std::stoll(row[1]));
+  return true;
+}
+
+bool SqliteExport::append(const std::string& path, const std::string& from, std::string* error,
+                          const AppendProbe& probe) {
+  // SQLite's own INSERTs, in one transaction in its rollback journal: a failure or a kill
+  // at any point leaves the database as it was (the next open rolls a hot journal back).
+  Connection db(path, SQLITE_OPEN_READWRITE);
+  if (!db.db) {
+    *error = "cannot open the database";
+    return false;
+  }
+  std::string attach = "ATTACH DATABASE '";
+  for (char ch : from) attach += ch == '\'' ? std::string("''") : std::string(1, ch);
+  attach += "' AS added";
+  std::vector<std::vector<std::string>> tables, columns, offset, again;
+  // Another append holding the database is waited for (a minute), not failed at once.
+  sqlite3_busy_timeout(db.db, 60000);
+  if (!db.exec("PRAGMA journal_mode=DELETE") || !db.exec(attach) || !db.exec("BEGIN IMMEDIATE") ||
+      !db.rows("SELECT coalesce(max(run), 0) FROM main.runs", &offset) ||
+      !db.rows("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
+               &tables)) {
+    *error = sqlite_error(db.db, "cannot start the append");
+    db.exec("ROLLBACK");
+    return false;
+  }
+  // The duplicates were skipped before the runs were read; an append that ran meanwhile may
+  // have added one of these files: checked again under the write lock.
+  if (!db.rows("SELECT a.file, m.run FROM added.runs a JOIN main.runs m ON a.content_hash = m.content_hash", &again) ||
+      !again.empty()) {
+    *error = again.empty() ? sqlite_error(db.db, "cannot compare the runs")
+                           : again[0][0] + " is run " + again[0][1] + " already (another append added it meanwhile)";
+    db.exec("ROLLBACK");
+    return false;
+  }
+  if (probe) probe(db.db, "");
+  for (const auto& table : tables) {
+    // Every column as it is, but run: the added runs are numbered after the last one.
+    columns.clear();
+    if (!db.rows("SELECT name FROM pragma_table_info('" + table[0] + "', 'added')", &columns) || columns.empty()) {
+      *error = sqlite_error(db.db, ("cannot read the columns of " + table[0]).c_str());
+      db.exec("ROLLBACK");
+      return false;
+    }
+    std::string list, values;
+    for (const auto& column : columns) {
+      if (!list.empty()) list += ", ";
+      if (!values.empty()) values += ", ";
+      list += column[0];
+      values += column[0] == "run" ? "run + " + offset[0][0] : column[0];
+    }
+    if (!db.exec("INSERT INTO main." + table[0] + "(" + list + ") SELECT " + values + " FROM added." + table[0])) {
+      *error = sqlite_error(db.db, ("cannot add the rows of " + table[0]).c_str());
+      db.exec("ROLLBACK");
+      return false;
+    }
+    if (probe) probe(db.db, table[0]);
+  }
+  if (!db.exec("COMMIT")) {
+    *error = sqlite_error(db.db, "cannot commit the append");
+    db.exec("ROLLBACK");
+    return false;
+  }
+  return db.exec("DETACH DATABASE added") || true;
 }
 
 }  // namespace jqtrace

@@ -7,13 +7,19 @@
 //
 // Times are INTEGER ns of the file's clock (exact); views give µs, as the other outputs print them.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "scope.h"
 #include "stats.h"
 #include "trace.h"
+
+struct sqlite3;
 
 namespace jqtrace {
 
@@ -23,6 +29,8 @@ struct ExportRun {
   uint64_t bytes = 0;           ///< the file's size
   std::string jqtrace_version;
   UnitRequest unit_at;          ///< how its units are cut (auto: per kind)
+  /// The hash of the file's bytes (content_hash.h); nothing for standard input.
+  std::optional<std::string> content_hash;
 };
 
 class SqliteExport {
@@ -40,6 +48,20 @@ class SqliteExport {
   /// Writes the trees' last pages and the database's size: the file is complete (the
   /// caller puts it in place). false with a message.
   bool finish(std::string* error);
+
+  /// --append: the runs of an existing database (each one's content hash, "" when it has
+  /// none, and its number); false with a message when it cannot be read or its schema is
+  /// not the one this export writes.
+  static bool read_runs(const std::string& path, std::vector<std::pair<std::string, int64_t>>* hashes,
+                        std::string* error);
+  /// Adds every run of the database `from` (a finished export) to the database at path,
+  /// numbered after its last run, through SQLite's INSERTs in one transaction: complete or
+  /// not at all. false with a message.
+  /// A probe tests give append: called inside its transaction, once before the first table
+  /// ("") and after each table's rows are in (its name); a test kills the process there.
+  using AppendProbe = std::function<void(sqlite3*, const std::string& table)>;
+  static bool append(const std::string& path, const std::string& from, std::string* error,
+                     const AppendProbe& probe = {});
 
  private:
   SqliteExport(int fd, std::map<std::string, uint32_t> roots);
