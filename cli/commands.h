@@ -15,6 +15,7 @@ void setup_markers(CLI::App& app);
 void setup_window(CLI::App& app);
 void setup_gaps(CLI::App& app);
 void setup_latency(CLI::App& app);
+void setup_whatif(CLI::App& app);
 void setup_export(CLI::App& app);
 void setup_diff(CLI::App& app);
 void setup_phases(CLI::App& app);

@@ -106,6 +106,7 @@ int run(int argc, char** argv) {
   setup_window(app);
   setup_gaps(app);
   setup_latency(app);
+  setup_whatif(app);
   setup_diff(app);
   setup_phases(app);
   setup_timeline(app);

@@ -40,6 +40,11 @@ struct Options {
   /// time (so --scale scales the noise too); "additive", a delay of its own (0.2 to 4 ms)
   /// whatever the chunk's cost.
   std::string noise = "proportional";
+  /// Every random draw is made whatever the durations (a lane's wake-up drawn even when it
+  /// took no chunk), so that a --scale twin differs from its seed's trace only by the
+  /// change and what the runtime makes of it (whatif's validation). Off by default: the
+  /// traces tests pin keep their numbers.
+  bool fixed_stream = false;
   std::string output = "-";
 };
 
@@ -198,9 +203,11 @@ class Simulation {
     bool last = s == nstages - 1;
     for (std::size_t l = 0; l < ready.size(); ++l) {
       bool caller = static_cast<int>(l) == caller_;
+      int64_t wake = o_.fixed_stream ? uniform(10, 120) : 0;
       if (caller || (took[l] && !last)) {
         int64_t from = std::min(ready[l], stage_end);
-        w_.span(static_cast<int>(l), "stage_wait", from, stage_end - from + uniform(10, 120), s, 0, id);
+        if (!o_.fixed_stream) wake = uniform(10, 120);
+        w_.span(static_cast<int>(l), "stage_wait", from, stage_end - from + wake, s, 0, id);
         free_[l] = stage_end + 150;
       } else if (took[l]) {
         free_[l] = ready[l];
@@ -225,8 +232,9 @@ class Simulation {
     int64_t resume = t_ + pause;
     for (int w = 0; w < o_.workers; ++w) {
       int64_t parked = std::max(free_[w], t_) + uniform(50, 200) * kUs;
+      int64_t late = o_.fixed_stream ? uniform(5, 40) : 0;
       if (parked >= resume) continue;
-      int64_t woke = resume + uniform(5, 40) * kUs;
+      int64_t woke = resume + (o_.fixed_stream ? late : uniform(5, 40)) * kUs;
       w_.span(w, "wake", parked, woke - parked, 0, 1, 0);
       free_[w] = woke;
     }
@@ -316,6 +324,8 @@ int main(int argc, char** argv) {
                  "How a preempted chunk costs more: proportional (a multiple of its time; default) or additive (a "
                  "delay of its own, 0.2 to 4 ms)")
       ->check(CLI::IsMember({"proportional", "additive"}));
+  app.add_flag("--fixed-stream", o.fixed_stream,
+               "Draw every random number whatever the durations: a --scale twin differs only by the change");
   app.add_option("-o,--output", o.output, "Output file (- for stdout)");
   CLI11_PARSE(app, argc, argv);
 

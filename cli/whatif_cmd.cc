@@ -1,0 +1,149 @@
+// jqtrace whatif FILE --scale GROUP=F ...: load → replay the trace's dependency graph with
+// the changed costs (SPEC §2 "What-if") → measured and predicted durations → render.
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "commands.h"
+#include "common.h"
+#include "load.h"
+#include "scope_options.h"
+#include "suggest.h"
+#include "whatif.h"
+#include "whatif_schema.h"
+
+namespace jqtrace::cli {
+namespace {
+
+struct WhatIfCommandOptions {
+  CommonOptions common;
+  std::string unit_at = "auto";
+  std::vector<std::string> scale, publish;  ///< GROUP=F each
+  bool no_wake = false;
+  bool balance = false;
+  double work_cap = 3;
+  std::string per_unit;
+  std::string file;
+};
+
+/// GROUP=F split at its last '=' (a group's name may hold one); false with a message.
+bool parse_change(const std::string& option, const std::string& text, std::string* group, double* factor) {
+  std::size_t eq = text.rfind('=');
+  char* end = nullptr;
+  if (eq != std::string::npos && eq > 0) *factor = std::strtod(text.c_str() + eq + 1, &end);
+  if (eq == std::string::npos || eq == 0 || end == text.c_str() + eq + 1 || *end != '\0' || !std::isfinite(*factor) ||
+      *factor < 0) {
+    print_error(fmt::format("{} '{}': give GROUP=F, F a factor of at least 0 (0.5: half the work)", option, text));
+    return false;
+  }
+  *group = text.substr(0, eq);
+  return true;
+}
+
+/// The category a group's name names; false after saying which names there are.
+bool find_category(const Trace& trace, const std::string& option, const std::string& group, std::size_t* category) {
+  std::vector<std::string> names;
+  for (std::size_t c = 0; c < trace.categories.size(); ++c) {
+    if (trace.categories[c].name == group) {
+      *category = c;
+      return true;
+    }
+    names.push_back(trace.categories[c].name);
+  }
+  std::string near = closest_match(group, names);
+  print_error(fmt::format("{} '{}': no such group in this trace{}", option, group,
+                          near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
+  return false;
+}
+
+/// The changes the options ask for, and how people read them; false after saying why not.
+bool changes_of(const WhatIfCommandOptions& o, const Trace& trace, WhatIfChanges* changes, std::string* text) {
+  auto said = [&](const std::string& part) { *text += (text->empty() ? "" : ", ") + part; };
+  for (const auto& [option, list] : {std::pair{"--scale", &o.scale}, std::pair{"--publish", &o.publish}}) {
+    for (const std::string& item : *list) {
+      std::string group;
+      double factor = 1;
+      if (!parse_change(option, item, &group, &factor)) return false;
+      bool publish = list == &o.publish;
+      if (publish && group == "all") {
+        changes->all_publishes = true;
+        changes->publish_factor = factor;
+        said(fmt::format("every publish x{}", factor));
+        continue;
+      }
+      std::size_t category = 0;
+      if (!find_category(trace, option, group, &category)) return false;
+      (publish ? changes->publishes : changes->chunks).push_back({category, factor});
+      said(fmt::format("{}{} x{}", group, publish ? " publishes" : "", factor));
+    }
+  }
+  changes->no_wake = o.no_wake;
+  if (o.no_wake) said("no wake-up");
+  changes->balance = o.balance;
+  if (o.balance) said("every stage balanced");
+  changes->work_cap = o.work_cap;
+  if (text->empty()) *text = "nothing changed (the recording replayed)";
+  return true;
+}
+
+int run_whatif(const WhatIfCommandOptions& o) {
+  Trace& trace = trace_for_process();
+  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  if (!trace.jobque) {
+    print_error(fmt::format("{}: not a jobque trace: whatif replays jobque chains (publish, chunk, stage_wait) and "
+                            "this trace has none",
+                            display_name(o.file)));
+    return kUsage;
+  }
+  std::string error;
+  if (!o.per_unit.empty() && !check_marker_kind(trace, o.per_unit, &error)) {
+    print_error(error);
+    return kUsage;
+  }
+  WhatIfChanges changes;
+  result::WhatIfContext c;
+  if (!changes_of(o, trace, &changes, &c.changes)) return kUsage;
+  c.file = display_name(o.file);
+  c.work_cap = o.work_cap;
+  c.per_unit = o.per_unit;
+  c.facts = result::trace_facts(trace);
+  WhatIfResult r = what_if(trace, changes, unit_at_request(o.unit_at));
+  return write_document(result::whatif_document(r, c), o.common, "whatif");
+}
+
+}  // namespace
+
+void setup_whatif(CLI::App& app) {
+  auto opts = std::make_shared<WhatIfCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "whatif", "What a change would buy: the trace's own dependency graph replayed with changed costs");
+  add_common_options(*cmd, opts->common, result::kDocumentFormats);
+  add_unit_at_option(*cmd, opts->unit_at);
+  cmd->add_option("--scale", opts->scale, "Multiply the work of a group's chunks (repeatable): GROUP=F, 0.5 halves it")
+      ->option_text("GROUP=F")
+      ->allow_extra_args(false);
+  cmd->add_option("--publish", opts->publish, "Multiply a group's publishes (or all=F: every publish)")
+      ->option_text("GROUP=F")
+      ->allow_extra_args(false);
+  cmd->add_flag("--no-wake", opts->no_wake, "Every stage_wait ends when its stage's last chunk does (no wake-up)");
+  cmd->add_flag("--balance", opts->balance, "Every chunk of a stage lasts the stage's median (no imbalance)");
+  cmd->add_option("--work-cap", opts->work_cap,
+                  "A chunk's work is at most K x its group's median for the stage; the rest, preemption, is kept")
+      ->check(CLI::Range(1.0, 1e9))
+      ->option_text("K")
+      ->default_str("3");
+  cmd->add_option("--per-unit", opts->per_unit, "A row per unit of this marker kind, measured and predicted")
+      ->option_text("KIND");
+  add_trace_argument(*cmd, opts->file);
+  cmd->footer(
+      "Examples:\n  jqtrace whatif --scale 'ffn chain=0.5' trace.json\n"
+      "  jqtrace whatif --publish all=0 --no-wake trace.json\n"
+      "  jqtrace whatif --scale 'moe experts=0.8' --per-unit token --format csv trace.json > tokens.csv");
+  cmd->callback([opts]() {
+    if (!default_to_stdin(opts->file, "whatif")) throw CommandDone{kUsage};
+    throw CommandDone{run_whatif(*opts)};
+  });
+}
+
+}  // namespace jqtrace::cli

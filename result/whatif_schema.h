@@ -1,0 +1,22 @@
+#pragma once
+// The "jqtrace/whatif/1" schema: the trace's length and each marker kind's unit durations,
+// measured and predicted by the replay (SPEC §2 "What-if"), with the replay's own error.
+#include <string>
+
+#include "common_fields.h"
+#include "model.h"
+#include "whatif.h"
+
+namespace jqtrace::result {
+
+struct WhatIfContext {
+  std::string file;
+  std::string changes;   ///< what was changed, as people read it ("ffn chain x0.5")
+  double work_cap = 3;
+  std::string per_unit;  ///< --per-unit KIND: a row per unit of it ("" none)
+  TraceFacts facts;
+};
+
+Document whatif_document(const WhatIfResult& r, const WhatIfContext& c);
+
+}  // namespace jqtrace::result

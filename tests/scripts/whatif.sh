@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# whatif (issue 68, SPEC §2 "What-if"): the replay with no change gives back every recorded
+# time (the trace's length and every unit of every kind, on the samples and generated
+# traces: 3, 8 and 32 lanes, a full ring); on generator twins (one seed with and without a
+# group's chunks halved) it predicts each token within 5% at the median and the total
+# change within 20%; bad changes are refused with exit 2.
+source "$(dirname "$0")/lib/prelude.bash"
+gen=$2
+command -v python3 > /dev/null || { echo "whatif: skipped: no python3"; exit 77; }
+
+identity() {  # identity NAME FILE: no change, every unit of every kind as recorded
+  local kinds
+  kinds=$("$jqtrace" markers -q --format json "$2" | python3 -c 'import json, sys; print(" ".join(k["kind"] for k in json.load(sys.stdin)["kinds"]))')
+  for kind in "" $kinds; do
+    "$jqtrace" whatif -q --format json ${kind:+--per-unit "$kind"} "$2" > "$tmp/w.json" || { fail "$1: whatif exit $?"; return; }
+    python3 - "$tmp/w.json" << 'PY' || fail "$1 ${kind:-(scope)}: the replay with no change moved something"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["replay"]["identity_error_us"] == 0, d["replay"]
+assert d["scope"]["measured_us"] == d["scope"]["predicted_us"], d["scope"]
+for k in d["kinds"]:
+    for q in ("p50", "p90", "max"):
+        assert k[f"measured_{q}_us"] == k[f"predicted_{q}_us"], k
+for u in d.get("units", []):
+    assert u["measured_us"] == u["predicted_us"], u
+PY
+  done
+}
+for f in decode-small.trace.json legacy-small.trace.json ring-full.trace.json single-lane.trace.json tiny.trace.json; do
+  identity "$f" "samples/$f"
+done
+"$gen" --workers 2 --tokens 4 --layers 6 --seed 11 -o "$tmp/g3.json"
+"$gen" --workers 7 --tokens 4 --layers 6 --seed 12 -o "$tmp/g8.json"
+"$gen" --workers 31 --tokens 3 --layers 4 --seed 13 -o "$tmp/g32.json"
+"$gen" --workers 3 --tokens 6 --layers 4 --seed 14 --ring 1=300 -o "$tmp/ring.json"
+for g in g3 g8 g32 ring; do identity "generated $g" "$tmp/$g.json"; done
+if [ -d ../shared/corpus/jobque ]; then
+  for f in ../shared/corpus/jobque/*.json.gz; do identity "corpus $(basename "$f")" "$f"; done
+else
+  echo "whatif: corpus identity skipped: ../shared/corpus is absent"
+fi
+
+# Twins: ffn chain's chunks at half the cost. Per token and in total, predicted against
+# what the twin measured.
+twin=(--workers 3 --tokens 30 --layers 8 --seed 5 --noise additive --fixed-stream)
+"$gen" "${twin[@]}" -o "$tmp/a.json"
+"$gen" "${twin[@]}" --scale 3=0.5 -o "$tmp/b.json"
+"$jqtrace" whatif -q --scale 'ffn chain=0.5' --per-unit token --format json "$tmp/a.json" > "$tmp/p.json"
+"$jqtrace" whatif -q --per-unit token --format json "$tmp/b.json" > "$tmp/m.json"
+python3 - "$tmp/p.json" "$tmp/m.json" << 'PY' || fail "twins: the prediction misses the twin"
+import json, statistics, sys
+p, m = (json.load(open(f)) for f in sys.argv[1:3])
+measured = {u["idx"]: u["measured_us"] for u in m["units"]}
+errors = [abs(u["predicted_us"] - measured[u["idx"]]) / measured[u["idx"]] for u in p["units"]]
+assert len(errors) == 30, len(errors)
+assert statistics.median(errors) <= 0.05, statistics.median(errors)
+# The change itself, token by token: the predicted saving against the twin's (the
+# duration alone would hide a wrong graph behind a small change).
+base_of = {u["idx"]: u["measured_us"] for u in p["units"]}
+moved = [abs((u["predicted_us"] - base_of[u["idx"]]) - (measured[u["idx"]] - base_of[u["idx"]])) /
+         abs(measured[u["idx"]] - base_of[u["idx"]]) for u in p["units"] if measured[u["idx"]] != base_of[u["idx"]]]
+assert len(moved) >= 25 and statistics.median(moved) <= 0.1, statistics.median(moved)
+base = p["scope"]["measured_us"]
+want, got = m["scope"]["measured_us"] - base, p["scope"]["predicted_us"] - base
+assert want < 0 and abs(got - want) <= 0.2 * abs(want), (want, got)
+PY
+# A factor of 1 changes nothing; halving two groups saves more than halving one.
+"$jqtrace" whatif -q --scale 'ffn chain=1' --format json "$tmp/a.json" | python3 -c '
+import json, sys; d = json.load(sys.stdin); assert d["scope"]["measured_us"] == d["scope"]["predicted_us"]' ||
+  fail "a factor of 1 changed the replay"
+one=$("$jqtrace" whatif -q --scale 'ffn chain=0.5' --format json "$tmp/a.json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["scope"]["predicted_us"])')
+two=$("$jqtrace" whatif -q --scale 'ffn chain=0.5' --scale 'attn chain=0.5' --format json "$tmp/a.json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["scope"]["predicted_us"])')
+python3 -c "import sys; sys.exit(0 if $two < $one else 1)" || fail "two groups halved ($two us) not shorter than one ($one us)"
+
+# Refusals: exit 2 with a message.
+refused() {  # refused WHAT WANT ARGS...
+  local what=$1 want=$2
+  shift 2
+  "$jqtrace" whatif "$@" > /dev/null 2> "$tmp/err"
+  local status=$?
+  [ $status -eq 2 ] || fail "$what: exit $status, want 2"
+  grep -q "$want" "$tmp/err" || fail "$what: message: $(cat "$tmp/err")"
+}
+refused "an unknown group" "did you mean 'ffn chain'" --scale 'ffn chian=0.5' samples/decode-small.trace.json
+refused "a bad factor" "GROUP=F" --scale 'ffn chain=half' samples/decode-small.trace.json
+refused "a negative factor" "GROUP=F" --scale 'ffn chain=-1' samples/decode-small.trace.json
+refused "a generic trace" "not a jobque trace" samples/chrome-small.json
+refused "an unknown kind" "token" --per-unit tokn samples/decode-small.trace.json
+
+[ $failures -eq 0 ] && echo "whatif: ok" || exit 1
