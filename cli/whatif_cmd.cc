@@ -22,6 +22,7 @@ struct WhatIfCommandOptions {
   std::vector<std::string> scale, publish;  ///< GROUP=F each
   bool no_wake = false;
   bool balance = false;
+  bool rank = false;
   double work_cap = 3;
   std::string per_unit;
   std::string file;
@@ -61,30 +62,43 @@ bool find_category(const Trace& trace, const std::string& option, const std::str
 bool changes_of(const WhatIfCommandOptions& o, const Trace& trace, WhatIfChanges* changes, std::string* text) {
   auto said = [&](const std::string& part) { *text += (text->empty() ? "" : ", ") + part; };
   for (const auto& [option, list] : {std::pair{"--scale", &o.scale}, std::pair{"--publish", &o.publish}}) {
+    bool publish = list == &o.publish;
+    std::vector<double>& factors = publish ? changes->publish_factor : changes->chunk_factor;
     for (const std::string& item : *list) {
       std::string group;
       double factor = 1;
       if (!parse_change(option, item, &group, &factor)) return false;
-      bool publish = list == &o.publish;
       if (publish && group == "all") {
-        changes->all_publishes = true;
-        changes->publish_factor = factor;
+        factors.assign(trace.categories.size(), factor);
         said(fmt::format("every publish x{}", factor));
         continue;
       }
       std::size_t category = 0;
       if (!find_category(trace, option, group, &category)) return false;
-      (publish ? changes->publishes : changes->chunks).push_back({category, factor});
+      if (factors.size() <= category) factors.resize(category + 1, 1.0);
+      factors[category] = factor;
       said(fmt::format("{}{} x{}", group, publish ? " publishes" : "", factor));
     }
   }
-  changes->no_wake = o.no_wake;
-  if (o.no_wake) said("no wake-up");
-  changes->balance = o.balance;
-  if (o.balance) said("every stage balanced");
-  changes->work_cap = o.work_cap;
-  if (text->empty()) *text = "nothing changed (the recording replayed)";
+  if (o.no_wake) {
+    changes->wake_factor = 0;
+    said("no wake-up");
+  }
+  if (o.balance) {
+    changes->balance = 1;
+    said("every stage balanced");
+  }
+  if (text->empty()) *text = o.rank ? "each group, publish, wake-up and imbalance in turn" : "nothing changed (the recording replayed)";
   return true;
+}
+
+/// The kind whose median unit the rank measures: the first marker kind with markers.
+std::string first_unit_kind(const Trace& trace) {
+  std::vector<std::string> kinds = marker_kinds(trace);
+  std::vector<uint64_t> counts = marker_counts(trace, kinds);
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    if (counts[k] > 1) return kinds[k];
+  return "";
 }
 
 int run_whatif(const WhatIfCommandOptions& o) {
@@ -101,6 +115,10 @@ int run_whatif(const WhatIfCommandOptions& o) {
     print_error(error);
     return kUsage;
   }
+  if (o.rank && (!o.scale.empty() || !o.publish.empty() || o.no_wake || o.balance)) {
+    print_error("--rank replays each cost removed alone: give no --scale, --publish, --no-wake or --balance with it");
+    return kUsage;
+  }
   WhatIfChanges changes;
   result::WhatIfContext c;
   if (!changes_of(o, trace, &changes, &c.changes)) return kUsage;
@@ -108,7 +126,13 @@ int run_whatif(const WhatIfCommandOptions& o) {
   c.work_cap = o.work_cap;
   c.per_unit = o.per_unit;
   c.facts = result::trace_facts(trace);
-  WhatIfResult r = what_if(trace, changes, unit_at_request(o.unit_at));
+  ReplayGraph graph(trace, o.work_cap);
+  if (o.rank) {
+    std::string kind = o.per_unit.empty() ? first_unit_kind(trace) : o.per_unit;
+    WhatIfRank rank = what_if_rank(graph, unit_at_request(o.unit_at), kind, worker_threads(o.common));
+    return write_document(result::whatif_rank_document(rank, graph.anomalies(), c), o.common, "whatif");
+  }
+  WhatIfResult r = what_if(graph, changes, unit_at_request(o.unit_at));
   return write_document(result::whatif_document(r, c), o.common, "whatif");
 }
 
@@ -133,12 +157,16 @@ void setup_whatif(CLI::App& app) {
       ->check(CLI::Range(1.0, 1e9))
       ->option_text("K")
       ->default_str("3");
-  cmd->add_option("--per-unit", opts->per_unit, "A row per unit of this marker kind, measured and predicted")
+  cmd->add_flag("--rank", opts->rank,
+                "The causal profile: the saving if each group (and publish, wake-up, imbalance) cost 25, 50, 100% less");
+  cmd->add_option("--per-unit", opts->per_unit,
+                  "A row per unit of this marker kind, measured and predicted (--rank: the kind whose median unit it measures)")
       ->option_text("KIND");
   add_trace_argument(*cmd, opts->file);
   cmd->footer(
       "Examples:\n  jqtrace whatif --scale 'ffn chain=0.5' trace.json\n"
       "  jqtrace whatif --publish all=0 --no-wake trace.json\n"
+      "  jqtrace whatif --rank trace.json\n"
       "  jqtrace whatif --scale 'moe experts=0.8' --per-unit token --format csv trace.json > tokens.csv");
   cmd->callback([opts]() {
     if (!default_to_stdin(opts->file, "whatif")) throw CommandDone{kUsage};

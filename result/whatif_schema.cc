@@ -38,8 +38,8 @@ Table kinds_table(const WhatIfResult& r) {
     std::vector<int64_t> was = sorted_durations(k.measured), will = sorted_durations(k.predicted);
     Row row{k.kind, static_cast<int64_t>(was.size())};
     for (int q : {50, 90, 100}) {
-      double a = q == 100 ? static_cast<double>(was.back()) : percentile(was, q, QuantileMethod::inclusive);
-      double b = q == 100 ? static_cast<double>(will.back()) : percentile(will, q, QuantileMethod::inclusive);
+      double a = q == 100 ? static_cast<double>(was.back()) : summary_percentile(was, q, QuantileMethod::inclusive);
+      double b = q == 100 ? static_cast<double>(will.back()) : summary_percentile(will, q, QuantileMethod::inclusive);
       row.insert(row.end(), {a, b, change_pct(static_cast<int64_t>(a), static_cast<int64_t>(b))});
     }
     std::size_t slowest = 0;
@@ -85,7 +85,85 @@ std::string anomalies_text(const ReplayAnomalies& a) {
   return text;
 }
 
+void add_anomaly_fields(Document& doc, const ReplayAnomalies& a) {
+  doc.add(Field("early_chunks", Kind::integer, static_cast<int64_t>(a.early_chunks)).in("replay"));
+  doc.add(Field("claimed_during_publish", Kind::integer, static_cast<int64_t>(a.claimed_during_publish)).in("replay"));
+  doc.add(Field("nested", Kind::integer, static_cast<int64_t>(a.nested)).in("replay"));
+  doc.add(Field("cycles", Kind::integer, static_cast<int64_t>(a.cycles)).in("replay"));
+  doc.add(Field("republished_chains", Kind::integer, static_cast<int64_t>(a.republished_chains)).in("replay"));
+}
+
+double share_pct(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+/// For people: a row per group, its savings at 25, 50 and 100% side by side.
+Table rank_pivot(const WhatIfRank& rank) {
+  Table t("rank_by_group", "predicted saving if it cost less (largest first)");
+  t.in_json = false;
+  t.add_column(Column("group", Kind::text));
+  for (int s : {25, 50, 100})
+    t.add_column(Column(fmt::format("saving_{}", s), Kind::percent).titled(fmt::format("-{}%: trace", s)));
+  if (!rank.unit_kind.empty())
+    for (int s : {25, 50, 100})
+      t.add_column(Column(fmt::format("unit_saving_{}", s), Kind::percent)
+                       .titled(fmt::format("-{}%: median {}", s, rank.unit_kind))
+                       .rank(2));
+  std::vector<std::string> order;  // groups by their first (largest) row
+  for (const RankRow& r : rank.rows)
+    if (std::find(order.begin(), order.end(), r.group) == order.end()) order.push_back(r.group);
+  for (const std::string& group : order) {
+    Row row{group};
+    std::vector<Value> units;
+    for (int s : {25, 50, 100})
+      for (const RankRow& r : rank.rows)
+        if (r.group == group && r.speedup_pct == s) {
+          row.emplace_back(share_pct(r.saving_ns, rank.measured_ns));
+          units.emplace_back(share_pct(r.unit_saving_ns, rank.unit_median_ns));
+        }
+    if (!rank.unit_kind.empty()) row.insert(row.end(), units.begin(), units.end());
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 }  // namespace
+
+Document whatif_rank_document(const WhatIfRank& rank, const ReplayAnomalies& anomalies, const WhatIfContext& c) {
+  Document doc;
+  doc.schema = "jqtrace/whatif/1";
+  doc.heading = fmt::format("{}: what each cost would buy, removed by 25, 50 and 100% (work capped at {}x its "
+                            "group's stage median; {})",
+                            c.file, c.work_cap, trace_facts_text(c.facts));
+  doc.add(Field("file", Kind::text, c.file));
+  doc.add(Field("work_cap", Kind::ratio, c.work_cap));
+  doc.add(Field("measured_us", Kind::us, rank.measured_ns).labelled("trace").in("scope"));
+  doc.add(Field("unit_kind", Kind::text, rank.unit_kind.empty() ? Value() : Value(rank.unit_kind)));
+  doc.add(Field("unit_median_us", Kind::us, rank.unit_median_ns).labelled(rank.unit_kind.empty() ? "" : "median " + rank.unit_kind));
+  add_anomaly_fields(doc, anomalies);
+  add_trace_fact_fields(doc, c.facts);
+  Table rows("rank");
+  rows.in_text = false;
+  rows.add_column(Column("group", Kind::text));
+  rows.add_column(Column("speedup_pct", Kind::integer));
+  rows.add_column(Column("saving_us", Kind::us));
+  rows.add_column(Column("saving_pct", Kind::percent));
+  rows.add_column(Column("unit_saving_us", Kind::us));
+  rows.add_column(Column("unit_saving_pct", Kind::percent));
+  for (const RankRow& r : rank.rows)
+    rows.rows.push_back({r.group, static_cast<int64_t>(r.speedup_pct), r.saving_ns, share_pct(r.saving_ns, rank.measured_ns),
+                         rank.unit_kind.empty() ? Value() : Value(r.unit_saving_ns),
+                         rank.unit_kind.empty() ? Value() : Value(share_pct(r.unit_saving_ns, rank.unit_median_ns))});
+  doc.add(std::move(rows));
+  Table pivot = rank_pivot(rank);
+  std::string text = anomalies_text(anomalies);
+  pivot.note = text.empty() ? "the replay explains every recorded span"
+                            : "where the graph could not explain the recording: " + text;
+  doc.add(std::move(pivot));
+  doc.delimited_table = 0;
+  add_stopped_lanes(doc, c.facts);
+  return doc;
+}
 
 Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
   Document doc;
@@ -101,12 +179,7 @@ Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
   // The replay's own error: with no change it must give back every recorded time.
   doc.add(Field("identity_error_us", Kind::us, r.identity_error_ns).labelled("replay error (no change)").in("replay"));
   doc.add(Field("spans", Kind::integer, static_cast<int64_t>(r.spans)).labelled("spans replayed").in("replay"));
-  doc.add(Field("early_chunks", Kind::integer, static_cast<int64_t>(r.anomalies.early_chunks)).in("replay"));
-  doc.add(Field("claimed_during_publish", Kind::integer, static_cast<int64_t>(r.anomalies.claimed_during_publish))
-              .in("replay"));
-  doc.add(Field("nested", Kind::integer, static_cast<int64_t>(r.anomalies.nested)).in("replay"));
-  doc.add(Field("cycles", Kind::integer, static_cast<int64_t>(r.anomalies.cycles)).in("replay"));
-  doc.add(Field("republished_chains", Kind::integer, static_cast<int64_t>(r.anomalies.republished_chains)).in("replay"));
+  add_anomaly_fields(doc, r.anomalies);
   add_trace_fact_fields(doc, c.facts);
   Table kinds = kinds_table(r);
   std::string anomalies = anomalies_text(r.anomalies);

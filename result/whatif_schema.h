@@ -18,5 +18,7 @@ struct WhatIfContext {
 };
 
 Document whatif_document(const WhatIfResult& r, const WhatIfContext& c);
+/// --rank: a row per (group, speedup), largest saving first.
+Document whatif_rank_document(const WhatIfRank& rank, const ReplayAnomalies& anomalies, const WhatIfContext& c);
 
 }  // namespace jqtrace::result

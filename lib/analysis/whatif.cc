@@ -2,14 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <tuple>
 #include <unordered_map>
 
 #include "jobque.h"
+#include "flat_map.h"
+#include "parallel.h"
+#include "quantile.h"
 
 namespace jqtrace {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
+
+enum class SpanKind : uint8_t { other, chunk, publish, stage_wait, wake, stage };
+enum NodeFlags : uint8_t {
+  kByReady = 1,       ///< the binding predecessor is the readiness (else the lane's previous span)
+  kReadyAtStart = 2,  ///< the readiness is the publish's start (a chunk claimed while it ran)
+  kNested = 4,        ///< started inside its lane's previous span: keeps its offset from its start
+};
 
 /// A (chain, stage) or (category, stage) pair as one hash key.
 struct PairHash {
@@ -21,395 +35,577 @@ struct PairHash {
 template <typename V>
 using PairMap = std::unordered_map<std::pair<int64_t, int64_t>, V, PairHash>;
 
-int64_t median_of(std::vector<int64_t> v) {
+int64_t median_of(std::vector<int64_t>& v) {
   if (v.empty()) return 0;
   auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
   return *mid;
 }
 
+int64_t scaled(int64_t ns, double factor) { return static_cast<int64_t>(std::llround(static_cast<double>(ns) * factor)); }
+
 }  // namespace
 
-/// Builds the graph and replays it: one node a span, one a stage (its completion), each
-/// computed once its predecessors are (a depth-first walk: the recording's order is not a
-/// safe order, since a stage_wait's end waits on chunks that start after it).
-class Replay::Builder {
+/// What a replay reads of a node (40 bytes). The gap after its binding predecessor is not
+/// kept: the recorded times give it.
+struct ReplayGraph::Slot {
+  int64_t ts = 0, dur = 0;    ///< recorded (a stage: ts its recorded completion, dur 0)
+  uint32_t pred = kNone;      ///< the lane's latest-ending non-wake span before it
+  uint32_t ready = kNone;     ///< chunk: its publish or previous stage; stage_wait: its stage
+  uint32_t stage = kNone;     ///< chunk, stage: the stage's index (balance, its chunks)
+  uint32_t cap = kNone;       ///< chunk, publish: its (group, stage)'s work cap in caps_
+  uint32_t category = 0;
+  SpanKind kind = SpanKind::other;
+  uint8_t flags = 0;
+  int64_t recorded_end() const { return ts + dur; }
+};
+
+/// Builds the graph in span ids (a span's id: its lane's offset plus its index there),
+/// then lays its nodes out in replay order.
+class ReplayGraph::Builder {
  public:
-  Builder(const Trace& trace, const WhatIfChanges& changes, Replay* out)
-      : t_(trace), changes_(changes), r_(*out), names_(JobqueNames::found(trace.names)) {}
+  Builder(ReplayGraph& g, double work_cap) : g_(g), work_cap_(work_cap), names_(JobqueNames::found(g.trace_.names)) {}
 
   void run() {
     index_spans();
-    link_chains();
-    change_durations();
-    walk();
-    measure_end();
+    link_stages();
+    bind();
+    cap_work();
+    lay_out(order());
   }
 
  private:
-  const Trace& t_;
-  const WhatIfChanges& changes_;
-  Replay& r_;
+  ReplayGraph& g_;
+  double work_cap_;
   JobqueNames names_;
-  std::size_t spans_ = 0;
-  std::vector<std::size_t> lane_of_;  ///< per span (global id): its lane
-  std::vector<uint32_t> pred_;        ///< per span: its lane predecessor (global id) or kNone
-  std::vector<uint32_t> ready_;       ///< per chunk: its publish (span id) or stage node (spans_ + n); stage_wait: its stage node
-  std::vector<int64_t> dur_;          ///< per span: its replayed duration
-  // Stage nodes: the chunks of (chain, stage), their recorded completion.
-  PairMap<uint32_t> stage_ids_;
-  std::vector<std::pair<int64_t, int64_t>> stage_keys_;
-  std::vector<std::vector<uint32_t>> stage_chunks_;
-  std::vector<int64_t> stage_recorded_, stage_replayed_;
-  std::unordered_map<int64_t, std::vector<uint32_t>> publishes_;  ///< chain -> its publish spans, in time order
-  std::vector<uint8_t> state_;  ///< per node: 0 not reached, 1 on the walk's stack, 2 replayed
+  std::vector<uint32_t> lane_of_;  ///< per span id
+  std::vector<Slot> nodes_;        ///< per span id, then per stage (spans_ + s); indices in ids
+  /// Stage ids: (chain, stage) packed into one key where it fits (chain * 256 + stage, all
+  /// but hostile traces), else through the pair map.
+  FlatMap<uint32_t> packed_stage_ids_;
+  PairMap<uint32_t> other_stage_ids_;
+  std::size_t stages_ = 0;
+  std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage id: its chunks' ids (CSR)
+  std::vector<int64_t> stage_recorded_;
+  /// Every publish's id, by chain and then time; a chain's are at publish_runs_[chain].
+  std::vector<uint32_t> publishes_;
+  struct Run {
+    uint32_t begin = 0, count = 0;
+  };
+  FlatMap<Run> publish_runs_;
 
-  int64_t ts(uint32_t g) const { return t_.lanes[lane_of_[g]].spans.ts[g - r_.offset_[lane_of_[g]]]; }
-  int64_t recorded_dur(uint32_t g) const { return t_.lanes[lane_of_[g]].spans.dur[g - r_.offset_[lane_of_[g]]]; }
-  int64_t recorded_end(uint32_t g) const { return ts(g) + recorded_dur(g); }
-  int64_t field(uint32_t g, const IntColumn SpanTable::*column) const {
-    return (t_.lanes[lane_of_[g]].spans.*column)[g - r_.offset_[lane_of_[g]]];
-  }
-  int64_t name(uint32_t g) const { return field(g, &SpanTable::name); }
-  bool is_stage(uint32_t node) const { return node >= spans_; }
-  int64_t node_recorded_end(uint32_t node) const {
-    return is_stage(node) ? stage_recorded_[node - spans_] : recorded_end(node);
-  }
-  int64_t node_replayed_end(uint32_t node) {
-    if (state_[node] != 2) {  // a cycle: read at its recorded time
-      ++r_.anomalies_.cycles;
-      return node_recorded_end(node);
-    }
-    return is_stage(node) ? stage_replayed_[node - spans_] : r_.end_[node];
+  const SpanTable& table(uint32_t g) const { return g_.trace_.lanes[lane_of_[g]].spans; }
+  std::size_t local(uint32_t g) const { return g - g_.offset_[lane_of_[g]]; }
+  int64_t chain(uint32_t g) const { return table(g).chain[local(g)]; }
+  int64_t stage(uint32_t g) const { return table(g).stage[local(g)]; }
+  bool is_stage(uint32_t id) const { return id >= g_.spans_; }
+  int64_t recorded_end(uint32_t id) const {
+    return is_stage(id) ? stage_recorded_[id - g_.spans_] : nodes_[id].recorded_end();
   }
 
-  uint32_t stage_node(int64_t chain, int64_t stage) {
-    auto [it, added] = stage_ids_.try_emplace({chain, stage}, static_cast<uint32_t>(stage_keys_.size()));
-    if (added) {
-      stage_keys_.emplace_back(chain, stage);
-      stage_chunks_.emplace_back();
-      stage_recorded_.push_back(INT64_MIN);
-    }
-    return it->second;
+  SpanKind kind_of(int64_t name) const {
+    if (name == names_.chunk) return SpanKind::chunk;
+    if (name == names_.publish) return SpanKind::publish;
+    if (name == names_.stage_wait) return SpanKind::stage_wait;
+    if (name == names_.wake) return SpanKind::wake;
+    return SpanKind::other;
   }
 
-  /// Lane order, each span's lane predecessor (the latest-ending non-wake span before it)
-  /// and the frontier instants read.
+  /// Lanes, kinds, categories, each span's lane predecessor and the frontier instants read.
   void index_spans() {
-    r_.offset_.assign(t_.lanes.size() + 1, 0);
-    for (std::size_t l = 0; l < t_.lanes.size(); ++l) r_.offset_[l + 1] = r_.offset_[l] + t_.lanes[l].spans.size();
-    spans_ = r_.offset_.back();
-    lane_of_.resize(spans_);
-    pred_.assign(spans_, kNone);
-    r_.frontier_.assign(spans_, kNone);
-    for (std::size_t l = 0; l < t_.lanes.size(); ++l) {
-      const SpanTable& s = t_.lanes[l].spans;
+    const Trace& t = g_.trace_;
+    g_.offset_.assign(t.lanes.size() + 1, 0);
+    for (std::size_t l = 0; l < t.lanes.size(); ++l) g_.offset_[l + 1] = g_.offset_[l] + t.lanes[l].spans.size();
+    g_.spans_ = g_.offset_.back();
+    lane_of_.resize(g_.spans_);
+    nodes_.resize(g_.spans_);
+    g_.frontier_.assign(g_.spans_, kNone);
+    g_.last_work_end_ = INT64_MIN;
+    for (std::size_t l = 0; l < t.lanes.size(); ++l) {
+      const SpanTable& s = t.lanes[l].spans;
       uint32_t frontier = kNone;  // lane-local
       int64_t frontier_end = INT64_MIN;
       for (std::size_t i = 0; i < s.size(); ++i) {
-        auto g = static_cast<uint32_t>(r_.offset_[l] + i);
-        lane_of_[g] = l;
-        if (frontier != kNone) pred_[g] = static_cast<uint32_t>(r_.offset_[l] + frontier);
-        if (s.name[i] != names_.wake && s.end(i) >= frontier_end) {
+        auto g = static_cast<uint32_t>(g_.offset_[l] + i);
+        lane_of_[g] = static_cast<uint32_t>(l);
+        Slot& n = nodes_[g];
+        n.ts = s.ts[i];
+        n.dur = s.dur[i];
+        n.kind = kind_of(s.name[i]);
+        n.category = s.category.empty() ? 0 : static_cast<uint32_t>(s.category[i]);
+        if (frontier != kNone) n.pred = static_cast<uint32_t>(g_.offset_[l] + frontier);
+        if (n.kind != SpanKind::wake && s.end(i) >= frontier_end) {
           frontier = static_cast<uint32_t>(i);
           frontier_end = s.end(i);
+          g_.last_work_end_ = std::max(g_.last_work_end_, frontier_end);
         }
-        r_.frontier_[g] = frontier;
+        g_.frontier_[g] = frontier;
+        if (n.kind == SpanKind::publish) {
+          publishes_.push_back(g);
+          g_.has_publishes_ = true;
+        }
       }
     }
   }
 
-  /// Each chunk's readiness and each stage's chunks; each stage_wait's stage.
-  void link_chains() {
-    ready_.assign(spans_, kNone);
-    for (uint32_t g = 0; g < spans_; ++g)
-      if (name(g) == names_.publish) publishes_[field(g, &SpanTable::chain)].push_back(g);
-    for (auto& [chain, list] : publishes_) {
-      std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return ts(a) < ts(b); });
-      if (list.size() > 1) ++r_.anomalies_.republished_chains;
+  static bool packable(int64_t c, int64_t s) { return s >= 0 && s < 256 && c > -(int64_t{1} << 54) && c < (int64_t{1} << 54); }
+
+  /// The id of (chain, stage), made on first use when `make`; kNone when there is none.
+  uint32_t stage_id(int64_t c, int64_t s, bool make) {
+    if (packable(c, s)) {
+      int64_t key = c * 256 + s;
+      if (const uint32_t* id = packed_stage_ids_.find(key)) return *id;
+      if (!make) return kNone;
+      return packed_stage_ids_[key] = static_cast<uint32_t>(stages_++);
     }
-    for (uint32_t g = 0; g < spans_; ++g) {
-      int64_t n = name(g);
-      if (n != names_.chunk && n != names_.stage_wait) continue;
-      uint32_t stage = stage_node(field(g, &SpanTable::chain), field(g, &SpanTable::stage));
-      if (n == names_.stage_wait) {
-        ready_[g] = static_cast<uint32_t>(spans_) + stage;
-        continue;
-      }
-      stage_chunks_[stage].push_back(g);
-      stage_recorded_[stage] = std::max(stage_recorded_[stage], recorded_end(g));
-    }
-    for (uint32_t g = 0; g < spans_; ++g)
-      if (name(g) == names_.chunk) ready_[g] = readiness(g);
-    stage_replayed_ = stage_recorded_;
+    auto it = other_stage_ids_.find({c, s});
+    if (it != other_stage_ids_.end()) return it->second;
+    if (!make) return kNone;
+    return other_stage_ids_[{c, s}] = static_cast<uint32_t>(stages_++);
   }
+
+  /// Each stage's chunks, completion and median; each chunk's and stage_wait's stage; each
+  /// chain's publishes in time order.
+  void link_stages() {
+    {  // by chain, then time: sorted as (chain, ts, id) triples, read once each
+      std::vector<std::tuple<int64_t, int64_t, uint32_t>> keyed;
+      keyed.reserve(publishes_.size());
+      for (uint32_t p : publishes_) keyed.emplace_back(chain(p), nodes_[p].ts, p);
+      std::sort(keyed.begin(), keyed.end());
+      for (std::size_t k = 0; k < keyed.size(); ++k) publishes_[k] = std::get<2>(keyed[k]);
+    }
+    for (std::size_t k = 0; k < publishes_.size(); ++k) {
+      Run& run = publish_runs_[chain(publishes_[k])];
+      if (run.count++ == 0) run.begin = static_cast<uint32_t>(k);
+      else if (run.count == 2) ++g_.anomalies_.republished_chains;
+    }
+    std::vector<uint32_t> counts;
+    for (uint32_t g = 0; g < g_.spans_; ++g) {
+      Slot& n = nodes_[g];
+      if (n.kind != SpanKind::chunk && n.kind != SpanKind::stage_wait) continue;
+      n.stage = stage_id(chain(g), stage(g), true);
+      if (counts.size() < stages_) counts.resize(stages_, 0);
+      if (n.kind == SpanKind::stage_wait) g_.has_waits_ = true;
+      else ++counts[n.stage];
+    }
+    counts.resize(stages_, 0);
+    stage_begin_.assign(stages_ + 1, 0);
+    for (std::size_t s = 0; s < stages_; ++s) stage_begin_[s + 1] = stage_begin_[s] + counts[s];
+    stage_chunks_.resize(stage_begin_.back());
+    for (uint32_t g = 0; g < g_.spans_; ++g)
+      if (nodes_[g].kind == SpanKind::chunk) stage_chunks_[stage_begin_[nodes_[g].stage + 1] - counts[nodes_[g].stage]--] = g;
+    stage_recorded_.assign(stages_, INT64_MIN);
+    g_.stage_median_.assign(stages_, 0);
+    std::vector<int64_t> durations;
+    for (std::size_t s = 0; s < stages_; ++s) {
+      durations.clear();
+      for (uint32_t k = stage_begin_[s]; k < stage_begin_[s + 1]; ++k) {
+        const Slot& c = nodes_[stage_chunks_[k]];
+        stage_recorded_[s] = std::max(stage_recorded_[s], c.recorded_end());
+        durations.push_back(c.dur);
+      }
+      g_.stage_median_[s] = median_of(durations);
+    }
+    for (uint32_t g = 0; g < g_.spans_; ++g) {
+      Slot& n = nodes_[g];
+      if (n.kind == SpanKind::stage_wait) {
+        if (has_chunks(n.stage)) n.ready = static_cast<uint32_t>(g_.spans_) + n.stage;
+      } else if (n.kind == SpanKind::chunk) {
+        n.ready = readiness(g);
+      }
+    }
+  }
+
+  bool has_chunks(uint32_t s) const { return stage_begin_[s + 1] > stage_begin_[s]; }
 
   /// A chunk's readiness: its chain's latest publish before it (stage 0), or its previous
-  /// stage's completion; kNone when that was not recorded.
-  uint32_t readiness(uint32_t g) const {
-    int64_t chain = field(g, &SpanTable::chain), stage = field(g, &SpanTable::stage);
-    if (stage == 0) {
-      auto it = publishes_.find(chain);
-      if (it == publishes_.end()) return kNone;
-      auto after = std::upper_bound(it->second.begin(), it->second.end(), ts(g),
-                                    [&](int64_t at, uint32_t p) { return at < ts(p); });
-      return after == it->second.begin() ? it->second.front() : *(after - 1);
+  /// stage; kNone when that was not recorded.
+  uint32_t readiness(uint32_t g) {
+    int64_t c = chain(g), s = stage(g);
+    if (s == 0) {
+      const Run* run = publish_runs_.find(c);
+      if (!run) return kNone;
+      auto first = publishes_.begin() + run->begin, last = first + run->count;
+      auto after = std::upper_bound(first, last, nodes_[g].ts, [&](int64_t at, uint32_t p) { return at < nodes_[p].ts; });
+      return after == first ? *first : *(after - 1);
     }
-    auto it = stage_ids_.find({chain, stage - 1});
-    if (it == stage_ids_.end() || stage_chunks_[it->second].empty()) return kNone;
-    return static_cast<uint32_t>(spans_) + it->second;
+    uint32_t previous = stage_id(c, s - 1, false);
+    if (previous == kNone || !has_chunks(previous)) return kNone;
+    return static_cast<uint32_t>(g_.spans_) + previous;
   }
 
-  /// The replayed durations: balance, then each group's work scaled up to the cap.
-  void change_durations() {
-    dur_.resize(spans_);
-    for (uint32_t g = 0; g < spans_; ++g) dur_[g] = recorded_dur(g);
-    if (changes_.balance)
-      for (const auto& chunks : stage_chunks_) {
-        std::vector<int64_t> d;
-        for (uint32_t g : chunks) d.push_back(recorded_dur(g));
-        int64_t median = median_of(d);
-        for (uint32_t g : chunks) dur_[g] = median;
+  /// Each span's binding predecessor and the gap after it, from the recording alone.
+  void bind() {
+    for (uint32_t g = 0; g < g_.spans_; ++g) {
+      Slot& n = nodes_[g];
+      if (n.pred != kNone && n.ts < nodes_[n.pred].recorded_end()) {  // nested in its predecessor
+        ++g_.anomalies_.nested;
+        n.flags |= kNested;
+        continue;
       }
-    scale(names_.chunk, changes_.chunks, false);
-    scale(names_.publish, changes_.publishes, changes_.all_publishes);
-  }
-
-  double factor_of(const std::vector<GroupScale>& scales, bool every, int64_t category) const {
-    if (every) return changes_.publish_factor;
-    for (const GroupScale& s : scales)
-      if (static_cast<int64_t>(s.category) == category) return s.factor;
-    return 1;
-  }
-
-  void scale(int64_t span_name, const std::vector<GroupScale>& scales, bool every) {
-    if (scales.empty() && !every) return;
-    // The median of each scaled (group, stage): the cap of a chunk's work.
-    PairMap<std::vector<int64_t>> samples;
-    for (uint32_t g = 0; g < spans_; ++g) {
-      if (name(g) != span_name) continue;
-      int64_t category = field(g, &SpanTable::category);
-      if (factor_of(scales, every, category) == 1) continue;
-      int64_t stage = span_name == names_.chunk ? field(g, &SpanTable::stage) : 0;
-      samples[{category, stage}].push_back(recorded_dur(g));
-    }
-    PairMap<int64_t> cap;
-    for (auto& [key, durations] : samples)
-      cap[key] = static_cast<int64_t>(std::llround(changes_.work_cap * static_cast<double>(median_of(durations))));
-    for (uint32_t g = 0; g < spans_; ++g) {
-      if (name(g) != span_name) continue;
-      int64_t category = field(g, &SpanTable::category);
-      double factor = factor_of(scales, every, category);
-      if (factor == 1) continue;
-      int64_t stage = span_name == names_.chunk ? field(g, &SpanTable::stage) : 0;
-      int64_t work = std::min(dur_[g], cap[{category, stage}]);
-      dur_[g] = static_cast<int64_t>(std::llround(static_cast<double>(work) * factor)) + (dur_[g] - work);
+      int64_t pred_end = n.pred == kNone ? INT64_MIN : nodes_[n.pred].recorded_end();
+      int64_t ready_at = INT64_MIN;
+      if (n.kind == SpanKind::chunk && n.ready != kNone) {
+        ready_at = recorded_end(n.ready);
+        // A chunk claimed while its publish ran: the publish had queued the work before it
+        // returned (on real traces a preempted 1.98 ms publish had its chunks claimed 5 us in).
+        if (!is_stage(n.ready) && n.ts < ready_at && n.ts >= nodes_[n.ready].ts) {
+          ++g_.anomalies_.claimed_during_publish;
+          n.flags |= kReadyAtStart;
+          ready_at = nodes_[n.ready].ts;
+        }
+      }
+      if (ready_at == INT64_MIN && pred_end == INT64_MIN) continue;  // follows nothing: stays
+      bool by_ready = ready_at > pred_end;
+      if (by_ready) n.flags |= kByReady;
+      if (by_ready && n.ts < ready_at) ++g_.anomalies_.early_chunks;
     }
   }
 
-  /// The dependencies of a node, in a fixed order: a span's lane predecessor and its
-  /// readiness (or its stage, for a stage_wait); a stage's chunks.
-  std::size_t dependency_count(uint32_t node) const {
-    if (is_stage(node)) return stage_chunks_[node - spans_].size();
-    return 2;
-  }
-  uint32_t dependency(uint32_t node, std::size_t k) const {
-    if (is_stage(node)) return stage_chunks_[node - spans_][k];
-    return k == 0 ? pred_[node] : ready_[node];
+  /// Each (group, stage)'s cap of a chunk's work (and each group's of a publish's).
+  void cap_work() {
+    PairMap<uint32_t> ids;
+    std::vector<std::vector<int64_t>> samples;
+    for (uint32_t g = 0; g < g_.spans_; ++g) {
+      Slot& n = nodes_[g];
+      if (n.kind != SpanKind::chunk && n.kind != SpanKind::publish) continue;
+      // Publishes keyed apart from chunks: stage -1.
+      int64_t key_stage = n.kind == SpanKind::chunk ? stage(g) : -1;
+      auto [it, added] = ids.try_emplace({n.category, key_stage}, static_cast<uint32_t>(samples.size()));
+      if (added) samples.emplace_back();
+      samples[it->second].push_back(n.dur);
+      n.cap = it->second;
+    }
+    for (auto& durations : samples) g_.caps_.push_back(scaled(median_of(durations), work_cap_));
   }
 
-  void walk() {
-    r_.ts_.resize(spans_);
-    r_.end_.resize(spans_);
-    state_.assign(spans_ + stage_keys_.size(), 0);
+  /// The predecessors a replay reads of a node, in a fixed order.
+  std::size_t dependency_count(uint32_t id) const {
+    return is_stage(id) ? stage_begin_[id - g_.spans_ + 1] - stage_begin_[id - g_.spans_] : 2;
+  }
+  uint32_t dependency(uint32_t id, std::size_t k) const {
+    if (is_stage(id)) return stage_chunks_[stage_begin_[id - g_.spans_] + k];
+    const Slot& n = nodes_[id];
+    return k == 0 ? n.pred : (n.flags & kNested) ? kNone : n.ready;
+  }
+
+  /// A depth-first walk's post-order: each node after its predecessors (the recording's
+  /// order is not one: a stage_wait's end waits on chunks that start after it). An edge to
+  /// a node still on the walk's stack closes a cycle: the replay reads it as recorded.
+  std::vector<uint32_t> order() {
+    std::size_t count = g_.spans_ + stages_;
+    std::vector<uint8_t> state(count, 0);  // 0 not reached, 1 on the stack, 2 placed
+    std::vector<uint32_t> ids;
+    ids.reserve(count);
     std::vector<std::pair<uint32_t, std::size_t>> stack;
-    for (uint32_t root = 0; root < state_.size(); ++root) {
-      if (state_[root]) continue;
+    for (uint32_t root = 0; root < count; ++root) {
+      if (state[root]) continue;
       stack.emplace_back(root, 0);
-      state_[root] = 1;
+      state[root] = 1;
       while (!stack.empty()) {
-        auto& [node, next] = stack.back();
-        if (next < dependency_count(node)) {
-          uint32_t dep = dependency(node, next++);
-          if (dep != kNone && state_[dep] == 0) {
-            state_[dep] = 1;
+        uint32_t id = stack.back().first;
+        std::size_t next = stack.back().second;
+        if (next < dependency_count(id)) {
+          ++stack.back().second;
+          uint32_t dep = dependency(id, next);
+          if (dep == kNone) continue;
+          if (state[dep] == 1) ++g_.anomalies_.cycles;
+          if (state[dep] == 0) {
+            state[dep] = 1;
             stack.emplace_back(dep, 0);
           }
           continue;
         }
-        uint32_t done = node;
         stack.pop_back();
-        replay_node(done);
-        state_[done] = 2;
+        state[id] = 2;
+        ids.push_back(id);
       }
     }
+    return ids;
   }
 
-  void replay_node(uint32_t node) {
-    if (is_stage(node)) {
-      int64_t end = INT64_MIN;
-      for (uint32_t g : stage_chunks_[node - spans_]) end = std::max(end, node_replayed_end(g));
-      stage_replayed_[node - spans_] = end;
-      return;
+  /// The nodes (spans, then stages) as the replay reads them, and the order it reads them
+  /// in. (Laid out in that order, a replay read one table front to back, but permuting
+  /// the table cost a whatif more than its replays saved; in the walk's order a replay
+  /// reads each lane's spans front to back, a few streams at once.)
+  void lay_out(std::vector<uint32_t> ids) {
+    nodes_.resize(ids.size());
+    for (std::size_t s = 0; s < stages_; ++s) {
+      Slot& stage = nodes_[g_.spans_ + s];
+      stage.kind = SpanKind::stage;
+      stage.stage = static_cast<uint32_t>(s);
+      stage.ts = stage_recorded_[s];
     }
-    int64_t start = replay_start(node);
-    r_.ts_[node] = start;
-    r_.end_[node] = name(node) == names_.stage_wait ? wait_end(node, start) : start + dur_[node];
-  }
-
-  int64_t replay_start(uint32_t g) {
-    int64_t at = ts(g);
-    uint32_t pred = pred_[g];
-    uint32_t ready = name(g) == names_.chunk ? ready_[g] : kNone;
-    if (pred != kNone && at < recorded_end(pred)) {  // nested in its predecessor
-      ++r_.anomalies_.nested;
-      return (state_[pred] == 2 ? r_.ts_[pred] : ts(pred)) + (at - ts(pred));
-    }
-    if (pred == kNone && ready == kNone) return at;
-    // The two predecessors' recorded and replayed times; the binding one is the later
-    // (ties: the lane's), the chunk follows it by the recorded gap and the other's end.
-    int64_t pred_recorded = pred == kNone ? INT64_MIN : recorded_end(pred);
-    int64_t pred_replayed = pred == kNone ? INT64_MIN : node_replayed_end(pred);
-    int64_t ready_recorded = INT64_MIN, ready_replayed = INT64_MIN;
-    if (ready != kNone) ready_time(ready, at, &ready_recorded, &ready_replayed);
-    bool by_ready = ready_recorded > pred_recorded;
-    int64_t gap = at - (by_ready ? ready_recorded : pred_recorded);
-    if (by_ready && gap < 0) ++r_.anomalies_.early_chunks;
-    return std::max((by_ready ? ready_replayed : pred_replayed) + gap, by_ready ? pred_replayed : ready_replayed);
-  }
-
-  /// When a chunk's stage was ready: its publish's end, or the publish's start for a chunk
-  /// claimed while the publish ran (the publish had queued the work before it returned: on
-  /// real traces a preempted publish of 1.98 ms had its chunks claimed 5 us into it); its
-  /// previous stage's completion.
-  void ready_time(uint32_t ready, int64_t at, int64_t* recorded, int64_t* replayed) {
-    *recorded = node_recorded_end(ready);
-    *replayed = node_replayed_end(ready);
-    if (!is_stage(ready) && at < *recorded && at >= ts(ready)) {
-      ++r_.anomalies_.claimed_during_publish;
-      *recorded = ts(ready);
-      *replayed = r_.ts_[ready];
-    }
-  }
-
-  /// A stage_wait ends at its stage's replayed completion plus its recorded wake-up (never
-  /// before it starts); a stage without recorded chunks leaves it its duration.
-  int64_t wait_end(uint32_t g, int64_t start) {
-    uint32_t stage = ready_[g];
-    if (stage == kNone || stage_chunks_[stage - spans_].empty()) return start + dur_[g];
-    int64_t wake = recorded_end(g) - stage_recorded_[stage - spans_];
-    if (changes_.no_wake) wake = std::min<int64_t>(wake, 0);
-    return std::max(start, node_replayed_end(stage) + wake);
-  }
-
-  /// The trace's end: its recorded tail after the last work's end, after the replayed one.
-  void measure_end() {
-    int64_t recorded = INT64_MIN, replayed = INT64_MIN;
-    for (uint32_t g = 0; g < spans_; ++g) {
-      if (name(g) == names_.wake) continue;
-      recorded = std::max(recorded, recorded_end(g));
-      replayed = std::max(replayed, r_.end_[g]);
-    }
-    int64_t hi = whole_trace(t_).hi;
-    r_.trace_end_ = recorded == INT64_MIN ? hi : replayed + (hi - recorded);
+    g_.position_.resize(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) g_.position_[ids[k]] = static_cast<uint32_t>(k);
+    g_.order_ = std::move(ids);
+    g_.slots_ = std::move(nodes_);
+    g_.stage_begin_ = std::move(stage_begin_);
+    g_.stage_chunks_ = std::move(stage_chunks_);
   }
 };
 
-Replay::Replay(const Trace& trace, const WhatIfChanges& changes) : trace_(trace) {
-  Builder(trace, changes, this).run();
+ReplayGraph::ReplayGraph(const Trace& trace, double work_cap) : trace_(trace) { Builder(*this, work_cap).run(); }
+ReplayGraph::~ReplayGraph() = default;
+
+std::vector<std::size_t> ReplayGraph::categories_with_chunks() const {
+  std::vector<std::size_t> out;
+  for (const Slot& n : slots_)
+    if (n.kind == SpanKind::chunk) out.push_back(n.category);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Replay::Replay(const ReplayGraph& graph, const WhatIfChanges& changes) : g_(graph) {
+  start_.resize(g_.slots_.size());
+  end_.resize(g_.slots_.size());
+  run(changes);
+}
+
+void Replay::run(const WhatIfChanges& c) {
+  const std::vector<ReplayGraph::Slot>& slots = g_.slots_;
+  const std::vector<uint32_t>& position = g_.position_;
+  int64_t last_work = INT64_MIN;
+  for (uint32_t k = 0; k < g_.order_.size(); ++k) {
+    uint32_t id = g_.order_[k];
+    const ReplayGraph::Slot& n = slots[id];
+    // A predecessor placed later closes a cycle: read it as recorded.
+    auto end_of = [&](uint32_t d) { return position[d] < k ? end_[d] : slots[d].recorded_end(); };
+    auto start_of = [&](uint32_t d) { return position[d] < k ? start_[d] : slots[d].ts; };
+    if (n.kind == SpanKind::stage) {
+      int64_t completion = INT64_MIN;
+      for (uint32_t i = g_.stage_begin_[n.stage]; i < g_.stage_begin_[n.stage + 1]; ++i)
+        completion = std::max(completion, end_of(g_.stage_chunks_[i]));
+      start_[id] = end_[id] = completion;
+      continue;
+    }
+    int64_t start = n.ts;
+    bool readies = n.kind == SpanKind::chunk && n.ready != kNone;
+    if (n.flags & kNested) {
+      start = start_of(n.pred) + (n.ts - slots[n.pred].ts);
+    } else if (n.pred != kNone || readies) {
+      int64_t pred_end = n.pred == kNone ? INT64_MIN : end_of(n.pred);
+      int64_t ready_at = INT64_MIN, ready_recorded = INT64_MIN;
+      if (readies) {
+        bool at_start = n.flags & kReadyAtStart;
+        ready_at = at_start ? start_of(n.ready) : end_of(n.ready);
+        ready_recorded = at_start ? slots[n.ready].ts : slots[n.ready].recorded_end();
+      }
+      // The recorded gap after the binding predecessor, kept after its replayed time.
+      bool by_ready = n.flags & kByReady;
+      int64_t gap = n.ts - (by_ready ? ready_recorded : slots[n.pred].recorded_end());
+      start = std::max((by_ready ? ready_at : pred_end) + gap, by_ready ? pred_end : ready_at);
+    }
+    start_[id] = start;
+    if (n.kind == SpanKind::stage_wait && n.ready != kNone) {
+      // Its stage's replayed completion plus its recorded wake-up, never before it starts.
+      int64_t wake = n.recorded_end() - slots[n.ready].ts;
+      end_[id] = std::max(start, end_of(n.ready) + scaled(wake, c.wake_factor));
+    } else {
+      int64_t d = n.dur;
+      if (n.kind == SpanKind::chunk && c.balance != 0) d += scaled(g_.stage_median_[n.stage] - d, c.balance);
+      double factor = n.kind == SpanKind::chunk     ? WhatIfChanges::factor(c.chunk_factor, n.category)
+                      : n.kind == SpanKind::publish ? WhatIfChanges::factor(c.publish_factor, n.category)
+                                                    : 1.0;
+      if (factor != 1 && n.cap != kNone) {
+        int64_t work = std::min(d, g_.caps_[n.cap]);
+        d += scaled(work, factor) - work;
+      }
+      end_[id] = start + d;
+    }
+    if (n.kind != SpanKind::wake) last_work = std::max(last_work, end_[id]);
+  }
+  int64_t hi = whole_trace(g_.trace_).hi;
+  trace_end_ = last_work == INT64_MIN ? hi : last_work + (hi - g_.last_work_end_);
 }
 
 int64_t Replay::time_at(std::size_t lane, int64_t at) const {
-  const SpanTable& s = trace_.lanes[lane].spans;
-  // The spans that start by `at`: [0, after).
-  std::size_t lo = 0, hi = s.size();
+  const SpanTable& s = g_.trace_.lanes[lane].spans;
+  std::size_t lo = 0, hi = s.size();  // the spans that start by `at`: [0, lo)
   while (lo < hi) {
     std::size_t mid = lo + (hi - lo) / 2;
     if (s.ts[mid] <= at) lo = mid + 1;
     else hi = mid;
   }
-  std::size_t after = lo;
+  std::size_t base = g_.offset_[lane];
   int64_t replayed = at;
-  if (after > 0) {
-    uint32_t f = frontier_[offset_[lane] + after - 1];
+  if (lo > 0) {
+    uint32_t f = g_.frontier_[base + lo - 1];
     if (f != kNone) {
-      std::size_t g = offset_[lane] + f;
-      replayed = at >= s.end(f) ? end_[g] + (at - s.end(f)) : std::min(ts_[g] + (at - s.ts[f]), end_[g]);
+      std::size_t id = base + f;
+      replayed = at >= s.end(f) ? end_[id] + (at - s.end(f)) : std::min(start_[id] + (at - s.ts[f]), end_[id]);
     }
   }
-  if (after < s.size()) replayed = std::min(replayed, ts_[offset_[lane] + after]);
+  if (lo < s.size()) replayed = std::min(replayed, start_[base + lo]);
   return replayed;
 }
 
 int64_t Replay::max_error_ns() const {
   int64_t worst = 0;
-  for (std::size_t l = 0; l < trace_.lanes.size(); ++l) {
-    const SpanTable& s = trace_.lanes[l].spans;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      worst = std::max(worst, std::abs(ts_[offset_[l] + i] - s.ts[i]));
-      worst = std::max(worst, std::abs(end_[offset_[l] + i] - s.end(i)));
-    }
+  for (std::size_t id = 0; id < g_.spans_; ++id) {
+    const ReplayGraph::Slot& n = g_.slots_[id];
+    worst = std::max({worst, std::abs(start_[id] - n.ts), std::abs(end_[id] - n.recorded_end())});
   }
   return worst;
 }
 
-namespace {
+UnitReplayer::UnitReplayer(const Trace& trace, const UnitRequest& unit_at) : trace_(trace) {
+  kinds_ = marker_kinds(trace);
+  markers_ = markers_of_kinds(trace, kinds_);
+  UnitPlanner planner(trace, unit_at);
+  for (std::size_t k = 0; k < kinds_.size(); ++k) plans_.push_back(planner.plan(kinds_[k], markers_[k]));
+}
 
-/// The markers replayed: each at its lane's replayed time, in the same order.
-Markers replayed_markers(const Markers& m, const Replay& replay) {
-  Markers out = m;
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    out.ts[i] = replay.time_at(static_cast<std::size_t>(m.lane[i]), m.ts[i]);
-    if (i > 0) out.ts[i] = std::max(out.ts[i], out.ts[i - 1]);  // they keep their order
+std::vector<WhatIfKind> UnitReplayer::units(const Replay& replay, const std::string& only) const {
+  // The kinds asked for and those they nest in (their markers bound its units).
+  std::vector<bool> wanted(kinds_.size(), only.empty());
+  for (std::size_t k = 0; k < kinds_.size(); ++k)
+    if (kinds_[k] == only)
+      for (std::string kind = only; !kind.empty();) {
+        auto at = std::find(kinds_.begin(), kinds_.end(), kind);
+        if (at == kinds_.end()) break;
+        std::size_t j = static_cast<std::size_t>(at - kinds_.begin());
+        if (wanted[j]) break;
+        wanted[j] = true;
+        kind = plans_[j].rule.nested_in;
+      }
+  // Every marker at its replayed time, in the same order; a nested kind's bounds (its
+  // coarser kinds' marker times) looked up among them.
+  std::vector<Markers> moved;
+  std::vector<std::pair<int64_t, int64_t>> times;
+  for (std::size_t k = 0; k < kinds_.size(); ++k) {
+    const Markers& m = markers_[k];
+    Markers& out = moved.emplace_back(wanted[k] ? m : Markers{});
+    if (!wanted[k]) continue;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      out.ts[i] = replay.time_at(static_cast<std::size_t>(m.lane[i]), m.ts[i]);
+      if (i > 0) out.ts[i] = std::max(out.ts[i], out.ts[i - 1]);
+      times.emplace_back(m.ts[i], out.ts[i]);
+    }
+  }
+  std::sort(times.begin(), times.end());
+  auto mapped = [&](int64_t at) {
+    auto it = std::lower_bound(times.begin(), times.end(), std::make_pair(at, INT64_MIN));
+    return it != times.end() && it->first == at ? it->second : at;
+  };
+  std::vector<WhatIfKind> out;
+  for (std::size_t k = 0; k < kinds_.size(); ++k) {
+    if (markers_[k].size() == 0 || !wanted[k] || (!only.empty() && kinds_[k] != only)) continue;
+    const KindUnits& plan = plans_[k];
+    KindUnits replayed = plan;
+    replayed.outer.hi = plan.rule.lane_stopped
+                            ? replay.time_at(static_cast<std::size_t>(markers_[k].lane.back()), plan.outer.hi)
+                            : replay.trace_end();
+    for (int64_t& b : replayed.bounds) b = mapped(b);
+    std::sort(replayed.bounds.begin(), replayed.bounds.end());
+    out.push_back({kinds_[k], plan.rule, cut_units(markers_[k], plan), cut_units(moved[k], replayed)});
   }
   return out;
 }
 
-/// Recorded marker times and their replayed ones, sorted: a nested kind's bounds (its
-/// coarser kinds' marker times) are looked up in it.
-using TimeMap = std::vector<std::pair<int64_t, int64_t>>;
+WhatIfResult what_if(const ReplayGraph& graph, const WhatIfChanges& changes, const UnitRequest& unit_at) {
+  WhatIfResult result;
+  Replay changed(graph, WhatIfChanges{});
+  result.identity_error_ns = changed.max_error_ns();
+  result.spans = graph.spans();
+  result.anomalies = graph.anomalies();
+  changed.run(changes);
+  Range whole = whole_trace(graph.trace());
+  result.measured_ns = whole.length();
+  result.predicted_ns = changed.trace_end() - whole.lo;
+  result.kinds = UnitReplayer(graph.trace(), unit_at).units(changed);
+  return result;
+}
 
-int64_t mapped(const TimeMap& map, int64_t at) {
-  auto it = std::lower_bound(map.begin(), map.end(), std::make_pair(at, INT64_MIN));
-  return it != map.end() && it->first == at ? it->second : at;
+namespace {
+
+/// The median duration of a kind's units (0 when it has none).
+int64_t median_unit(const std::vector<Unit>& units) {
+  std::vector<int64_t> d;
+  for (const Unit& u : units) d.push_back(u.range.length());
+  std::sort(d.begin(), d.end());
+  return d.empty() ? 0 : static_cast<int64_t>(std::llround(median(d)));
 }
 
 }  // namespace
 
-WhatIfResult what_if(const Trace& trace, const WhatIfChanges& changes, const UnitRequest& unit_at) {
-  WhatIfResult result;
-  Replay recorded(trace, WhatIfChanges{});
-  result.identity_error_ns = recorded.max_error_ns();
-  result.spans = recorded.spans();
-  Replay changed(trace, changes);
-  result.anomalies = changed.anomalies();
+WhatIfRank what_if_rank(const ReplayGraph& graph, const UnitRequest& unit_at, const std::string& unit_kind,
+                        unsigned threads) {
+  const Trace& trace = graph.trace();
+  WhatIfRank rank;
   Range whole = whole_trace(trace);
-  result.measured_ns = whole.length();
-  result.predicted_ns = changed.trace_end() - whole.lo;
-
-  std::vector<std::string> kinds = marker_kinds(trace);
-  std::vector<Markers> markers = markers_of_kinds(trace, kinds);
-  std::vector<Markers> moved;
-  TimeMap times;
-  for (const Markers& m : markers) {
-    moved.push_back(replayed_markers(m, changed));
-    for (std::size_t i = 0; i < m.size(); ++i) times.emplace_back(m.ts[i], moved.back().ts[i]);
+  rank.measured_ns = whole.length();
+  UnitReplayer units(trace, unit_at);
+  rank.unit_kind = unit_kind;
+  auto unit_median = [&](const Replay& replay) -> int64_t {
+    if (rank.unit_kind.empty()) return 0;
+    for (const WhatIfKind& k : units.units(replay, rank.unit_kind))
+      if (k.kind == rank.unit_kind) return median_unit(k.predicted);
+    return 0;
+  };
+  auto identity = std::make_unique<Replay>(graph, WhatIfChanges{});
+  rank.unit_median_ns = unit_median(*identity);
+  // Each candidate: its name and the changes that remove `fraction` of it.
+  struct Candidate {
+    std::string name;
+    std::function<WhatIfChanges(double fraction)> change;
+  };
+  std::vector<Candidate> candidates;
+  for (std::size_t category : graph.categories_with_chunks())
+    candidates.push_back({trace.categories[category].name, [category](double f) {
+                            WhatIfChanges c;
+                            c.chunk_factor.assign(category + 1, 1.0);
+                            c.chunk_factor[category] = 1 - f;
+                            return c;
+                          }});
+  if (graph.has_publishes())
+    candidates.push_back({"publish", [&trace](double f) {
+                            WhatIfChanges c;
+                            c.publish_factor.assign(trace.categories.size(), 1 - f);
+                            return c;
+                          }});
+  if (graph.has_waits()) {
+    candidates.push_back({"wake-up", [](double f) {
+                            WhatIfChanges c;
+                            c.wake_factor = 1 - f;
+                            return c;
+                          }});
+    candidates.push_back({"imbalance", [](double f) {
+                            WhatIfChanges c;
+                            c.balance = f;
+                            return c;
+                          }});
   }
-  std::sort(times.begin(), times.end());
-  UnitPlanner planner(trace, unit_at);
-  for (std::size_t k = 0; k < kinds.size(); ++k) {
-    if (markers[k].size() == 0) continue;
-    KindUnits plan = planner.plan(kinds[k], markers[k]);
-    KindUnits replayed_plan = plan;
-    replayed_plan.outer.hi = plan.rule.lane_stopped
-                                 ? changed.time_at(static_cast<std::size_t>(markers[k].lane.back()), plan.outer.hi)
-                                 : changed.trace_end();
-    for (int64_t& b : replayed_plan.bounds) b = mapped(times, b);
-    std::sort(replayed_plan.bounds.begin(), replayed_plan.bounds.end());
-    WhatIfKind kind{kinds[k], plan.rule, cut_units(markers[k], plan), cut_units(moved[k], replayed_plan)};
-    result.kinds.push_back(std::move(kind));
-  }
-  return result;
+  // Every (candidate, speedup) its own replay, independent of the others: on `threads`,
+  // each thread replaying in the memory of a replay it took from the pool.
+  constexpr int kSpeedups[] = {25, 50, 100};
+  rank.rows.resize(candidates.size() * 3);
+  std::mutex pool_mutex;
+  std::vector<std::unique_ptr<Replay>> pool;
+  pool.push_back(std::move(identity));
+  run_parallel(rank.rows.size(), threads, [&](std::size_t i) {
+    const Candidate& candidate = candidates[i / 3];
+    int speedup = kSpeedups[i % 3];
+    WhatIfChanges change = candidate.change(speedup / 100.0);
+    std::unique_ptr<Replay> replay;
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex);
+      if (!pool.empty()) {
+        replay = std::move(pool.back());
+        pool.pop_back();
+      }
+    }
+    if (replay) replay->run(change);
+    else replay = std::make_unique<Replay>(graph, change);
+    rank.rows[i] = {candidate.name, speedup, whole.hi - replay->trace_end(),
+                    rank.unit_kind.empty() ? 0 : rank.unit_median_ns - unit_median(*replay)};
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    pool.push_back(std::move(replay));
+  });
+  std::stable_sort(rank.rows.begin(), rank.rows.end(),
+                   [](const RankRow& a, const RankRow& b) { return a.saving_ns > b.saving_ns; });
+  return rank;
 }
 
 }  // namespace jqtrace

@@ -3,13 +3,17 @@
 // costs. Each span starts after its *binding* predecessor — the later-ending of its lane's
 // previous span and, for a chunk, its stage's readiness (stage 0: its chain's publish end;
 // stage k+1: stage k's last chunk end; a chunk claimed while its publish ran follows the
-// publish's start) — by the gap recorded after it, and never before the
-// other one ends. A stage_wait ends at its stage's replayed completion plus its recorded
-// wake-up. Wake spans are no one's predecessor. Instants keep their place in their lane's
-// sequence. With no change every recorded time comes back: the test that the graph is right.
+// publish's start) — by the gap recorded after it, and never before the other one ends. A
+// stage_wait ends at its stage's replayed completion plus its recorded wake-up. Wake spans
+// are no one's predecessor. Instants keep their place in their lane's sequence. With no
+// change every recorded time comes back: the test that the graph is right.
 //
 // A change scales *work*: the part of a chunk (or publish) up to work_cap × the median of
 // its group's chunks of the same stage; the time past it was preemption and is kept.
+//
+// The graph is built once (ReplayGraph) and replayed as often as a question needs (the
+// rank replays it three times a group): a replay is one pass over the graph's nodes in an
+// order where every node comes after its predecessors.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -20,30 +24,25 @@
 
 namespace jqtrace {
 
-/// One group's cost multiplied: its chunks (or its publishes).
-struct GroupScale {
-  std::size_t category = 0;  ///< index into Trace::categories
-  double factor = 1;
-};
-
-/// What the replay changes. Nothing: the recording itself.
+/// What a replay changes; the defaults: the recording itself.
 struct WhatIfChanges {
-  std::vector<GroupScale> chunks;     ///< --scale GROUP=F
-  std::vector<GroupScale> publishes;  ///< --publish GROUP=F
-  bool all_publishes = false;         ///< --publish all=F: publish_factor for every group
-  double publish_factor = 1;
-  bool no_wake = false;               ///< --no-wake: every stage_wait ends at its stage's completion
-  bool balance = false;               ///< --balance: each chunk of a stage lasts the stage's median
-  double work_cap = 3;                ///< --work-cap K: work is at most K x the (group, stage) median
-  bool any() const {
-    return !chunks.empty() || !publishes.empty() || all_publishes || no_wake || balance;
+  /// Per category (index into Trace::categories; shorter: 1 for the rest), the factor of
+  /// its chunks' work and of its publishes' work.
+  std::vector<double> chunk_factor, publish_factor;
+  double wake_factor = 1;     ///< a stage_wait's wake-up, scaled (--no-wake: 0)
+  /// How far each chunk moves towards its stage's median (--balance: 1, all the way).
+  double balance = 0;
+  /// The factor of a category's chunks (or publishes).
+  static double factor(const std::vector<double>& factors, std::size_t category) {
+    return category < factors.size() ? factors[category] : 1.0;
   }
 };
 
-/// Where the graph could not explain the recording, counted over the spans replayed.
+/// Where the graph could not explain the recording, counted over the spans (the recording
+/// alone decides them: every replay of a graph has the same).
 struct ReplayAnomalies {
-  /// A chunk that started before its stage was ready (before its publish ended, or its
-  /// previous stage's last chunk): it follows its readiness by a negative gap.
+  /// A chunk that started before its stage was ready (before its publish started, or
+  /// before its previous stage's last chunk ended): it follows its readiness by a negative gap.
   uint64_t early_chunks = 0;
   /// Not an anomaly, counted for the reader: chunks claimed while their chain's publish
   /// still ran, which follow the publish's start instead of its end.
@@ -52,20 +51,60 @@ struct ReplayAnomalies {
   /// that span's start.
   uint64_t nested = 0;
   /// Dependencies that formed a cycle (an early chunk waited on by its own lane's past):
-  /// the edge was read at its recorded time.
+  /// the edge is read at its recorded time.
   uint64_t cycles = 0;
-  /// The chains published more than once (their stages' readiness is the latest publish).
+  /// The chains published more than once (their stage 0 follows the latest publish before it).
   uint64_t republished_chains = 0;
   bool any() const { return early_chunks || nested || cycles || republished_chains; }
 };
 
-/// Every span's replayed start and end, and the trace's replayed extent.
+class ReplayGraph {
+ public:
+  /// work_cap: --work-cap K, a chunk's work is at most K x its (group, stage) median.
+  ReplayGraph(const Trace& trace, double work_cap);
+  ~ReplayGraph();  // where Node is complete
+  ReplayGraph(const ReplayGraph&) = delete;
+  ReplayGraph& operator=(const ReplayGraph&) = delete;
+  const Trace& trace() const { return trace_; }
+  std::size_t spans() const { return spans_; }
+  const ReplayAnomalies& anomalies() const { return anomalies_; }
+  /// The categories whose chains have chunks, and those with publishes (the rank's rows).
+  std::vector<std::size_t> categories_with_chunks() const;
+  bool has_publishes() const { return has_publishes_; }
+  bool has_waits() const { return has_waits_; }
+
+ private:
+  friend class Replay;
+  struct Slot;  // what a replay reads of a node, packed, in replay order
+  const Trace& trace_;
+  std::size_t spans_ = 0;
+  std::vector<std::size_t> offset_;   ///< lane l's spans from offset_[l] (span ids)
+  /// Every node: the spans (by id: a lane's offset plus its index there), then the stages'
+  /// completions.
+  std::vector<Slot> slots_;
+  /// The nodes in an order where each comes after its predecessors (a replay is one pass
+  /// over it), and each one's place in it (a predecessor placed later: a cycle).
+  std::vector<uint32_t> order_, position_;
+  std::vector<uint32_t> frontier_;    ///< per span id: its lane's latest-ending non-wake span up to it (lane index)
+  std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage: its chunks' ids (CSR)
+  std::vector<int64_t> stage_median_;  ///< per stage: its chunks' median duration (balance)
+  std::vector<int64_t> caps_;         ///< a (group, stage)'s work cap, ns
+  int64_t last_work_end_ = 0;         ///< the latest recorded end of a non-wake span
+  ReplayAnomalies anomalies_;
+  bool has_publishes_ = false, has_waits_ = false;
+  class Builder;
+};
+
+/// Every span's replayed start and end, and the trace's replayed end.
 class Replay {
  public:
-  Replay(const Trace& trace, const WhatIfChanges& changes);
+  Replay(const ReplayGraph& graph, const WhatIfChanges& changes);
+  /// Replays again with other changes, in the same memory (the rank replays a graph dozens
+  /// of times: fresh buffers cost it more in page faults and zeroing than the replays).
+  void run(const WhatIfChanges& changes);
 
-  int64_t start(std::size_t lane, std::size_t i) const { return ts_[offset_[lane] + i]; }
-  int64_t end(std::size_t lane, std::size_t i) const { return end_[offset_[lane] + i]; }
+  int64_t start(std::size_t lane, std::size_t i) const { return start_[g_.offset_[lane] + i]; }
+  int64_t end(std::size_t lane, std::size_t i) const { return end_[g_.offset_[lane] + i]; }
   /// An instant's time on a lane, replayed: the same distance after the lane's latest-ending
   /// span before it (inside a span: from that span's start), never after the next span's
   /// start.
@@ -73,21 +112,13 @@ class Replay {
   /// The trace's end replayed: its recorded tail after the last work kept after the last
   /// work's replayed end.
   int64_t trace_end() const { return trace_end_; }
-  const ReplayAnomalies& anomalies() const { return anomalies_; }
-  std::size_t spans() const { return ts_.size(); }
   /// The largest |replayed - recorded| over every span's start and end (ns).
   int64_t max_error_ns() const;
 
  private:
-  const Trace& trace_;
-  std::vector<std::size_t> offset_;  ///< lane l's spans from offset_[l]
-  std::vector<int64_t> ts_, end_;
-  /// Per span: the index (in its lane) of the latest-ending non-wake span up to it
-  /// (UINT32_MAX: none), the predecessor an instant after it follows.
-  std::vector<uint32_t> frontier_;
+  const ReplayGraph& g_;
+  std::vector<int64_t> start_, end_;  ///< per node (a stage's: its completion)
   int64_t trace_end_ = 0;
-  ReplayAnomalies anomalies_;
-  class Builder;
 };
 
 /// One kind's units measured and replayed.
@@ -106,6 +137,41 @@ struct WhatIfResult {
   uint64_t spans = 0;
 };
 
-WhatIfResult what_if(const Trace& trace, const WhatIfChanges& changes, const UnitRequest& unit_at);
+/// Units of every marker kind cut from the replayed markers, beside the recorded ones.
+class UnitReplayer {
+ public:
+  UnitReplayer(const Trace& trace, const UnitRequest& unit_at);
+  /// Each kind's units (or only `only`'s, and the kinds it nests in), measured and as the
+  /// replay moves them.
+  std::vector<WhatIfKind> units(const Replay& replay, const std::string& only = "") const;
+  const std::vector<std::string>& kinds() const { return kinds_; }
+
+ private:
+  const Trace& trace_;
+  std::vector<std::string> kinds_;
+  std::vector<Markers> markers_;
+  std::vector<KindUnits> plans_;
+};
+
+WhatIfResult what_if(const ReplayGraph& graph, const WhatIfChanges& changes, const UnitRequest& unit_at);
+
+/// The rank (the causal profile): for each thing that could cost less — a group's chunks,
+/// every publish, every wake-up, the imbalance of stages — the predicted saving of the
+/// trace and of the median unit of a kind at each speedup.
+struct RankRow {
+  std::string group;         ///< a category's name, or "publish", "wake-up", "imbalance"
+  int speedup_pct = 0;       ///< 25, 50, 100: that much of its work (or wait) removed
+  int64_t saving_ns = 0;     ///< of the trace's length
+  int64_t unit_saving_ns = 0;  ///< of the kind's median unit
+};
+struct WhatIfRank {
+  int64_t measured_ns = 0;   ///< the trace's length
+  std::string unit_kind;     ///< the kind whose median unit is measured ("" none)
+  int64_t unit_median_ns = 0;
+  std::vector<RankRow> rows;  ///< largest saving first
+};
+/// Replays on up to `threads` threads.
+WhatIfRank what_if_rank(const ReplayGraph& graph, const UnitRequest& unit_at, const std::string& unit_kind,
+                        unsigned threads);
 
 }  // namespace jqtrace

@@ -3,7 +3,9 @@
 # time (the trace's length and every unit of every kind, on the samples and generated
 # traces: 3, 8 and 32 lanes, a full ring); on generator twins (one seed with and without a
 # group's chunks halved) it predicts each token within 5% at the median and the total
-# change within 20%; bad changes are refused with exit 2.
+# change within 20%; the rank (the causal profile) is largest first, monotone in the
+# speedup, and names first the group whose halving saved most in the twins; bad changes
+# are refused with exit 2.
 source "$(dirname "$0")/lib/prelude.bash"
 gen=$2
 command -v python3 > /dev/null || { echo "whatif: skipped: no python3"; exit 77; }
@@ -72,6 +74,39 @@ one=$("$jqtrace" whatif -q --scale 'ffn chain=0.5' --format json "$tmp/a.json" |
 two=$("$jqtrace" whatif -q --scale 'ffn chain=0.5' --scale 'attn chain=0.5' --format json "$tmp/a.json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["scope"]["predicted_us"])')
 python3 -c "import sys; sys.exit(0 if $two < $one else 1)" || fail "two groups halved ($two us) not shorter than one ($one us)"
 
+# The rank: a row per (candidate, 25/50/100%), largest first, each candidate's saving
+# growing with its speedup (the replay is monotone in every duration); and its first group
+# the one whose halving saved most in the twins.
+"$jqtrace" whatif -q --rank --format json "$tmp/a.json" > "$tmp/rank.json" || fail "rank: exit $?"
+measured=""
+for change in "3:ffn chain" "6:moe experts" "1:attn chain" "2:attn std"; do
+  "$gen" "${twin[@]}" --scale "${change%%:*}=0.5" -o "$tmp/half.json"
+  measured+="${change#*:}=$("$jqtrace" whatif -q --format json "$tmp/half.json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["scope"]["measured_us"])');"
+done
+python3 - "$tmp/rank.json" "$measured" << 'PY' || fail "rank: $(head -c 600 "$tmp/rank.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rank"]
+savings = [r["saving_us"] for r in rows]
+assert savings == sorted(savings, reverse=True), "not largest first"
+by_group = {}
+for r in rows:
+    by_group.setdefault(r["group"], {})[r["speedup_pct"]] = r["saving_us"]
+for g, s in by_group.items():
+    assert sorted(s) == [25, 50, 100], (g, s)
+    assert s[25] <= s[50] <= s[100], (g, s)
+for special in ("publish", "wake-up", "imbalance"):
+    assert special in by_group, special
+assert d["unit_kind"] == "token" and d["unit_median_us"] > 0
+base = d["scope"]["measured_us"]
+twins = {kv.split("=")[0]: base - float(kv.split("=")[1]) for kv in sys.argv[2].strip(";").split(";")}
+best_measured = max(twins, key=twins.get)
+best_predicted = max(twins, key=lambda g: by_group[g][50])
+assert best_measured == best_predicted, (twins, {g: by_group[g][50] for g in twins})
+PY
+"$jqtrace" whatif -q --rank --format csv "$tmp/a.json" | head -1 | grep -qx "group,speedup_pct,saving_us,saving_pct,unit_saving_us,unit_saving_pct" ||
+  fail "rank: CSV header: $("$jqtrace" whatif -q --rank --format csv "$tmp/a.json" | head -1)"
+
 # Refusals: exit 2 with a message.
 refused() {  # refused WHAT WANT ARGS...
   local what=$1 want=$2
@@ -86,5 +121,6 @@ refused "a bad factor" "GROUP=F" --scale 'ffn chain=half' samples/decode-small.t
 refused "a negative factor" "GROUP=F" --scale 'ffn chain=-1' samples/decode-small.trace.json
 refused "a generic trace" "not a jobque trace" samples/chrome-small.json
 refused "an unknown kind" "token" --per-unit tokn samples/decode-small.trace.json
+refused "--rank with a change" "alone" --rank --scale 'ffn chain=0.5' samples/decode-small.trace.json
 
 [ $failures -eq 0 ] && echo "whatif: ok" || exit 1
