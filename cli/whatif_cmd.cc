@@ -133,6 +133,12 @@ int run_whatif(const WhatIfCommandOptions& o) {
     return write_document(result::whatif_rank_document(rank, graph.anomalies(), c), o.common, "whatif");
   }
   WhatIfResult r = what_if(graph, changes, unit_at_request(o.unit_at));
+  std::vector<WorkSpan> work_and_span;
+  if (!o.per_unit.empty())
+    for (const WhatIfKind& k : r.kinds)
+      if (k.kind == o.per_unit) work_and_span = work_span(trace, k.measured);
+  c.work_span = &work_and_span;
+  c.lanes = trace.lanes.size();
   return write_document(result::whatif_document(r, c), o.common, "whatif");
 }
 

@@ -71,6 +71,31 @@ Table units_table(const WhatIfResult& r, const std::string& kind) {
   return t;
 }
 
+/// Work, span and the floors of each unit (Cilkscale's numbers for a job system).
+Table work_span_table(const std::vector<WorkSpan>& rows, const std::string& kind, std::size_t lanes) {
+  Table t("work_span", fmt::format("work and span of each {} (P = {} lanes; a unit takes at least max(work/P, span))",
+                                   kind, lanes));
+  t.add_column(Column("kind", Kind::text).rank(3));
+  t.add_column(Column("idx", Kind::integer).titled("unit"));
+  t.add_column(Column("arg", Kind::integer).rank(2));
+  t.add_column(Column("chains", Kind::integer).rank(2));
+  t.add_column(Column("measured_us", Kind::us).titled("took"));
+  t.add_column(Column("work_us", Kind::us).titled("work"));
+  t.add_column(Column("span_us", Kind::us).titled("span"));
+  t.add_column(Column("parallelism", Kind::ratio).places(2));
+  t.add_column(Column("floor_us", Kind::us).titled(fmt::format("floor at {}", lanes)));
+  t.add_column(Column("floor_2x_us", Kind::us).titled(fmt::format("at {}", 2 * lanes)));
+  t.add_column(Column("span_bound", Kind::flag).titled("more lanes help").rank(1));
+  for (const WorkSpan& w : rows) {
+    // More lanes cannot help a unit whose span is already its floor at P lanes.
+    bool span_bound = w.span_ns >= w.floor_ns(lanes);
+    t.rows.push_back({kind, w.unit.index, marker_arg_value(w.unit.arg), static_cast<int64_t>(w.chains),
+                      w.unit.range.length(), w.work_ns, w.span_ns, w.parallelism(), w.floor_ns(lanes),
+                      w.floor_ns(2 * lanes), !span_bound});
+  }
+  return t;
+}
+
 std::string anomalies_text(const ReplayAnomalies& a) {
   std::string text;
   auto add = [&](uint64_t n, const char* what) {
@@ -189,6 +214,7 @@ Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
   if (!c.per_unit.empty()) {
     doc.add(units_table(r, c.per_unit));
     doc.delimited_table = 1;
+    if (c.work_span) doc.add(work_span_table(*c.work_span, c.per_unit, c.lanes));
   }
   add_stopped_lanes(doc, c.facts);
   return doc;

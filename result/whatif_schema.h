@@ -2,6 +2,7 @@
 // The "jqtrace/whatif/1" schema: the trace's length and each marker kind's unit durations,
 // measured and predicted by the replay (SPEC §2 "What-if"), with the replay's own error.
 #include <string>
+#include <vector>
 
 #include "common_fields.h"
 #include "model.h"
@@ -15,6 +16,9 @@ struct WhatIfContext {
   double work_cap = 3;
   std::string per_unit;  ///< --per-unit KIND: a row per unit of it ("" none)
   TraceFacts facts;
+  /// With per_unit: each unit's work and span, and the lanes the trace ran on (P).
+  const std::vector<WorkSpan>* work_span = nullptr;
+  std::size_t lanes = 0;
 };
 
 Document whatif_document(const WhatIfResult& r, const WhatIfContext& c);

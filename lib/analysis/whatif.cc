@@ -609,3 +609,97 @@ WhatIfRank what_if_rank(const ReplayGraph& graph, const UnitRequest& unit_at, co
 }
 
 }  // namespace jqtrace
+
+namespace jqtrace {
+namespace {
+
+/// One chain as the work/span count reads it.
+struct ChainCost {
+  int64_t publish_ts = INT64_MAX;  ///< its (first) publish's start; INT64_MAX: none recorded
+  int64_t completion = INT64_MIN;  ///< its last chunk's end
+  int64_t work = 0;                ///< chunks and publishes
+  int64_t path = 0;                ///< publish, then each stage's longest chunk
+};
+
+/// Every chain with a recorded publish, in publish order.
+std::vector<ChainCost> chain_costs(const Trace& trace) {
+  JobqueNames names = JobqueNames::found(trace.names);
+  FlatMap<uint32_t> index;  // chain id -> its place in costs, + 1
+  std::vector<ChainCost> costs;
+  FlatMap<int64_t> longest;  // chain * 256 + stage -> the stage's longest chunk (stages 0..255)
+  auto cost_of = [&](int64_t chain) -> ChainCost& {
+    uint32_t& at = index[chain];
+    if (at == 0) {
+      costs.emplace_back();
+      at = static_cast<uint32_t>(costs.size());
+    }
+    return costs[at - 1];
+  };
+  for (const Lane& lane : trace.lanes) {
+    const SpanTable& s = lane.spans;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      int64_t name = s.name[i];
+      if (name != names.publish && name != names.chunk) continue;
+      ChainCost& c = cost_of(s.chain[i]);
+      c.work += s.dur[i];
+      if (name == names.publish) {
+        c.publish_ts = std::min(c.publish_ts, s.ts[i]);
+        c.path += s.dur[i];
+        continue;
+      }
+      c.completion = std::max(c.completion, s.end(i));
+      int64_t stage = s.stage[i];
+      if (stage < 0 || stage > 255 || s.chain[i] <= -(int64_t{1} << 54) || s.chain[i] >= (int64_t{1} << 54)) {
+        c.path += s.dur[i];  // a hostile stage number: counted as a stage of its own
+        continue;
+      }
+      int64_t& max = longest[s.chain[i] * 256 + stage];
+      if (s.dur[i] > max) {
+        c.path += s.dur[i] - max;
+        max = s.dur[i];
+      }
+    }
+  }
+  costs.erase(std::remove_if(costs.begin(), costs.end(), [](const ChainCost& c) { return c.publish_ts == INT64_MAX; }),
+              costs.end());
+  std::sort(costs.begin(), costs.end(), [](const ChainCost& a, const ChainCost& b) { return a.publish_ts < b.publish_ts; });
+  return costs;
+}
+
+}  // namespace
+
+std::vector<WorkSpan> work_span(const Trace& trace, const std::vector<Unit>& units) {
+  std::vector<ChainCost> chains = chain_costs(trace);
+  std::vector<WorkSpan> out;
+  std::size_t first = 0;
+  for (const Unit& unit : units) {
+    WorkSpan ws;
+    ws.unit = unit;
+    // The unit's chains: published in [lo, hi). Each one's longest path ends its own path
+    // after the longest of those that completed before it was published.
+    while (first < chains.size() && chains[first].publish_ts < unit.range.lo) ++first;
+    std::size_t last = first;
+    while (last < chains.size() && chains[last].publish_ts < unit.range.hi) ++last;
+    // (completion, the longest path end of the chains completed by then), in completion
+    // order: chains complete nearly in publish order, so an insertion is nearly always at
+    // the end and a lookup a binary search.
+    std::vector<std::pair<int64_t, int64_t>> done;
+    for (std::size_t k = first; k < last; ++k) {
+      const ChainCost& c = chains[k];
+      auto by = std::upper_bound(done.begin(), done.end(), std::make_pair(c.publish_ts, INT64_MAX));
+      int64_t end = (by == done.begin() ? 0 : (by - 1)->second) + c.path;
+      auto at = std::upper_bound(done.begin(), done.end(), std::make_pair(c.completion, INT64_MAX));
+      int64_t running = std::max(end, at == done.begin() ? 0 : (at - 1)->second);
+      at = done.insert(at, {c.completion, running});
+      for (++at; at != done.end() && at->second < running; ++at) at->second = running;
+      ws.work_ns += c.work;
+      ws.span_ns = std::max(ws.span_ns, end);
+      ++ws.chains;
+    }
+    first = last;
+    out.push_back(ws);
+  }
+  return out;
+}
+
+}  // namespace jqtrace

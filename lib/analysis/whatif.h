@@ -155,6 +155,22 @@ class UnitReplayer {
 
 WhatIfResult what_if(const ReplayGraph& graph, const WhatIfChanges& changes, const UnitRequest& unit_at);
 
+/// Cilkscale's numbers for a job system, per unit: the work of the chains published in it
+/// (every chunk and publish), its span (the longest path through them: a chain's publish,
+/// then each stage's longest chunk in turn, a chain after every chain that completed before
+/// it was published), and the floor no number of lanes can beat: max(work / P, span).
+struct WorkSpan {
+  Unit unit;
+  int64_t work_ns = 0, span_ns = 0;
+  uint64_t chains = 0;
+  double parallelism() const { return span_ns > 0 ? static_cast<double>(work_ns) / static_cast<double>(span_ns) : 0; }
+  int64_t floor_ns(std::size_t lanes) const {
+    return std::max(lanes ? work_ns / static_cast<int64_t>(lanes) : work_ns, span_ns);
+  }
+};
+/// The work and span of each unit (units in time order), from the recorded durations.
+std::vector<WorkSpan> work_span(const Trace& trace, const std::vector<Unit>& units);
+
 /// The rank (the causal profile): for each thing that could cost less — a group's chunks,
 /// every publish, every wake-up, the imbalance of stages — the predicted saving of the
 /// trace and of the median unit of a kind at each speedup.

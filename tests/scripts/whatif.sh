@@ -107,6 +107,44 @@ PY
 "$jqtrace" whatif -q --rank --format csv "$tmp/a.json" | head -1 | grep -qx "group,speedup_pct,saving_us,saving_pct,unit_saving_us,unit_saving_pct" ||
   fail "rank: CSV header: $("$jqtrace" whatif -q --rank --format csv "$tmp/a.json" | head -1)"
 
+# Work and span of a unit, known by hand: two chains in token 0, the second published after
+# the first completed: each a 10 us publish, a stage of 30 and 50 us chunks on two lanes,
+# then a 20 us chunk. Work 2 x 110 us; span 2 x (10 + 50 + 20) = 160 us; parallelism 1.375.
+python3 - > "$tmp/ws.json" << 'PY'
+import json
+ev = [{"ph": "M", "pid": 1, "tid": t, "name": "thread_name", "args": {"name": n}} for t, n in ((0, "w0"), (1, "w1"), (2, "caller"))]
+def x(tid, ts, dur, name, chain, stage=0, arg=0):
+    ev.append({"ph": "X", "pid": 1, "tid": tid, "ts": ts, "dur": dur, "name": name, "args": {"chain": chain, "stage": stage, "arg": arg}})
+for k, t0 in enumerate((0, 100)):
+    chain = 2 * k + 2
+    x(2, t0, 10, "publish", chain, 2 | (1 << 8), 3)
+    x(0, t0 + 10, 30, "chunk", chain, 0, 0)
+    x(1, t0 + 10, 50, "chunk", chain, 0, 1)
+    x(2, t0 + 10, 50, "stage_wait", chain, 0)
+    x(0, t0 + 60, 20, "chunk", chain, 1, 0)
+    x(2, t0 + 60, 21, "stage_wait", chain, 1)
+ev.append({"ph": "i", "s": "t", "pid": 1, "tid": 2, "ts": 0, "name": "token", "args": {"arg": 0}})
+ev.append({"ph": "i", "s": "t", "pid": 1, "tid": 2, "ts": 190, "name": "token", "args": {"arg": 1}})
+print(json.dumps({"traceEvents": ev, "jobqueProfile": {"categories": [{"id": 1, "name": "ffn chain", "color": "#ff0000"}], "markers": [{"id": 1, "name": "token"}]}}))
+PY
+"$jqtrace" whatif -q --unit-at start --per-unit token --format json "$tmp/ws.json" > "$tmp/ws-out.json" || fail "work/span: exit $?"
+python3 - "$tmp/ws-out.json" << 'PY' || fail "work/span: $(cat "$tmp/ws-out.json" | head -c 1500)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["work_span"][0]
+assert (w["chains"], w["work_us"], w["span_us"]) == (2, 220, 160), w
+assert abs(w["parallelism"] - 1.375) < 1e-9, w
+assert w["floor_us"] == 160 and w["floor_2x_us"] == 160, w  # 3 lanes: max(220 / 3, 160)
+assert d["replay"]["identity_error_us"] == 0
+PY
+# Work never below span, a floor never below either bound, on generated tokens.
+"$jqtrace" whatif -q --per-unit token --format json "$tmp/a.json" | python3 -c '
+import json, sys
+for w in json.load(sys.stdin)["work_span"]:
+    assert w["span_us"] <= w["work_us"] and w["parallelism"] >= 1, w
+    assert w["floor_us"] >= max(w["span_us"], w["work_us"] / 4 - 0.001) and w["floor_2x_us"] <= w["floor_us"], w' ||
+  fail "work/span on generated tokens"
+
 # Refusals: exit 2 with a message.
 refused() {  # refused WHAT WANT ARGS...
   local what=$1 want=$2
