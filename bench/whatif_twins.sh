@@ -3,8 +3,8 @@
 # without --scale TAG=F (--fixed-stream: the twins differ only by the change and what the
 # simulated runtime makes of it, chunks re-assigned to lanes included), whatif --scale
 # GROUP=F on the first predicting the second, unit by unit (tokens and layers). Prints per
-# (group, F): the median and p90 of |predicted - measured| / measured per unit, and the
-# total change measured and predicted.
+# (group, F) what bench/whatif_compare.py measures: the median and p90 of |predicted -
+# measured| / measured per unit, the error of the change itself, and the total change.
 #
 #   bash bench/whatif_twins.sh [SEEDS] [TOKENS]     (default 3 seeds, 60 tokens; 3 workers)
 #   NOISE=proportional bash bench/whatif_twins.sh   (preemption scaled with the work: the
@@ -18,8 +18,8 @@ noise=${NOISE:-additive}
 out=bench/out/twins
 mkdir -p "$out"
 cmake --build "$build" --target jqtrace jqtrace-gen > /dev/null
-echo "| group | F | kind | units | median error | p90 error | total change measured | predicted |"
-echo "|---|---:|---|---:|---:|---:|---:|---:|"
+echo "| change | kind | units | median error | p90 error | median error of the change | total change measured | predicted |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
 for change in "3:ffn chain" "6:moe experts" "1:attn chain"; do
   tag=${change%%:*} group=${change#*:}
   for factor in 0.5 0.8 1.25; do
@@ -34,26 +34,11 @@ for change in "3:ffn chain" "6:moe experts" "1:attn chain"; do
           > "$out/m-$seed-$kind.json"
       done
     done
-    python3 - "$out" "$seeds" "$group" "$factor" << 'PY'
-import json, statistics, sys
-out, seeds, group, factor = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-for kind in ("token", "layer"):
-    errors, measured_total, predicted_total, base_total = [], 0, 0, 0
-    for seed in range(1, seeds + 1):
-        p = json.load(open(f"{out}/p-{seed}-{kind}.json"))
-        m = json.load(open(f"{out}/m-{seed}-{kind}.json"))
-        pu = {u["idx"]: u for u in p["units"]}
-        mu = {u["idx"]: u for u in m["units"]}
-        for idx, u in pu.items():
-            if idx in mu and mu[idx]["measured_us"] > 0:
-                errors.append(abs(u["predicted_us"] - mu[idx]["measured_us"]) / mu[idx]["measured_us"])
-        base_total += p["scope"]["measured_us"]
-        predicted_total += p["scope"]["predicted_us"]
-        measured_total += m["scope"]["measured_us"]
-    errors.sort()
-    p90 = errors[int(0.9 * (len(errors) - 1))]
-    print(f"| {group} | {factor} | {kind} | {len(errors)} | {100 * statistics.median(errors):.2f}% | {100 * p90:.2f}% "
-          f"| {100 * (measured_total / base_total - 1):+.2f}% | {100 * (predicted_total / base_total - 1):+.2f}% |")
-PY
+    for kind in token layer; do
+      pairs=()
+      for seed in $(seq "$seeds"); do pairs+=("$out/p-$seed-$kind.json" "$out/m-$seed-$kind.json"); done
+      # Each seed's files are written per (group, factor) above; compared before the next.
+      python3 bench/whatif_compare.py "$group x$factor" "$kind" "${pairs[@]}"
+    done
   done
 done

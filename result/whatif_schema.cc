@@ -85,7 +85,7 @@ Table work_span_table(const std::vector<WorkSpan>& rows, const std::string& kind
   t.add_column(Column("parallelism", Kind::ratio).places(2));
   t.add_column(Column("floor_us", Kind::us).titled(fmt::format("floor at {}", lanes)));
   t.add_column(Column("floor_2x_us", Kind::us).titled(fmt::format("at {}", 2 * lanes)));
-  t.add_column(Column("span_bound", Kind::flag).titled("more lanes help").rank(1));
+  t.add_column(Column("more_lanes_help", Kind::flag).titled("more lanes help").rank(1));
   for (const WorkSpan& w : rows) {
     // More lanes cannot help a unit whose span is already its floor at P lanes.
     bool span_bound = w.span_ns >= w.floor_ns(lanes);
