@@ -18,7 +18,7 @@ namespace {
 
 struct WhatIfCommandOptions {
   CommonOptions common;
-  std::string unit_at = "auto";
+  ScopeOptions scope;
   std::vector<std::string> scale, publish;  ///< GROUP=F each
   bool no_wake = false;
   bool balance = false;
@@ -101,6 +101,42 @@ std::string first_unit_kind(const Trace& trace) {
   return "";
 }
 
+/// The result narrowed to a unit scope: its length measured and replayed (from its first
+/// unit's replayed start to its last one's end) and the units that lie in it. False after
+/// saying why not (a time range has no replayed edges).
+bool narrow_to_scope(const Scope& scope, WhatIfResult* r) {
+  if (scope.kind == ScopeRequest::Kind::whole) return true;
+  if (scope.kind == ScopeRequest::Kind::time) {
+    print_error("whatif replays units, not a time range (its edges would move with no marker to follow): give "
+                "--marker KIND N[..M], or no scope");
+    return false;
+  }
+  for (const WhatIfKind& k : r->kinds) {
+    if (k.kind != scope.marker_kind) continue;
+    std::size_t first = SIZE_MAX, last = SIZE_MAX;
+    for (std::size_t i = 0; i < k.measured.size(); ++i) {
+      if (k.measured[i].index == scope.first_unit) first = i;
+      if (k.measured[i].index == scope.last_unit) last = i;
+    }
+    if (first == SIZE_MAX || last == SIZE_MAX || k.predicted.size() != k.measured.size()) break;
+    r->measured_ns = scope.range.length();
+    r->predicted_ns = k.predicted[last].range.hi - k.predicted[first].range.lo;
+    for (WhatIfKind& each : r->kinds) {
+      std::vector<Unit> measured, predicted;
+      for (std::size_t i = 0; i < each.measured.size() && i < each.predicted.size(); ++i)
+        if (scope.range.holds(each.measured[i].range)) {
+          measured.push_back(each.measured[i]);
+          predicted.push_back(each.predicted[i]);
+        }
+      each.measured = std::move(measured);
+      each.predicted = std::move(predicted);
+    }
+    return true;
+  }
+  print_error(fmt::format("{}: its units were not replayed", scope.label));
+  return false;
+}
+
 int run_whatif(const WhatIfCommandOptions& o) {
   Trace& trace = trace_for_process();
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
@@ -119,8 +155,15 @@ int run_whatif(const WhatIfCommandOptions& o) {
     print_error("--rank replays each cost removed alone: give no --scale, --publish, --no-wake or --balance with it");
     return kUsage;
   }
+  Scope scope;
+  if (!resolve_scope_options(o.scope, trace, o.common, &scope)) return kUsage;
+  if (o.rank && scope.kind != ScopeRequest::Kind::whole) {
+    print_error("--rank ranks the whole trace: give no scope with it");
+    return kUsage;
+  }
   WhatIfChanges changes;
   result::WhatIfContext c;
+  c.scope = scope.label;
   if (!changes_of(o, trace, &changes, &c.changes)) return kUsage;
   c.file = display_name(o.file);
   c.work_cap = o.work_cap;
@@ -129,10 +172,11 @@ int run_whatif(const WhatIfCommandOptions& o) {
   ReplayGraph graph(trace, o.work_cap);
   if (o.rank) {
     std::string kind = o.per_unit.empty() ? first_unit_kind(trace) : o.per_unit;
-    WhatIfRank rank = what_if_rank(graph, unit_at_request(o.unit_at), kind, worker_threads(o.common));
+    WhatIfRank rank = what_if_rank(graph, unit_at_request(o.scope.unit_at), kind, worker_threads(o.common));
     return write_document(result::whatif_rank_document(rank, graph.anomalies(), c), o.common, "whatif");
   }
-  WhatIfResult r = what_if(graph, changes, unit_at_request(o.unit_at));
+  WhatIfResult r = what_if(graph, changes, unit_at_request(o.scope.unit_at));
+  if (!narrow_to_scope(scope, &r)) return kUsage;
   std::vector<WorkSpan> work_and_span;
   if (!o.per_unit.empty())
     for (const WhatIfKind& k : r.kinds)
@@ -149,7 +193,7 @@ void setup_whatif(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "whatif", "What a change would buy: the trace's own dependency graph replayed with changed costs");
   add_common_options(*cmd, opts->common, result::kDocumentFormats);
-  add_unit_at_option(*cmd, opts->unit_at);
+  add_scope_options(*cmd, opts->scope);
   cmd->add_option("--scale", opts->scale, "Multiply the work of a group's chunks (repeatable): GROUP=F, 0.5 halves it")
       ->option_text("GROUP=F")
       ->allow_extra_args(false);

@@ -193,12 +193,13 @@ Document whatif_rank_document(const WhatIfRank& rank, const ReplayAnomalies& ano
 Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
   Document doc;
   doc.schema = "jqtrace/whatif/1";
-  doc.heading = fmt::format("{}: what if {} (work capped at {}x its group's stage median; {})", c.file, c.changes,
-                            c.work_cap, trace_facts_text(c.facts));
+  doc.heading = fmt::format("{}: {}: what if {} (work capped at {}x its group's stage median; {})", c.file, c.scope,
+                            c.changes, c.work_cap, trace_facts_text(c.facts));
   doc.add(Field("file", Kind::text, c.file));
   doc.add(Field("changes", Kind::text, c.changes));
   doc.add(Field("work_cap", Kind::ratio, c.work_cap));
-  doc.add(Field("measured_us", Kind::us, r.measured_ns).labelled("trace was").in("scope"));
+  doc.add(Field("label", Kind::text, c.scope).in("scope"));
+  doc.add(Field("measured_us", Kind::us, r.measured_ns).labelled("scope was").in("scope"));
   doc.add(Field("predicted_us", Kind::us, r.predicted_ns).labelled("will be").in("scope"));
   doc.add(Field("change_pct", Kind::percent, change_pct(r.measured_ns, r.predicted_ns)).labelled("change").in("scope"));
   // The replay's own error: with no change it must give back every recorded time.

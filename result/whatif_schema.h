@@ -12,6 +12,7 @@ namespace jqtrace::result {
 
 struct WhatIfContext {
   std::string file;
+  std::string scope = "whole trace";  ///< the scope's label
   std::string changes;   ///< what was changed, as people read it ("ffn chain x0.5")
   double work_cap = 3;
   std::string per_unit;  ///< --per-unit KIND: a row per unit of it ("" none)

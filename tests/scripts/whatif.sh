@@ -145,6 +145,20 @@ for w in json.load(sys.stdin)["work_span"]:
     assert w["floor_us"] >= max(w["span_us"], w["work_us"] / 4 - 0.001) and w["floor_2x_us"] <= w["floor_us"], w' ||
   fail "work/span on generated tokens"
 
+# A unit scope: its length measured and predicted, as the unit's row in --per-unit says.
+"$jqtrace" whatif -q --scale 'ffn chain=0.5' --per-unit token --format json "$tmp/a.json" > "$tmp/all.json"
+"$jqtrace" whatif -q --scale 'ffn chain=0.5' --marker token 7..8 --format json "$tmp/a.json" > "$tmp/scope.json"
+python3 - "$tmp/all.json" "$tmp/scope.json" << 'PY' || fail "a unit scope: $(head -c 800 "$tmp/scope.json")"
+import json, sys
+a, s = (json.load(open(f)) for f in sys.argv[1:3])
+units = {u["idx"]: u for u in a["units"]}
+assert s["scope"]["label"].startswith("--marker token 7..8"), s["scope"]
+# (the two tokens and the 0.05 us a step marker stands between them)
+assert abs(s["scope"]["measured_us"] - units[7]["measured_us"] - units[8]["measured_us"]) < 0.1, s["scope"]
+assert abs(s["scope"]["predicted_us"] - units[7]["predicted_us"] - units[8]["predicted_us"]) < 0.1, s["scope"]
+assert [k["units"] for k in s["kinds"] if k["kind"] == "token"] == [2]
+PY
+
 # Refusals: exit 2 with a message.
 refused() {  # refused WHAT WANT ARGS...
   local what=$1 want=$2
@@ -160,5 +174,7 @@ refused "a negative factor" "GROUP=F" --scale 'ffn chain=-1' samples/decode-smal
 refused "a generic trace" "not a jobque trace" samples/chrome-small.json
 refused "an unknown kind" "token" --per-unit tokn samples/decode-small.trace.json
 refused "--rank with a change" "alone" --rank --scale 'ffn chain=0.5' samples/decode-small.trace.json
+refused "a time scope" "not a time range" --ms 1 2 samples/decode-small.trace.json
+refused "--rank with a scope" "whole trace" --rank --marker token 1 samples/decode-small.trace.json
 
 [ $failures -eq 0 ] && echo "whatif: ok" || exit 1
