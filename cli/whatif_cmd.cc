@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "latency.h"
 #include "load.h"
 #include "scope_options.h"
 #include "suggest.h"
@@ -23,6 +24,7 @@ struct WhatIfCommandOptions {
   bool no_wake = false;
   bool balance = false;
   bool rank = false;
+  std::size_t lanes = 0;  ///< --lanes N (0: the recorded lanes)
   double work_cap = 3;
   std::string per_unit;
   std::string file;
@@ -88,7 +90,7 @@ bool changes_of(const WhatIfCommandOptions& o, const Trace& trace, WhatIfChanges
     changes->balance = 1;
     said("every stage balanced");
   }
-  if (text->empty()) *text = o.rank ? "each group, publish, wake-up and imbalance in turn" : "nothing changed (the recording replayed)";
+  if (text->empty() && !o.lanes) *text = o.rank ? "each group, publish, wake-up and imbalance in turn" : "nothing changed (the recording replayed)";
   return true;
 }
 
@@ -151,8 +153,9 @@ int run_whatif(const WhatIfCommandOptions& o) {
     print_error(error);
     return kUsage;
   }
-  if (o.rank && (!o.scale.empty() || !o.publish.empty() || o.no_wake || o.balance)) {
-    print_error("--rank replays each cost removed alone: give no --scale, --publish, --no-wake or --balance with it");
+  if (o.rank && (!o.scale.empty() || !o.publish.empty() || o.no_wake || o.balance || o.lanes)) {
+    print_error("--rank replays each cost removed alone: give no --scale, --publish, --no-wake, --balance or --lanes "
+                "with it");
     return kUsage;
   }
   Scope scope;
@@ -175,7 +178,20 @@ int run_whatif(const WhatIfCommandOptions& o) {
     WhatIfRank rank = what_if_rank(graph, unit_at_request(o.scope.unit_at), kind, worker_threads(o.common));
     return write_document(result::whatif_rank_document(rank, graph.anomalies(), c), o.common, "whatif");
   }
-  WhatIfResult r = what_if(graph, changes, unit_at_request(o.scope.unit_at));
+  WhatIfResult r;
+  if (o.lanes) {
+    std::size_t marker_lane = latency_lane(trace, "");
+    if (marker_lane == SIZE_MAX) {
+      print_error(fmt::format("{}: --lanes needs the lane whose program runs (the marker lane or the caller); "
+                              "none holds markers or spans",
+                              display_name(o.file)));
+      return kUsage;
+    }
+    r = what_if_lanes(graph, changes, unit_at_request(o.scope.unit_at), marker_lane, o.lanes);
+    c.changes += fmt::format("{}on {} lanes (recorded: {})", c.changes.empty() ? "" : ", ", o.lanes, r.recorded_lanes);
+  } else {
+    r = what_if(graph, changes, unit_at_request(o.scope.unit_at));
+  }
   if (!narrow_to_scope(scope, &r)) return kUsage;
   std::vector<WorkSpan> work_and_span;
   if (!o.per_unit.empty())
@@ -207,6 +223,11 @@ void setup_whatif(CLI::App& app) {
       ->check(CLI::Range(1.0, 1e9))
       ->option_text("K")
       ->default_str("3");
+  cmd->add_option("--lanes", opts->lanes,
+                  "Predict on N lanes: each stage's chunks claimed by the first free lane (a model of the runtime's "
+                  "rule, its error at the recorded lanes beside it)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{4096}))
+      ->option_text("N");
   cmd->add_flag("--rank", opts->rank,
                 "The causal profile: the saving if each group (and publish, wake-up, imbalance) cost 25, 50, 100% less");
   cmd->add_option("--per-unit", opts->per_unit,

@@ -206,6 +206,13 @@ Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
   doc.add(Field("identity_error_us", Kind::us, r.identity_error_ns).labelled("replay error (no change)").in("replay"));
   doc.add(Field("spans", Kind::integer, static_cast<int64_t>(r.spans)).labelled("spans replayed").in("replay"));
   add_anomaly_fields(doc, r.anomalies);
+  if (r.lanes) {  // --lanes: the model, and its own error at the recorded lanes
+    doc.add(Field("lanes", Kind::integer, static_cast<int64_t>(r.lanes)).in("replay"));
+    doc.add(Field("recorded_lanes", Kind::integer, static_cast<int64_t>(r.recorded_lanes)).in("replay"));
+    doc.add(Field("model_error_pct", Kind::percent, r.model_error_pct)
+                .labelled(fmt::format("lanes model's error at {} lanes", r.recorded_lanes))
+                .in("replay"));
+  }
   add_trace_fact_fields(doc, c.facts);
   Table kinds = kinds_table(r);
   std::string anomalies = anomalies_text(r.anomalies);

@@ -189,6 +189,14 @@ class ReplayGraph::Builder {
       else ++counts[n.stage];
     }
     counts.resize(stages_, 0);
+    // Each stage's chain and number, and its chain's publish (the latest before its first chunk).
+    std::vector<int64_t> stage_chain(stages_, 0);
+    g_.stage_number_.assign(stages_, 0);
+    for (uint32_t g = 0; g < g_.spans_; ++g)
+      if (nodes_[g].kind == SpanKind::chunk || nodes_[g].kind == SpanKind::stage_wait) {
+        stage_chain[nodes_[g].stage] = chain(g);
+        g_.stage_number_[nodes_[g].stage] = stage(g);
+      }
     stage_begin_.assign(stages_ + 1, 0);
     for (std::size_t s = 0; s < stages_; ++s) stage_begin_[s + 1] = stage_begin_[s] + counts[s];
     stage_chunks_.resize(stage_begin_.back());
@@ -206,6 +214,10 @@ class ReplayGraph::Builder {
       }
       g_.stage_median_[s] = median_of(durations);
     }
+    g_.stage_publish_.assign(stages_, kNone);
+    for (std::size_t s = 0; s < stages_; ++s)
+      if (has_chunks(static_cast<uint32_t>(s)))
+        g_.stage_publish_[s] = publish_before(stage_chain[s], nodes_[stage_chunks_[stage_begin_[s]]].ts);
     for (uint32_t g = 0; g < g_.spans_; ++g) {
       Slot& n = nodes_[g];
       if (n.kind == SpanKind::stage_wait) {
@@ -218,17 +230,21 @@ class ReplayGraph::Builder {
 
   bool has_chunks(uint32_t s) const { return stage_begin_[s + 1] > stage_begin_[s]; }
 
+  /// The chain's latest publish that started by `at` (its first when none did); kNone when
+  /// it has none.
+  uint32_t publish_before(int64_t c, int64_t at) const {
+    const Run* run = publish_runs_.find(c);
+    if (!run) return kNone;
+    auto first = publishes_.begin() + run->begin, last = first + run->count;
+    auto after = std::upper_bound(first, last, at, [&](int64_t t, uint32_t p) { return t < nodes_[p].ts; });
+    return after == first ? *first : *(after - 1);
+  }
+
   /// A chunk's readiness: its chain's latest publish before it (stage 0), or its previous
   /// stage; kNone when that was not recorded.
   uint32_t readiness(uint32_t g) {
     int64_t c = chain(g), s = stage(g);
-    if (s == 0) {
-      const Run* run = publish_runs_.find(c);
-      if (!run) return kNone;
-      auto first = publishes_.begin() + run->begin, last = first + run->count;
-      auto after = std::upper_bound(first, last, nodes_[g].ts, [&](int64_t at, uint32_t p) { return at < nodes_[p].ts; });
-      return after == first ? *first : *(after - 1);
-    }
+    if (s == 0) return publish_before(c, nodes_[g].ts);
     uint32_t previous = stage_id(c, s - 1, false);
     if (previous == kNone || !has_chunks(previous)) return kNone;
     return static_cast<uint32_t>(g_.spans_) + previous;
@@ -403,21 +419,25 @@ void Replay::run(const WhatIfChanges& c) {
       int64_t wake = n.recorded_end() - slots[n.ready].ts;
       end_[id] = std::max(start, end_of(n.ready) + scaled(wake, c.wake_factor));
     } else {
-      int64_t d = n.dur;
-      if (n.kind == SpanKind::chunk && c.balance != 0) d += scaled(g_.stage_median_[n.stage] - d, c.balance);
-      double factor = n.kind == SpanKind::chunk     ? WhatIfChanges::factor(c.chunk_factor, n.category)
-                      : n.kind == SpanKind::publish ? WhatIfChanges::factor(c.publish_factor, n.category)
-                                                    : 1.0;
-      if (factor != 1 && n.cap != kNone) {
-        int64_t work = std::min(d, g_.caps_[n.cap]);
-        d += scaled(work, factor) - work;
-      }
-      end_[id] = start + d;
+      end_[id] = start + changed_duration(g_, n, c);
     }
     if (n.kind != SpanKind::wake) last_work = std::max(last_work, end_[id]);
   }
   int64_t hi = whole_trace(g_.trace_).hi;
   trace_end_ = last_work == INT64_MIN ? hi : last_work + (hi - g_.last_work_end_);
+}
+
+int64_t Replay::changed_duration(const ReplayGraph& g, const ReplayGraph::Slot& n, const WhatIfChanges& c) {
+  int64_t d = n.dur;
+  if (n.kind == SpanKind::chunk && c.balance != 0) d += scaled(g.stage_median_[n.stage] - d, c.balance);
+  double factor = n.kind == SpanKind::chunk     ? WhatIfChanges::factor(c.chunk_factor, n.category)
+                  : n.kind == SpanKind::publish ? WhatIfChanges::factor(c.publish_factor, n.category)
+                                                : 1.0;
+  if (factor != 1 && n.cap != kNone) {
+    int64_t work = std::min(d, g.caps_[n.cap]);
+    d += scaled(work, factor) - work;
+  }
+  return d;
 }
 
 int64_t Replay::time_at(std::size_t lane, int64_t at) const {
@@ -458,6 +478,11 @@ UnitReplayer::UnitReplayer(const Trace& trace, const UnitRequest& unit_at) : tra
 }
 
 std::vector<WhatIfKind> UnitReplayer::units(const Replay& replay, const std::string& only) const {
+  return units([&](std::size_t lane, int64_t ts) { return replay.time_at(lane, ts); }, replay.trace_end(), only);
+}
+
+std::vector<WhatIfKind> UnitReplayer::units(const std::function<int64_t(std::size_t, int64_t)>& time_at,
+                                            int64_t trace_end, const std::string& only) const {
   // The kinds asked for and those they nest in (their markers bound its units).
   std::vector<bool> wanted(kinds_.size(), only.empty());
   for (std::size_t k = 0; k < kinds_.size(); ++k)
@@ -479,7 +504,7 @@ std::vector<WhatIfKind> UnitReplayer::units(const Replay& replay, const std::str
     Markers& out = moved.emplace_back(wanted[k] ? m : Markers{});
     if (!wanted[k]) continue;
     for (std::size_t i = 0; i < m.size(); ++i) {
-      out.ts[i] = replay.time_at(static_cast<std::size_t>(m.lane[i]), m.ts[i]);
+      out.ts[i] = time_at(static_cast<std::size_t>(m.lane[i]), m.ts[i]);
       if (i > 0) out.ts[i] = std::max(out.ts[i], out.ts[i - 1]);
       times.emplace_back(m.ts[i], out.ts[i]);
     }
@@ -494,9 +519,8 @@ std::vector<WhatIfKind> UnitReplayer::units(const Replay& replay, const std::str
     if (markers_[k].size() == 0 || !wanted[k] || (!only.empty() && kinds_[k] != only)) continue;
     const KindUnits& plan = plans_[k];
     KindUnits replayed = plan;
-    replayed.outer.hi = plan.rule.lane_stopped
-                            ? replay.time_at(static_cast<std::size_t>(markers_[k].lane.back()), plan.outer.hi)
-                            : replay.trace_end();
+    replayed.outer.hi = plan.rule.lane_stopped ? time_at(static_cast<std::size_t>(markers_[k].lane.back()), plan.outer.hi)
+                                               : trace_end;
     for (int64_t& b : replayed.bounds) b = mapped(b);
     std::sort(replayed.bounds.begin(), replayed.bounds.end());
     out.push_back({kinds_[k], plan.rule, cut_units(markers_[k], plan), cut_units(moved[k], replayed)});
@@ -700,6 +724,193 @@ std::vector<WorkSpan> work_span(const Trace& trace, const std::vector<Unit>& uni
     out.push_back(ws);
   }
   return out;
+}
+
+}  // namespace jqtrace
+
+namespace jqtrace {
+
+LanesModel::LanesModel(const ReplayGraph& g, std::size_t marker_lane) : g_(g), lane_(marker_lane) {
+  // The model's costs, the recording's medians: a worker's claim after its stage was ready,
+  // its gap from its chunk before (of the same stage), the marker lane's wake-up.
+  std::vector<int64_t> claims, gaps, wakes;
+  for (std::size_t id = 0; id < g_.spans_; ++id) {
+    const ReplayGraph::Slot& n = g_.slots_[id];
+    bool marker = id >= g_.offset_[lane_] && id < g_.offset_[lane_ + 1];
+    if (n.kind == SpanKind::chunk && !marker && n.ready != kNone) {
+      bool at_start = n.flags & kReadyAtStart;
+      int64_t ready = at_start ? g_.slots_[n.ready].ts : g_.slots_[n.ready].recorded_end();
+      if (n.flags & kByReady) claims.push_back(std::max<int64_t>(0, n.ts - ready));
+      else if (n.pred != kNone && g_.slots_[n.pred].kind == SpanKind::chunk && g_.slots_[n.pred].stage == n.stage)
+        gaps.push_back(std::max<int64_t>(0, n.ts - g_.slots_[n.pred].recorded_end()));
+    }
+    if (n.kind == SpanKind::stage_wait && marker && n.ready != kNone)
+      wakes.push_back(std::max<int64_t>(0, n.recorded_end() - g_.slots_[n.ready].ts));
+  }
+  claim_latency_ = median_of(claims);
+  chunk_gap_ = median_of(gaps);
+  wake_ = median_of(wakes);
+  for (std::size_t s = 0; s < g_.stage_publish_.size(); ++s) {
+    uint32_t p = g_.stage_publish_[s];
+    if (p == kNone || p < g_.offset_[lane_] || p >= g_.offset_[lane_ + 1]) continue;
+    stages_of_publish_[p].push_back(static_cast<uint32_t>(s));
+  }
+  for (auto& [p, stages] : stages_of_publish_)
+    std::sort(stages.begin(), stages.end(),
+              [&](uint32_t a, uint32_t b) { return g_.stage_number_[a] < g_.stage_number_[b]; });
+}
+
+int64_t LanesModel::Run::time_at(int64_t ts) const {
+  auto after = std::upper_bound(checkpoints.begin(), checkpoints.end(), std::make_pair(ts, INT64_MAX));
+  if (after == checkpoints.begin()) return ts;
+  return (after - 1)->second + (ts - (after - 1)->first);
+}
+
+LanesModel::Run LanesModel::run(const WhatIfChanges& c, std::size_t lanes) const {
+  Run out;
+  const SpanTable& own = g_.trace_.lanes[lane_].spans;
+  std::size_t base = g_.offset_[lane_];
+  // Lane 0 is the marker lane; each lane's time it is free.
+  std::vector<int64_t> free(std::max<std::size_t>(lanes, 1), own.size() ? own.ts[0] : 0);
+  int64_t recorded = own.size() ? own.ts[0] : 0, replayed = recorded;  // the marker lane's cursor
+  std::vector<std::pair<int64_t, uint32_t>> chunks;
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    auto id = static_cast<uint32_t>(base + i);
+    const ReplayGraph::Slot& n = g_.slots_[id];
+    if (n.kind == SpanKind::wake || n.ts < recorded) continue;  // a wake, or work a chain covered
+    int64_t start = replayed + (n.ts - recorded);
+    auto stages = stages_of_publish_.find(id);
+    if (n.kind != SpanKind::publish || stages == stages_of_publish_.end()) {
+      // Work of its own (or a chunk or wait of a chain it did not publish): as recorded.
+      recorded = n.recorded_end();
+      replayed = start + (n.kind == SpanKind::stage_wait ? n.dur : Replay::changed_duration(g_, n, c));
+      out.checkpoints.emplace_back(recorded, replayed);
+      continue;
+    }
+    int64_t ready = start + Replay::changed_duration(g_, n, c);
+    out.checkpoints.emplace_back(n.recorded_end(), ready);
+    // Whether the marker lane waited on this chain (then it also ran chunks), and where its
+    // part of the chain ended in the recording.
+    int64_t chain_end = n.recorded_end();
+    bool waits = false;
+    for (std::size_t j = i + 1; j < own.size(); ++j) {
+      const ReplayGraph::Slot& m = g_.slots_[base + j];
+      bool of_chain = (m.kind == SpanKind::chunk || m.kind == SpanKind::stage_wait) &&
+                      std::find(stages->second.begin(), stages->second.end(), m.stage) != stages->second.end();
+      if (!of_chain) break;
+      waits = true;
+      chain_end = std::max(chain_end, m.recorded_end());
+    }
+    free[0] = waits ? std::max(free[0], ready) : INT64_MAX;  // a lane that does not wait takes none
+    for (uint32_t s : stages->second) {
+      chunks.clear();
+      for (uint32_t k = g_.stage_begin_[s]; k < g_.stage_begin_[s + 1]; ++k)
+        chunks.emplace_back(g_.slots_[g_.stage_chunks_[k]].ts, g_.stage_chunks_[k]);
+      std::sort(chunks.begin(), chunks.end());  // claimed in the order they were
+      int64_t completion = ready;
+      for (const auto& [at, chunk] : chunks) {
+        std::size_t best = 0;
+        int64_t best_start = INT64_MAX;
+        for (std::size_t l = 0; l < free.size(); ++l) {
+          if (free[l] == INT64_MAX) continue;
+          int64_t can = std::max(free[l], l == 0 ? ready : ready + claim_latency_);
+          if (can < best_start) best_start = can, best = l;
+        }
+        if (best_start == INT64_MAX) best_start = ready + claim_latency_;  // one lane that does not wait
+        int64_t end = best_start + Replay::changed_duration(g_, g_.slots_[chunk], c);
+        if (best_start != INT64_MAX && best < free.size()) free[best] = end + chunk_gap_;
+        completion = std::max(completion, end);
+      }
+      ready = completion;
+    }
+    if (waits) {
+      replayed = ready + wake_;
+      free[0] = replayed;
+      recorded = chain_end;
+    } else {
+      replayed = start + Replay::changed_duration(g_, n, c);
+      recorded = n.recorded_end();
+      free[0] = replayed;
+    }
+    out.checkpoints.emplace_back(recorded, replayed);
+  }
+  int64_t last = replayed;
+  for (int64_t f : free)
+    if (f != INT64_MAX) last = std::max(last, f - chunk_gap_);
+  int64_t recorded_last = std::max(recorded, own.size() ? own.end(own.size() - 1) : recorded);
+  out.trace_end = last + (whole_trace(g_.trace_).hi - std::max(recorded_last, g_.last_work_end_));
+  std::sort(out.checkpoints.begin(), out.checkpoints.end());
+  return out;
+}
+
+}  // namespace jqtrace
+
+namespace jqtrace {
+
+std::size_t lanes_with_chunks(const Trace& trace) {
+  JobqueNames names = JobqueNames::found(trace.names);
+  std::size_t n = 0;
+  for (const Lane& lane : trace.lanes)
+    for (std::size_t i = 0; i < lane.spans.size(); ++i)
+      if (lane.spans.name[i] == names.chunk) {
+        ++n;
+        break;
+      }
+  return n;
+}
+
+namespace {
+
+/// base scaled by model_after / model_before, rounded (0 when the model had no length).
+int64_t calibrated(int64_t base, int64_t model_before, int64_t model_after) {
+  if (model_before <= 0) return base;
+  return static_cast<int64_t>(std::llround(static_cast<double>(base) * static_cast<double>(model_after) /
+                                           static_cast<double>(model_before)));
+}
+
+}  // namespace
+
+WhatIfResult what_if_lanes(const ReplayGraph& graph, const WhatIfChanges& changes, const UnitRequest& unit_at,
+                           std::size_t marker_lane, std::size_t lanes) {
+  const Trace& trace = graph.trace();
+  WhatIfResult result;
+  result.identity_error_ns = Replay(graph, WhatIfChanges{}).max_error_ns();
+  result.spans = graph.spans();
+  result.anomalies = graph.anomalies();
+  result.lanes = lanes;
+  result.recorded_lanes = lanes_with_chunks(trace);
+  LanesModel model(graph, marker_lane);
+  LanesModel::Run before = model.run(WhatIfChanges{}, result.recorded_lanes);
+  LanesModel::Run after = model.run(changes, lanes);
+  Range whole = whole_trace(trace);
+  result.measured_ns = whole.length();
+  result.predicted_ns = calibrated(whole.length(), before.trace_end - whole.lo, after.trace_end - whole.lo);
+  UnitReplayer units(trace, unit_at);
+  auto on = [&](const LanesModel::Run& run) {
+    return units.units([&](std::size_t lane, int64_t ts) { return lane == marker_lane ? run.time_at(ts) : ts; },
+                       run.trace_end);
+  };
+  std::vector<WhatIfKind> modelled_before = on(before), modelled_after = on(after);
+  std::vector<double> errors;
+  for (std::size_t k = 0; k < modelled_before.size() && k < modelled_after.size(); ++k) {
+    WhatIfKind kind = modelled_before[k];
+    const std::vector<Unit>& b = modelled_before[k].predicted;
+    const std::vector<Unit>& a = modelled_after[k].predicted;
+    if (b.size() != kind.measured.size() || a.size() != kind.measured.size()) continue;
+    for (std::size_t i = 0; i < kind.measured.size(); ++i) {
+      int64_t measured = kind.measured[i].range.length();
+      int64_t predicted = calibrated(measured, b[i].range.length(), a[i].range.length());
+      kind.predicted[i].range = {kind.measured[i].range.lo, kind.measured[i].range.lo + predicted};
+      if (k == 0 && measured > 0)
+        errors.push_back(std::abs(static_cast<double>(b[i].range.length() - measured)) / static_cast<double>(measured));
+    }
+    result.kinds.push_back(std::move(kind));
+  }
+  if (!errors.empty()) {
+    std::sort(errors.begin(), errors.end());
+    result.model_error_pct = 100 * errors[errors.size() / 2];
+  }
+  return result;
 }
 
 }  // namespace jqtrace

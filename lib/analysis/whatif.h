@@ -16,7 +16,10 @@
 // order where every node comes after its predecessors.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "scope.h"
@@ -75,7 +78,8 @@ class ReplayGraph {
 
  private:
   friend class Replay;
-  struct Slot;  // what a replay reads of a node, packed, in replay order
+  friend class LanesModel;
+  struct Slot;  // what a replay reads of a node, packed
   const Trace& trace_;
   std::size_t spans_ = 0;
   std::vector<std::size_t> offset_;   ///< lane l's spans from offset_[l] (span ids)
@@ -88,6 +92,8 @@ class ReplayGraph {
   std::vector<uint32_t> frontier_;    ///< per span id: its lane's latest-ending non-wake span up to it (lane index)
   std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage: its chunks' ids (CSR)
   std::vector<int64_t> stage_median_;  ///< per stage: its chunks' median duration (balance)
+  std::vector<uint32_t> stage_publish_;  ///< per stage: its chain's publish before it (kNone: none recorded)
+  std::vector<int64_t> stage_number_;    ///< per stage: its number in its chain
   std::vector<int64_t> caps_;         ///< a (group, stage)'s work cap, ns
   int64_t last_work_end_ = 0;         ///< the latest recorded end of a non-wake span
   ReplayAnomalies anomalies_;
@@ -114,6 +120,8 @@ class Replay {
   int64_t trace_end() const { return trace_end_; }
   /// The largest |replayed - recorded| over every span's start and end (ns).
   int64_t max_error_ns() const;
+  /// A span's (or publish's) duration under the changes: balanced, its work scaled up to its cap.
+  static int64_t changed_duration(const ReplayGraph& g, const ReplayGraph::Slot& n, const WhatIfChanges& c);
 
  private:
   const ReplayGraph& g_;
@@ -135,6 +143,11 @@ struct WhatIfResult {
   ReplayAnomalies anomalies;
   int64_t identity_error_ns = 0;  ///< the replay with no change: max |replayed - recorded|
   uint64_t spans = 0;
+  /// --lanes: the lanes modelled and those that ran chunks in the recording (0: the replay
+  /// kept the recorded lanes), and the lanes model's own error there, the median |model -
+  /// measured| / measured of the first kind's units (%).
+  std::size_t lanes = 0, recorded_lanes = 0;
+  double model_error_pct = 0;
 };
 
 /// Units of every marker kind cut from the replayed markers, beside the recorded ones.
@@ -144,6 +157,9 @@ class UnitReplayer {
   /// Each kind's units (or only `only`'s, and the kinds it nests in), measured and as the
   /// replay moves them.
   std::vector<WhatIfKind> units(const Replay& replay, const std::string& only = "") const;
+  /// The same for any replay: an instant's replayed time on its lane, the trace's end.
+  std::vector<WhatIfKind> units(const std::function<int64_t(std::size_t lane, int64_t ts)>& time_at,
+                                int64_t trace_end, const std::string& only = "") const;
   const std::vector<std::string>& kinds() const { return kinds_; }
 
  private:
@@ -154,6 +170,44 @@ class UnitReplayer {
 };
 
 WhatIfResult what_if(const ReplayGraph& graph, const WhatIfChanges& changes, const UnitRequest& unit_at);
+/// The same on `lanes` lanes (LanesModel): each unit's prediction is its measured duration
+/// times the model's ratio of it on `lanes` lanes, with the changes, to it on the recorded
+/// lanes, without (the model's own bias cancels); marker_lane: the lane whose program runs.
+WhatIfResult what_if_lanes(const ReplayGraph& graph, const WhatIfChanges& changes, const UnitRequest& unit_at,
+                           std::size_t marker_lane, std::size_t lanes);
+/// The lanes that ran chunks in the recording.
+std::size_t lanes_with_chunks(const Trace& trace);
+
+/// --lanes N: the marker lane's program replayed with each stage's chunks claimed by
+/// whichever of N lanes is free first (the runtime's rule: a free worker claims the next
+/// chunk after a claim latency; the marker lane, while it waits on the chain, runs chunks
+/// too), not by the lanes that ran them. The model's costs are the recording's medians: a
+/// worker's claim latency after its stage is ready, its gap between chunks, the marker
+/// lane's wake-up. Other lanes' other work (fifo jobs) is not modelled. Run at the trace's
+/// own lanes it does not give the recording back exactly: its error there is the error
+/// beside its prediction.
+class LanesModel {
+ public:
+  LanesModel(const ReplayGraph& graph, std::size_t marker_lane);
+  struct Run {
+    /// (recorded, replayed) times of the marker lane's checkpoints, in order: an instant
+    /// there is the same distance after the last one before it.
+    std::vector<std::pair<int64_t, int64_t>> checkpoints;
+    int64_t trace_end = 0;
+    int64_t time_at(int64_t ts) const;
+  };
+  Run run(const WhatIfChanges& changes, std::size_t lanes) const;
+  int64_t claim_latency_ns() const { return claim_latency_; }
+  int64_t chunk_gap_ns() const { return chunk_gap_; }
+  int64_t wake_ns() const { return wake_; }
+
+ private:
+  const ReplayGraph& g_;
+  std::size_t lane_;
+  int64_t claim_latency_ = 0, chunk_gap_ = 0, wake_ = 0;
+  /// Per publish on the marker lane (span id): its chain's stages in order (stage ids).
+  std::unordered_map<uint32_t, std::vector<uint32_t>> stages_of_publish_;
+};
 
 /// Cilkscale's numbers for a job system, per unit: the work of the chains published in it
 /// (every chunk and publish), its span (the longest path through them: a chain's publish,

@@ -159,6 +159,20 @@ assert abs(s["scope"]["predicted_us"] - units[7]["predicted_us"] - units[8]["pre
 assert [k["units"] for k in s["kinds"] if k["kind"] == "token"] == [2]
 PY
 
+# --lanes: at the recorded lanes with no change, the measured durations; fewer lanes never
+# faster, more never slower; the model's own error at the recorded lanes under 5%.
+lanes_of() { "$jqtrace" whatif -q --lanes "$1" --format json "$tmp/a.json" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["scope"]["predicted_us"], d["replay"]["model_error_pct"], d["replay"]["recorded_lanes"])'; }
+read -r same error recorded <<< "$(lanes_of 4)"
+[ "$recorded" = 4 ] || fail "--lanes: recorded lanes $recorded, want 4"
+python3 -c "import sys; sys.exit(0 if abs($same - $(python3 -c 'import json; print(json.load(open("'"$tmp/rank.json"'"))["scope"]["measured_us"])')) < 0.002 and $error < 5 else 1)" ||
+  fail "--lanes 4 on a 4-lane trace: $same us, model error $error%"
+previous=""
+for n in 1 2 3 4 6 8 16; do
+  read -r t _ _ <<< "$(lanes_of $n)"
+  [ -z "$previous" ] || python3 -c "import sys; sys.exit(0 if $t <= $previous + 0.001 else 1)" || fail "--lanes $n ($t us) slower than fewer ($previous us)"
+  previous=$t
+done
+
 # Refusals: exit 2 with a message.
 refused() {  # refused WHAT WANT ARGS...
   local what=$1 want=$2
@@ -176,5 +190,6 @@ refused "an unknown kind" "token" --per-unit tokn samples/decode-small.trace.jso
 refused "--rank with a change" "alone" --rank --scale 'ffn chain=0.5' samples/decode-small.trace.json
 refused "a time scope" "not a time range" --ms 1 2 samples/decode-small.trace.json
 refused "--rank with a scope" "whole trace" --rank --marker token 1 samples/decode-small.trace.json
+refused "--rank with --lanes" "alone" --rank --lanes 8 samples/decode-small.trace.json
 
 [ $failures -eq 0 ] && echo "whatif: ok" || exit 1
