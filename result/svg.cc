@@ -380,6 +380,62 @@ std::pair<int64_t, double> duration_axis(double max_ns, int ticks) {
   return {step, std::ceil(max_ns / static_cast<double>(step)) * static_cast<double>(step)};
 }
 
+std::string rank_chart_svg(const std::vector<RankLine>& lines, int width_px) {
+  constexpr int kHeight = 220, kTop = 12, kLeft = 56, kRight = 170, kBottom = 36;
+  int plot_w = std::max(100, width_px - kLeft - kRight);
+  double top = 1;
+  for (const RankLine& l : lines)
+    for (const auto& [x, y] : l.points) top = std::max(top, y);
+  // A round step of the saving axis (1, 2 or 5 times a power of ten), about four of them.
+  double raw = top / 4, magnitude = std::pow(10.0, std::floor(std::log10(raw))), step = 10 * magnitude;
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * magnitude >= raw) {
+      step = m * magnitude;
+      break;
+    }
+  top = std::ceil(top / step) * step;
+  auto x_of = [&](double speedup) { return kLeft + speedup / 100.0 * plot_w; };
+  auto y_of = [&](double saving) { return kTop + kHeight - std::max(0.0, saving) / top * kHeight; };
+  int height = kTop + kHeight + kBottom;
+  std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"rank\" width=\"{0}\" height=\"{1}\" "
+                                "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"predicted saving against speedup\">\n",
+                                width_px, height);
+  for (double y = 0; y <= top + step / 2; y += step)
+    out += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
+                       "<text x=\"{3}\" y=\"{4:.1f}\" font-size=\"11\" text-anchor=\"end\">{5}%</text>\n",
+                       kLeft, kLeft + plot_w, y_of(y), kLeft - 6, y_of(y) + 4, fixed(y, step < 1 ? 1 : 0));
+  for (int x : {0, 25, 50, 75, 100})
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}%</text>\n", x_of(x),
+                       kTop + kHeight + 16, x);
+  out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">cost removed (speedup)</text>\n",
+                     kLeft + plot_w / 2.0, kTop + kHeight + 32);
+  for (const RankLine& l : lines) {
+    std::string path = fmt::format("M{:.1f},{:.1f}", x_of(0), y_of(0));
+    for (const auto& [x, y] : l.points) path += fmt::format(" L{:.1f},{:.1f}", x_of(x), y_of(y));
+    out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title></path>\n", path,
+                       l.color, xml_escape(l.name));
+    for (const auto& [x, y] : l.points)
+      out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {}% cheaper saves {}%</title></circle>\n",
+                         x_of(x), y_of(y), l.color, xml_escape(l.name), fixed(x, 0), fixed(y, 2));
+  }
+  // The labels at the lines' ends, pushed apart (12 px) where the lines end close together.
+  std::vector<std::pair<double, const RankLine*>> labels;
+  for (const RankLine& l : lines)
+    if (!l.points.empty()) labels.emplace_back(y_of(l.points.back().second) + 4, &l);
+  std::sort(labels.begin(), labels.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 1; i < labels.size(); ++i) labels[i].first = std::max(labels[i].first, labels[i - 1].first + 12);
+  // ... and kept above the axis's labels: the stack moved up where it ran past the plot.
+  double floor_y = kTop + kHeight + 4;
+  for (std::size_t i = labels.size(); i-- > 0;) {
+    labels[i].first = std::min(labels[i].first, floor_y);
+    floor_y = labels[i].first - 12;
+  }
+  for (const auto& [y, l] : labels)
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{} {}%</text>\n",
+                       x_of(l->points.back().first) + 6, y, l->color, xml_escape(l->name), fixed(l->points.back().second, 1));
+  return out + "</svg>\n";
+}
+
 std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, double p90_ns, int width_px,
                           const std::string& kind) {
   constexpr int kHeight = 170, kTop = 12, kLeft = 78, kRight = 112, kBottom = 36;

@@ -42,6 +42,15 @@ std::string unit_bars_svg(const std::vector<UnitBar>& bars, double p50_ns, doubl
 
 /// The groups' colours, names and shares as a row of HTML swatches (the share bar's
 /// legend), folded as the bar is.
+/// One line of the rank chart (Coz's causal profile): a thing made cheaper, and the saving
+/// of the trace at each speedup (%), from (0, 0).
+struct RankLine {
+  std::string name;
+  std::string color;  ///< "#RRGGBB"
+  std::vector<std::pair<double, double>> points;  ///< (speedup %, saving %), speedup rising
+};
+/// Saving against speedup, a line per thing, labelled at its end.
+std::string rank_chart_svg(const std::vector<RankLine>& lines, int width_px);
 std::string swatch_legend_html(const std::vector<TimelineGroup>& groups);
 
 }  // namespace jqtrace::result

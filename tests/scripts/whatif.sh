@@ -173,6 +173,20 @@ for n in 1 2 3 4 6 8 16; do
   previous=$t
 done
 
+# The report's section: the rank's chart (a line per thing, at most 8) and its table.
+"$jqtrace" report -q -o "$tmp/r.html" "$tmp/a.json" || fail "report: exit $?"
+python3 - "$tmp/r.html" << 'PY' || fail "report: no causal profile"
+import re, sys
+html = open(sys.argv[1]).read()
+section = html[html.index('id="whatif"'):]
+svg = section[section.index('<svg'):section.index('</svg>')]
+assert 'class="rank"' in svg
+lines = re.findall(r'<path d="M', svg)
+assert 3 <= len(lines) <= 8, len(lines)
+assert "imbalance" in svg and "ffn chain" in svg
+assert "predicted saving if it cost less" in section
+PY
+
 # Refusals: exit 2 with a message.
 refused() {  # refused WHAT WANT ARGS...
   local what=$1 want=$2
