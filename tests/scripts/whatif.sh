@@ -187,6 +187,37 @@ assert "imbalance" in svg and "ffn chain" in svg
 assert "predicted saving if it cost less" in section
 PY
 
+# Shapes no tracer writes: stage numbers past 255 and negative, chain ids at the int64 edge,
+# chunks with no publish, waits on stages without chunks, a chain published twice, a chunk
+# before its publish and one nested in a span, all at one time: every mode runs, exit 0.
+python3 - > "$tmp/odd.json" << 'PY'
+import json
+ev = []
+def x(tid, ts, dur, name, chain, stage=0, arg=0):
+    ev.append({"ph": "X", "pid": 1, "tid": tid, "ts": ts, "dur": dur, "name": name, "args": {"chain": chain, "stage": stage, "arg": arg}})
+big = 9223372036854775807
+x(2, 0, 5, "publish", big, 2 | (1 << 8)); x(0, 6, 3, "chunk", big, 0); x(0, 10, 3, "chunk", big, 1)
+x(2, 5, 10, "stage_wait", big, 1)
+x(2, 20, 5, "publish", -big - 1, 1 | (1 << 8)); x(1, 19, 4, "chunk", -big - 1, 0)   # before its publish
+x(1, 30, 2, "chunk", 77, 300); x(1, 33, 2, "chunk", 77, 301); x(1, 36, 2, "chunk", 77, -5)  # no publish, odd stages
+x(2, 40, 3, "stage_wait", 99, 0)                                              # a stage with no chunks
+x(2, 50, 2, "publish", 5, 1 | (3 << 8)); x(0, 53, 1, "chunk", 5, 0)
+x(2, 60, 2, "publish", 5, 1 | (3 << 8)); x(0, 63, 1, "chunk", 5, 0)            # published twice
+x(0, 70, 10, "fifo_job", 0); x(0, 72, 2, "chunk", 5, 0)                         # nested in a span
+x(0, 90, 0, "chunk", 8, 0); x(1, 90, 0, "chunk", 8, 0); x(2, 90, 0, "publish", 8, 1 | (1 << 8))  # all at once
+for t, k in ((0, 0), (45, 1), (95, 2)):
+    ev.append({"ph": "i", "s": "t", "pid": 1, "tid": 2, "ts": t, "name": "token", "args": {"arg": k}})
+print(json.dumps({"traceEvents": ev, "jobqueProfile": {"categories": [{"id": 1, "name": "a"}, {"id": 3, "name": "b"}], "markers": [{"id": 1, "name": "token"}]}}))
+PY
+for args in "" "--scale a=0.5 --scale b=0" "--publish all=0 --no-wake --balance" "--rank" "--lanes 1" "--lanes 7 --scale a=2" \
+            "--per-unit token --unit-at start" "--marker token 0 --unit-at start"; do
+  # shellcheck disable=SC2086
+  timeout 60 "$jqtrace" whatif -q $args --format json "$tmp/odd.json" > "$tmp/odd-out.json" 2> "$tmp/err"
+  status=$?
+  [ $status -eq 0 ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/odd-out.json" ||
+    fail "odd shapes, whatif $args: exit $status: $(head -c 400 "$tmp/err")"
+done
+
 # Refusals: exit 2 with a message.
 refused() {  # refused WHAT WANT ARGS...
   local what=$1 want=$2
