@@ -125,16 +125,19 @@ struct Chosen {
   uint64_t first_offset() const { return selection.first_offset(index); }
 };
 
-/// --rebase: what every ts is shifted by, so that the window's earliest event starts at 0
-/// (events that start before the scope, and the publishes kept for their chains, included:
-/// no ts goes negative); 0 without --rebase.
+/// --rebase: what every ts is shifted by, so that the window's earliest event starts in its
+/// first µs (events that start before the scope, and the publishes kept for their chains,
+/// included: no ts goes negative); 0 without --rebase. A whole number of µs: viewers round
+/// times to µs before they nest slices, and a fractional shift moved 69 of 1,583 slices of
+/// a real window to another depth.
 int64_t rebase_shift(const WindowCommandOptions& o, const Chosen& chosen, Range range) {
   if (!o.rebase) return 0;
   int64_t earliest = range.lo;
   chosen.for_each([&](const EventIndex::Entry& e) {
     if (e.kind != EventIndex::kMetadata) earliest = std::min(earliest, e.ts_ns);
   });
-  return earliest;
+  int64_t whole_us = earliest / 1000 - (earliest % 1000 < 0 ? 1 : 0);  // floor, for a clock before 0 too
+  return whole_us * 1000;
 }
 
 /// Writes doc out once it holds a megabyte (a window can be as large as its trace). After a
@@ -372,7 +375,7 @@ void setup_window(CLI::App& app) {
   add_common_options(*cmd, opts->common, {Format::trace, Format::compact, Format::csv, Format::tsv});
   add_scope_options(*cmd, opts->scope);
   add_index_options(*cmd, opts->common, true);
-  cmd->add_flag("--rebase", opts->rebase, "Shift every ts so that the window starts at 0 (trace format)");
+  cmd->add_flag("--rebase", opts->rebase, "Shift every ts by whole µs so that the window starts in its first µs (trace format)");
   add_trace_argument(*cmd, opts->file);
   cmd->footer("Examples:\n  jqtrace window --marker token 3 big.trace.json.gz -o token3.json\n  jqtrace window --rebase --marker layer 10..12 trace.json > layers.json\n  jqtrace window --format csv --us 1000 1500 trace.json");
   cmd->callback([opts]() {

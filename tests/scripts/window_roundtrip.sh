@@ -130,5 +130,21 @@ if "$jqtrace" --version | grep -q 'zstd 1' && [ "${points:-0}" -lt 5 ]; then
   echo "FAIL: window --index of a zstd trace of many frames: ${points:-no} access points kept"
   failures=$((failures + 1))
 fi
+# --rebase shifts by whole µs (viewers round times to µs before they nest slices: a
+# fractional shift moved slices to another depth): the record's shift is an integer of µs,
+# and the earliest event starts in the window's first µs.
+for spec in "token 1" "layer 5" "token 0"; do
+  # shellcheck disable=SC2086
+  "$jqtrace" window -q --rebase --marker $spec samples/decode-small.trace.json > "$tmp/rebased.json" 2> /dev/null
+  python3 - "$tmp/rebased.json" << 'PY' || { echo "FAIL: --rebase --marker $spec: not a whole µs shift"; failures=$((failures + 1)); }
+import json, sys
+d = json.load(open(sys.argv[1]))
+shift = d["jqtraceWindow"]["rebased_by_us"]
+assert float(shift) == int(shift), shift
+earliest = min(e["ts"] for e in d["traceEvents"] if "ts" in e)
+assert 0 <= earliest < 1, earliest
+PY
+done
+
 echo "window round trips: $failures failed"
 [ $failures -eq 0 ]
