@@ -219,7 +219,7 @@ void setup_whatif(CLI::App& app) {
   cmd->add_flag("--no-wake", opts->no_wake, "Every stage_wait ends when its stage's last chunk does (no wake-up)");
   cmd->add_flag("--balance", opts->balance, "Every chunk of a stage lasts the stage's median (no imbalance)");
   cmd->add_option("--work-cap", opts->work_cap,
-                  "A chunk's work is at most K x its group's median for the stage; the rest, preemption, is kept")
+                  "A chunk past K x its group's median for the stage was preempted: its work is the median, the rest kept")
       ->check(CLI::Range(1.0, 1e9))
       ->option_text("K")
       ->default_str("3");

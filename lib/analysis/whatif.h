@@ -8,8 +8,9 @@
 // are no one's predecessor. Instants keep their place in their lane's sequence. With no
 // change every recorded time comes back: the test that the graph is right.
 //
-// A change scales *work*: the part of a chunk (or publish) up to work_cap × the median of
-// its group's chunks of the same stage; the time past it was preemption and is kept.
+// A change scales *work*: a chunk's (or publish's) duration while it is at most work_cap ×
+// the median of its group's chunks of the same stage; a chunk past that was preempted, its
+// work the median and the rest, preemption, kept.
 //
 // The graph is built once (ReplayGraph) and replayed as often as a question needs (the
 // rank replays it three times a group): a replay is one pass over the graph's nodes in an
@@ -63,7 +64,7 @@ struct ReplayAnomalies {
 
 class ReplayGraph {
  public:
-  /// work_cap: --work-cap K, a chunk's work is at most K x its (group, stage) median.
+  /// work_cap: --work-cap K, a chunk longer than K x its (group, stage) median was preempted.
   ReplayGraph(const Trace& trace, double work_cap);
   ~ReplayGraph();  // where Node is complete
   ReplayGraph(const ReplayGraph&) = delete;
@@ -95,6 +96,7 @@ class ReplayGraph {
   std::vector<uint32_t> stage_publish_;  ///< per stage: its chain's publish before it (kNone: none recorded)
   std::vector<int64_t> stage_number_;    ///< per stage: its number in its chain
   std::vector<int64_t> caps_;         ///< a (group, stage)'s work cap, ns
+  std::vector<int64_t> medians_;      ///< a (group, stage)'s median duration, ns (a preempted chunk's work)
   int64_t last_work_end_ = 0;         ///< the latest recorded end of a non-wake span
   ReplayAnomalies anomalies_;
   bool has_publishes_ = false, has_waits_ = false;
