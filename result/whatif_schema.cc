@@ -157,8 +157,8 @@ Table rank_pivot(const WhatIfRank& rank) {
 Document whatif_rank_document(const WhatIfRank& rank, const ReplayAnomalies& anomalies, const WhatIfContext& c) {
   Document doc;
   doc.schema = "jqtrace/whatif/1";
-  doc.heading = fmt::format("{}: what each cost would buy, removed by 25, 50 and 100% (work capped at {}x its "
-                            "group's stage median; {})",
+  doc.heading = fmt::format("{}: what each cost would buy, removed by 25, 50 and 100% (a chunk past {}x its "
+                            "group's stage median preempted; {})",
                             c.file, c.work_cap, trace_facts_text(c.facts));
   doc.add(Field("file", Kind::text, c.file));
   doc.add(Field("work_cap", Kind::ratio, c.work_cap));
@@ -193,7 +193,8 @@ Document whatif_rank_document(const WhatIfRank& rank, const ReplayAnomalies& ano
 Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
   Document doc;
   doc.schema = "jqtrace/whatif/1";
-  doc.heading = fmt::format("{}: {}: what if {} (work capped at {}x its group's stage median; {})", c.file, c.scope,
+  doc.heading = fmt::format("{}: {}: what if {} (a chunk past {}x its group's stage median preempted; {})", c.file,
+                            c.scope,
                             c.changes, c.work_cap, trace_facts_text(c.facts));
   doc.add(Field("file", Kind::text, c.file));
   doc.add(Field("changes", Kind::text, c.changes));
