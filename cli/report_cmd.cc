@@ -518,15 +518,20 @@ ReportSection whatif_section(const Analysis& a) {
     auto line = std::find_if(lines.begin(), lines.end(), [&](const result::RankLine& l) { return l.name == row.group; });
     if (line == lines.end()) {
       if (lines.size() == kLines) continue;
+      // A group in the colour every other chart of the report gives it; the three costs
+      // that are no group's in colours of their own.
+      auto group = std::find_if(a.stats.groups.begin(), a.stats.groups.end(),
+                                [&](const GroupStats& g) { return g.name == row.group; });
       std::string color = row.group == "publish" ? "#7f7f7f" : row.group == "wake-up" ? "#c9a227"
-                          : row.group == "imbalance" ? "#d9534f" : palette_color(row.group);
-      for (const Category& c : trace.categories)
-        if (c.name == row.group && !c.color.empty()) color = c.color;
+                          : row.group == "imbalance"          ? "#d9534f"
+                          : group != a.stats.groups.end()     ? a.color(*group)
+                                                              : palette_color(row.group);
+      if (group == a.stats.groups.end())  // a group outside the report's scope: its profile colour
+        for (const Category& c : trace.categories)
+          if (c.name == row.group && !c.color.empty()) color = c.color;
       line = lines.insert(lines.end(), {row.group, color, {}});
     }
-    line->points.emplace_back(row.speedup_pct, rank.measured_ns > 0 ? 100.0 * static_cast<double>(row.saving_ns) /
-                                                                         static_cast<double>(rank.measured_ns)
-                                                                   : 0.0);
+    line->points.emplace_back(row.speedup_pct, result::percent_of(row.saving_ns, rank.measured_ns));
   }
   for (result::RankLine& l : lines) std::sort(l.points.begin(), l.points.end());
   result::WhatIfContext c;

@@ -54,9 +54,8 @@ bool find_category(const Trace& trace, const std::string& option, const std::str
     }
     names.push_back(trace.categories[c].name);
   }
-  std::string near = closest_match(group, names);
   print_error(fmt::format("{} '{}': no such group in this trace{}", option, group,
-                          near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
+                          did_you_mean(close_matches(group, names))));
   return false;
 }
 

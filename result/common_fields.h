@@ -12,6 +12,12 @@
 
 namespace jqtrace::result {
 
+/// part as a percentage of whole (0 when whole is not positive).
+inline double percent_of(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+inline double percent_of(int64_t part, int64_t whole) {
+  return percent_of(static_cast<double>(part), static_cast<double>(whole));
+}
+
 /// A marker's arg as a cell: missing (null, an empty field) when the marker had none.
 inline Value marker_arg_value(int64_t arg) { return arg == kNoArg ? Value() : Value(arg); }
 

@@ -10,7 +10,6 @@
 namespace jqtrace::result {
 namespace {
 
-double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
 double us(int64_t v) { return static_cast<double>(v) / 1000.0; }
 
 LatencyClass class_at(std::size_t k) { return static_cast<LatencyClass>(k); }
@@ -45,7 +44,7 @@ Table parts_table(const LatencyParts& p, const LatencyAnalysis& a, bool* guessed
     const LatencyGroup& g = a.groups()[s / kLatencyClasses];
     *guessed = *guessed || g.guessed;
     t.rows.push_back({marked_name(g.name, g.guessed), g.name, std::string(latency_class_name(class_at(s % kLatencyClasses))),
-                      ns(p.ns[s]), pct(p.ns[s], p.range.length()), g.guessed});
+                      ns(p.ns[s]), percent_of(p.ns[s], p.range.length()), g.guessed});
     t.colors.push_back(g.color);
   }
   return t;
@@ -60,7 +59,7 @@ Table classes_table(const LatencyParts& p, bool jobque) {
   t.add_column(Column("share_pct", Kind::percent).titled("share").with_bar());
   for (std::size_t k = first_class(jobque); k < kLatencyClasses; ++k) {
     int64_t v = p.of_class(class_at(k));
-    t.rows.push_back({std::string(latency_class_name(class_at(k))), ns(v), pct(v, p.range.length())});
+    t.rows.push_back({std::string(latency_class_name(class_at(k))), ns(v), percent_of(v, p.range.length())});
   }
   return t;
 }
@@ -83,7 +82,7 @@ Table waits_table(const LatencyParts& p, const LatencyAnalysis& a, const Trace& 
   t.add_column(Column("wake_up_us", Kind::us).titled("then wake-up").rank(2));
   for (const LatencyWait& w : p.waits) {
     const LatencyGroup& g = a.groups()[w.group];
-    t.rows.push_back({ns(w.ns), pct(w.ns, p.range.length()), ns(w.ts_ns), w.chain, w.stage, marked_name(g.name, g.guessed), g.name,
+    t.rows.push_back({ns(w.ns), percent_of(w.ns, p.range.length()), ns(w.ts_ns), w.chain, w.stage, marked_name(g.name, g.guessed), g.name,
                       trace.lane_label(w.last_lane), w.last_chunk_arg, ns(w.last_chunk_ts - w.stage_first_ts),
                       ns(w.last_chunk_dur), ns(w.wake_ns)});
   }
@@ -105,7 +104,7 @@ Table pieces_table(const char* name, const char* title, const std::vector<Latenc
   t.add_column(Column("span_us", Kind::us).titled("whole_us").rank(2));  // the span, when the range cut it
   for (const LatencyPiece& piece : pieces) {
     const LatencyGroup& g = a.groups()[piece.group];
-    Row row{ns(piece.ns), pct(piece.ns, p.range.length()), ns(piece.ts_ns), piece.chain};
+    Row row{ns(piece.ns), percent_of(piece.ns, p.range.length()), ns(piece.ts_ns), piece.chain};
     if (stages) row.push_back(piece.stage);
     row.insert(row.end(), {marked_name(g.name, g.guessed), g.name, ns(piece.span_ns)});
     t.rows.push_back(std::move(row));
@@ -215,8 +214,8 @@ std::vector<GroupShare> latency_shares(const LatencyParts& p, const LatencyAnaly
   std::vector<GroupShare> shares;
   int64_t length = p.range.length();
   for (std::size_t k = first_class(a.jobque()); k < kLatencyClasses; ++k)
-    shares.push_back({latency_class_name(class_at(k)), pct(p.of_class(class_at(k)), length)});
-  for (std::size_t g : span_groups_with_time(p, a)) shares.push_back({a.groups()[g].name, pct(p.of_group(g), length)});
+    shares.push_back({latency_class_name(class_at(k)), percent_of(p.of_class(class_at(k)), length)});
+  for (std::size_t g : span_groups_with_time(p, a)) shares.push_back({a.groups()[g].name, percent_of(p.of_group(g), length)});
   return shares;
 }
 
@@ -241,7 +240,7 @@ MetricSet latency_metrics(const LatencyParts& p, const LatencyAnalysis& a) {
   for (const char* metric : {"latency", "latency_us"}) m.declare(metric, "group or class");
   int64_t length = p.range.length();
   auto set = [&](const std::string& arg, int64_t v) {
-    m.set("latency", arg, pct(v, length));
+    m.set("latency", arg, percent_of(v, length));
     m.set("latency_us", arg, us(v));
   };
   for (std::size_t g = 0; g < a.groups().size(); ++g) {

@@ -10,9 +10,8 @@
 namespace jqtrace::result {
 namespace {
 
-double change_pct(int64_t measured, int64_t predicted) {
-  return measured > 0 ? 100.0 * static_cast<double>(predicted - measured) / static_cast<double>(measured) : 0.0;
-}
+/// The change from measured to predicted, in % of measured.
+double change_pct(double measured, double predicted) { return percent_of(predicted - measured, measured); }
 
 std::vector<int64_t> sorted_durations(const std::vector<Unit>& units) {
   std::vector<int64_t> d;
@@ -40,7 +39,7 @@ Table kinds_table(const WhatIfResult& r) {
     for (int q : {50, 90, 100}) {
       double a = q == 100 ? static_cast<double>(was.back()) : summary_percentile(was, q, QuantileMethod::inclusive);
       double b = q == 100 ? static_cast<double>(will.back()) : summary_percentile(will, q, QuantileMethod::inclusive);
-      row.insert(row.end(), {a, b, change_pct(static_cast<int64_t>(a), static_cast<int64_t>(b))});
+      row.insert(row.end(), {a, b, change_pct(a, b)});
     }
     std::size_t slowest = 0;
     for (std::size_t i = 1; i < k.measured.size(); ++i)
@@ -65,7 +64,8 @@ Table units_table(const WhatIfResult& r, const std::string& kind) {
     if (k.kind != kind || k.measured.size() != k.predicted.size()) continue;
     for (std::size_t i = 0; i < k.measured.size(); ++i) {
       int64_t a = k.measured[i].range.length(), b = k.predicted[i].range.length();
-      t.rows.push_back({k.kind, k.measured[i].index, marker_arg_value(k.measured[i].arg), a, b, change_pct(a, b)});
+      t.rows.push_back({k.kind, k.measured[i].index, marker_arg_value(k.measured[i].arg), a, b,
+                        change_pct(static_cast<double>(a), static_cast<double>(b))});
     }
   }
   return t;
@@ -118,10 +118,6 @@ void add_anomaly_fields(Document& doc, const ReplayAnomalies& a) {
   doc.add(Field("republished_chains", Kind::integer, static_cast<int64_t>(a.republished_chains)).in("replay"));
 }
 
-double share_pct(int64_t part, int64_t whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
 /// For people: a row per group, its savings at 25, 50 and 100% side by side.
 Table rank_pivot(const WhatIfRank& rank) {
   Table t("rank_by_group", "predicted saving if it cost less (largest first)");
@@ -143,8 +139,8 @@ Table rank_pivot(const WhatIfRank& rank) {
     for (int s : {25, 50, 100})
       for (const RankRow& r : rank.rows)
         if (r.group == group && r.speedup_pct == s) {
-          row.emplace_back(share_pct(r.saving_ns, rank.measured_ns));
-          units.emplace_back(share_pct(r.unit_saving_ns, rank.unit_median_ns));
+          row.emplace_back(percent_of(r.saving_ns, rank.measured_ns));
+          units.emplace_back(percent_of(r.unit_saving_ns, rank.unit_median_ns));
         }
     if (!rank.unit_kind.empty()) row.insert(row.end(), units.begin(), units.end());
     t.rows.push_back(std::move(row));
@@ -176,9 +172,9 @@ Document whatif_rank_document(const WhatIfRank& rank, const ReplayAnomalies& ano
   rows.add_column(Column("unit_saving_us", Kind::us));
   rows.add_column(Column("unit_saving_pct", Kind::percent));
   for (const RankRow& r : rank.rows)
-    rows.rows.push_back({r.group, static_cast<int64_t>(r.speedup_pct), r.saving_ns, share_pct(r.saving_ns, rank.measured_ns),
+    rows.rows.push_back({r.group, static_cast<int64_t>(r.speedup_pct), r.saving_ns, percent_of(r.saving_ns, rank.measured_ns),
                          rank.unit_kind.empty() ? Value() : Value(r.unit_saving_ns),
-                         rank.unit_kind.empty() ? Value() : Value(share_pct(r.unit_saving_ns, rank.unit_median_ns))});
+                         rank.unit_kind.empty() ? Value() : Value(percent_of(r.unit_saving_ns, rank.unit_median_ns))});
   doc.add(std::move(rows));
   Table pivot = rank_pivot(rank);
   std::string text = anomalies_text(anomalies);
@@ -202,7 +198,10 @@ Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
   doc.add(Field("label", Kind::text, c.scope).in("scope"));
   doc.add(Field("measured_us", Kind::us, r.measured_ns).labelled("scope was").in("scope"));
   doc.add(Field("predicted_us", Kind::us, r.predicted_ns).labelled("will be").in("scope"));
-  doc.add(Field("change_pct", Kind::percent, change_pct(r.measured_ns, r.predicted_ns)).labelled("change").in("scope"));
+  doc.add(Field("change_pct", Kind::percent,
+                change_pct(static_cast<double>(r.measured_ns), static_cast<double>(r.predicted_ns)))
+              .labelled("change")
+              .in("scope"));
   // The replay's own error: with no change it must give back every recorded time.
   doc.add(Field("identity_error_us", Kind::us, r.identity_error_ns).labelled("replay error (no change)").in("replay"));
   doc.add(Field("spans", Kind::integer, static_cast<int64_t>(r.spans)).labelled("spans replayed").in("replay"));

@@ -44,6 +44,14 @@ int64_t median_of(std::vector<int64_t>& v) {
 
 int64_t scaled(int64_t ns, double factor) { return static_cast<int64_t>(std::llround(static_cast<double>(ns) * factor)); }
 
+/// (chain, stage) as one int64 key, chain * 256 + stage, where it fits (stages 0..255 and
+/// chains within ±2^54: all but hostile traces); false where it does not.
+bool packed_stage_key(int64_t chain, int64_t stage, int64_t* key) {
+  if (stage < 0 || stage > 255 || chain <= -(int64_t{1} << 54) || chain >= (int64_t{1} << 54)) return false;
+  *key = chain * 256 + stage;
+  return true;
+}
+
 }  // namespace
 
 /// What a replay reads of a node (40 bytes). The gap after its binding predecessor is not
@@ -60,8 +68,8 @@ struct ReplayGraph::Slot {
   int64_t recorded_end() const { return ts + dur; }
 };
 
-/// Builds the graph in span ids (a span's id: its lane's offset plus its index there),
-/// then lays its nodes out in replay order.
+/// Builds the graph in span ids (a span's id: its lane's offset plus its index there; the
+/// stages' nodes after the spans) and the order a replay reads them in.
 class ReplayGraph::Builder {
  public:
   Builder(ReplayGraph& g, double work_cap) : g_(g), work_cap_(work_cap), names_(JobqueNames::found(g.trace_.names)) {}
@@ -80,11 +88,13 @@ class ReplayGraph::Builder {
   JobqueNames names_;
   std::vector<uint32_t> lane_of_;  ///< per span id
   std::vector<Slot> nodes_;        ///< per span id, then per stage (spans_ + s); indices in ids
-  /// Stage ids: (chain, stage) packed into one key where it fits (chain * 256 + stage, all
-  /// but hostile traces), else through the pair map.
+  /// Stage ids: (chain, stage) packed into one key where it fits (packed_stage_key), else
+  /// through the pair map; each stage's chain and chunk count, made with its id.
   FlatMap<uint32_t> packed_stage_ids_;
   PairMap<uint32_t> other_stage_ids_;
   std::size_t stages_ = 0;
+  std::vector<int64_t> stage_chain_;
+  std::vector<uint32_t> stage_chunk_counts_;
   std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage id: its chunks' ids (CSR)
   std::vector<int64_t> stage_recorded_;
   /// Every publish's id, by chain and then time; a chain's are at publish_runs_[chain].
@@ -148,20 +158,23 @@ class ReplayGraph::Builder {
     }
   }
 
-  static bool packable(int64_t c, int64_t s) { return s >= 0 && s < 256 && c > -(int64_t{1} << 54) && c < (int64_t{1} << 54); }
-
   /// The id of (chain, stage), made on first use when `make`; kNone when there is none.
   uint32_t stage_id(int64_t c, int64_t s, bool make) {
-    if (packable(c, s)) {
-      int64_t key = c * 256 + s;
+    int64_t key = 0;
+    bool packed = packed_stage_key(c, s, &key);
+    if (packed) {
       if (const uint32_t* id = packed_stage_ids_.find(key)) return *id;
-      if (!make) return kNone;
-      return packed_stage_ids_[key] = static_cast<uint32_t>(stages_++);
+    } else if (auto it = other_stage_ids_.find({c, s}); it != other_stage_ids_.end()) {
+      return it->second;
     }
-    auto it = other_stage_ids_.find({c, s});
-    if (it != other_stage_ids_.end()) return it->second;
     if (!make) return kNone;
-    return other_stage_ids_[{c, s}] = static_cast<uint32_t>(stages_++);
+    auto id = static_cast<uint32_t>(stages_++);
+    if (packed) packed_stage_ids_[key] = id;
+    else other_stage_ids_[{c, s}] = id;
+    stage_chain_.push_back(c);
+    g_.stage_number_.push_back(s);
+    stage_chunk_counts_.push_back(0);
+    return id;
   }
 
   /// Each stage's chunks, completion and median; each chunk's and stage_wait's stage; each
@@ -179,24 +192,14 @@ class ReplayGraph::Builder {
       if (run.count++ == 0) run.begin = static_cast<uint32_t>(k);
       else if (run.count == 2) ++g_.anomalies_.republished_chains;
     }
-    std::vector<uint32_t> counts;
     for (uint32_t g = 0; g < g_.spans_; ++g) {
       Slot& n = nodes_[g];
       if (n.kind != SpanKind::chunk && n.kind != SpanKind::stage_wait) continue;
       n.stage = stage_id(chain(g), stage(g), true);
-      if (counts.size() < stages_) counts.resize(stages_, 0);
       if (n.kind == SpanKind::stage_wait) g_.has_waits_ = true;
-      else ++counts[n.stage];
+      else ++stage_chunk_counts_[n.stage];
     }
-    counts.resize(stages_, 0);
-    // Each stage's chain and number, and its chain's publish (the latest before its first chunk).
-    std::vector<int64_t> stage_chain(stages_, 0);
-    g_.stage_number_.assign(stages_, 0);
-    for (uint32_t g = 0; g < g_.spans_; ++g)
-      if (nodes_[g].kind == SpanKind::chunk || nodes_[g].kind == SpanKind::stage_wait) {
-        stage_chain[nodes_[g].stage] = chain(g);
-        g_.stage_number_[nodes_[g].stage] = stage(g);
-      }
+    std::vector<uint32_t>& counts = stage_chunk_counts_;
     stage_begin_.assign(stages_ + 1, 0);
     for (std::size_t s = 0; s < stages_; ++s) stage_begin_[s + 1] = stage_begin_[s] + counts[s];
     stage_chunks_.resize(stage_begin_.back());
@@ -214,10 +217,11 @@ class ReplayGraph::Builder {
       }
       g_.stage_median_[s] = median_of(durations);
     }
+    // Each stage's chain's publish: the latest before its first chunk.
     g_.stage_publish_.assign(stages_, kNone);
     for (std::size_t s = 0; s < stages_; ++s)
       if (has_chunks(static_cast<uint32_t>(s)))
-        g_.stage_publish_[s] = publish_before(stage_chain[s], nodes_[stage_chunks_[stage_begin_[s]]].ts);
+        g_.stage_publish_[s] = publish_before(stage_chain_[s], nodes_[stage_chunks_[stage_begin_[s]]].ts);
     for (uint32_t g = 0; g < g_.spans_; ++g) {
       Slot& n = nodes_[g];
       if (n.kind == SpanKind::stage_wait) {
@@ -492,16 +496,14 @@ std::vector<WhatIfKind> UnitReplayer::units(const std::function<int64_t(std::siz
                                             int64_t trace_end, const std::string& only) const {
   // The kinds asked for and those they nest in (their markers bound its units).
   std::vector<bool> wanted(kinds_.size(), only.empty());
-  for (std::size_t k = 0; k < kinds_.size(); ++k)
-    if (kinds_[k] == only)
-      for (std::string kind = only; !kind.empty();) {
-        auto at = std::find(kinds_.begin(), kinds_.end(), kind);
-        if (at == kinds_.end()) break;
-        std::size_t j = static_cast<std::size_t>(at - kinds_.begin());
-        if (wanted[j]) break;
-        wanted[j] = true;
-        kind = plans_[j].rule.nested_in;
-      }
+  for (std::string kind = only; !kind.empty();) {
+    auto at = std::find(kinds_.begin(), kinds_.end(), kind);
+    if (at == kinds_.end()) break;
+    std::size_t j = static_cast<std::size_t>(at - kinds_.begin());
+    if (wanted[j]) break;
+    wanted[j] = true;
+    kind = plans_[j].rule.nested_in;
+  }
   // Every marker at its replayed time, in the same order; a nested kind's bounds (its
   // coarser kinds' marker times) looked up among them.
   std::vector<Markers> moved;
@@ -639,9 +641,6 @@ WhatIfRank what_if_rank(const ReplayGraph& graph, const UnitRequest& unit_at, co
   return rank;
 }
 
-}  // namespace jqtrace
-
-namespace jqtrace {
 namespace {
 
 /// One chain as the work/span count reads it.
@@ -657,7 +656,7 @@ std::vector<ChainCost> chain_costs(const Trace& trace) {
   JobqueNames names = JobqueNames::found(trace.names);
   FlatMap<uint32_t> index;  // chain id -> its place in costs, + 1
   std::vector<ChainCost> costs;
-  FlatMap<int64_t> longest;  // chain * 256 + stage -> the stage's longest chunk (stages 0..255)
+  FlatMap<int64_t> longest;  // packed_stage_key -> the stage's longest chunk
   auto cost_of = [&](int64_t chain) -> ChainCost& {
     uint32_t& at = index[chain];
     if (at == 0) {
@@ -679,12 +678,12 @@ std::vector<ChainCost> chain_costs(const Trace& trace) {
         continue;
       }
       c.completion = std::max(c.completion, s.end(i));
-      int64_t stage = s.stage[i];
-      if (stage < 0 || stage > 255 || s.chain[i] <= -(int64_t{1} << 54) || s.chain[i] >= (int64_t{1} << 54)) {
+      int64_t key = 0;
+      if (!packed_stage_key(s.chain[i], s.stage[i], &key)) {
         c.path += s.dur[i];  // a hostile stage number: counted as a stage of its own
         continue;
       }
-      int64_t& max = longest[s.chain[i] * 256 + stage];
+      int64_t& max = longest[key];
       if (s.dur[i] > max) {
         c.path += s.dur[i] - max;
         max = s.dur[i];
@@ -732,10 +731,6 @@ std::vector<WorkSpan> work_span(const Trace& trace, const std::vector<Unit>& uni
   }
   return out;
 }
-
-}  // namespace jqtrace
-
-namespace jqtrace {
 
 LanesModel::LanesModel(const ReplayGraph& g, std::size_t marker_lane) : g_(g), lane_(marker_lane) {
   // The model's costs, the recording's medians: a worker's claim after its stage was ready,
@@ -823,9 +818,11 @@ LanesModel::Run LanesModel::run(const WhatIfChanges& c, std::size_t lanes) const
           int64_t can = std::max(free[l], l == 0 ? ready : ready + claim_latency_);
           if (can < best_start) best_start = can, best = l;
         }
-        if (best_start == INT64_MAX) best_start = ready + claim_latency_;  // one lane that does not wait
+        // No lane takes chunks (one lane, and it does not wait on this chain): that lane runs
+        // them one after another after the claim latency.
+        if (best_start == INT64_MAX) best_start = ready + claim_latency_;
         int64_t end = best_start + Replay::changed_duration(g_, g_.slots_[chunk], c);
-        if (best_start != INT64_MAX && best < free.size()) free[best] = end + chunk_gap_;
+        free[best] = end + chunk_gap_;
         completion = std::max(completion, end);
       }
       ready = completion;
@@ -849,10 +846,6 @@ LanesModel::Run LanesModel::run(const WhatIfChanges& c, std::size_t lanes) const
   std::sort(out.checkpoints.begin(), out.checkpoints.end());
   return out;
 }
-
-}  // namespace jqtrace
-
-namespace jqtrace {
 
 std::size_t lanes_with_chunks(const Trace& trace) {
   JobqueNames names = JobqueNames::found(trace.names);
