@@ -107,16 +107,21 @@ int export_runs(const ExportCommandOptions& o, const std::vector<std::shared_ptr
   return kOk;
 }
 
-/// The inputs opened (an output that names one of them is refused before anything is
-/// read) and the hash of each regular file's bytes.
-bool open_inputs(const ExportCommandOptions& o, std::vector<std::shared_ptr<Input>>* inputs,
-                 std::vector<std::optional<std::string>>* hashes) {
+/// The inputs opened (an output that names one of them is refused before anything is read).
+bool open_inputs(const ExportCommandOptions& o, std::vector<std::shared_ptr<Input>>* inputs) {
   for (const std::string& file : o.files) {
     inputs->push_back(open_trace(file));
     if (!inputs->back()) return false;
-    hashes->push_back(content_hash_of(*inputs->back()));
   }
   return true;
+}
+
+/// The hash of each regular file's bytes (a whole read of each: done once the command is
+/// known to go ahead).
+std::vector<std::optional<std::string>> content_hashes(const std::vector<std::shared_ptr<Input>>& inputs) {
+  std::vector<std::optional<std::string>> hashes;
+  for (const auto& input : inputs) hashes.push_back(content_hash_of(*input));
+  return hashes;
 }
 
 int run_export(const ExportCommandOptions& o) {
@@ -126,8 +131,7 @@ int run_export(const ExportCommandOptions& o) {
     return kUsage;
   }
   std::vector<std::shared_ptr<Input>> inputs;
-  std::vector<std::optional<std::string>> hashes;
-  if (!open_inputs(o, &inputs, &hashes)) return kInput;
+  if (!open_inputs(o, &inputs)) return kInput;
   int status = kInput;
   auto out = Output::open(o.common, &status, "-o", /*needs_temporary=*/true);  // touches nothing at -o
   if (!out) return status;
@@ -137,6 +141,7 @@ int run_export(const ExportCommandOptions& o) {
     return kUsage;
   }
   guard_temporary(out->temporary_path());
+  std::vector<std::optional<std::string>> hashes = content_hashes(inputs);
   std::vector<std::size_t> every(inputs.size());
   for (std::size_t k = 0; k < every.size(); ++k) every[k] = k;
   if (int written = export_runs(o, inputs, every, hashes, out->temporary_path(), o.common.output)) return written;
@@ -166,8 +171,8 @@ int run_append(const ExportCommandOptions& o) {
     return kUsage;
   }
   std::vector<std::shared_ptr<Input>> inputs;
-  std::vector<std::optional<std::string>> hashes;
-  if (!open_inputs(o, &inputs, &hashes)) return kInput;
+  if (!open_inputs(o, &inputs)) return kInput;
+  std::vector<std::optional<std::string>> hashes = content_hashes(inputs);
   std::vector<std::size_t> chosen;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (hashes[k]) {

@@ -646,11 +646,13 @@ bool SqliteExport::finish(std::string* error) {
 
 namespace {
 
-/// A SQLite connection closed when it goes (nullptr: it failed to open).
+/// A SQLite connection closed when it goes (db nullptr: it failed to open, and why).
 struct Connection {
   sqlite3* db = nullptr;
+  std::string open_failure;
   Connection(const std::string& path, int flags) {
     if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+      open_failure = db ? sqlite3_errmsg(db) : "out of memory";
       sqlite3_close(db);
       db = nullptr;
     }
@@ -658,6 +660,10 @@ struct Connection {
   ~Connection() { sqlite3_close(db); }
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
+  /// What went wrong while doing `doing` (opening it, or the last call).
+  std::string error(const char* doing) const {
+    return db ? sqlite_error(db, doing) : std::string(doing) + ": " + open_failure;
+  }
   bool exec(const std::string& sql) { return sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK; }
   /// Every row of a query, its columns as text ("" for NULL); false on an error.
   bool rows(const std::string& sql, std::vector<std::vector<std::string>>* out) {
@@ -689,11 +695,11 @@ bool SqliteExport::read_runs(const std::string& path, std::vector<std::pair<std:
   Connection ours(":memory:", SQLITE_OPEN_READWRITE);
   std::vector<std::vector<std::string>> theirs_schema, our_schema, runs;
   if (!db.db || !schema_of(db, &theirs_schema)) {
-    *error = sqlite_error(db.db, "cannot read the database");
+    *error = db.error("cannot read the database");
     return false;
   }
   if (!ours.db || !ours.exec(kSchema) || !ours.exec(kIndexes) || !schema_of(ours, &our_schema)) {
-    *error = sqlite_error(ours.db, "cannot make the schema to compare");
+    *error = ours.error("cannot make the schema to compare");
     return false;
   }
   if (theirs_schema != our_schema) {
@@ -702,7 +708,7 @@ bool SqliteExport::read_runs(const std::string& path, std::vector<std::pair<std:
     return false;
   }
   if (!db.rows("SELECT coalesce(content_hash, ''), run FROM runs ORDER BY run", &runs)) {
-    *error = sqlite_error(db.db, "cannot read its runs");
+    *error = db.error("cannot read its runs");
     return false;
   }
   for (const auto& row : runs) hashes->emplace_back(row[0], std::stoll(row[1]));
@@ -715,9 +721,14 @@ bool SqliteExport::append(const std::string& path, const std::string& from, std:
   // at any point leaves the database as it was (the next open rolls a hot journal back).
   Connection db(path, SQLITE_OPEN_READWRITE);
   if (!db.db) {
-    *error = "cannot open the database";
+    *error = db.error("cannot open the database");
     return false;
   }
+  auto fail = [&](const std::string& why) {  // the transaction rolled back: the database as it was
+    *error = why;
+    db.exec("ROLLBACK");
+    return false;
+  };
   std::string attach = "ATTACH DATABASE '";
   for (char ch : from) attach += ch == '\'' ? std::string("''") : std::string(1, ch);
   attach += "' AS added";
@@ -727,29 +738,20 @@ bool SqliteExport::append(const std::string& path, const std::string& from, std:
   if (!db.exec("PRAGMA journal_mode=DELETE") || !db.exec(attach) || !db.exec("BEGIN IMMEDIATE") ||
       !db.rows("SELECT coalesce(max(run), 0) FROM main.runs", &offset) ||
       !db.rows("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
-               &tables)) {
-    *error = sqlite_error(db.db, "cannot start the append");
-    db.exec("ROLLBACK");
-    return false;
-  }
+               &tables))
+    return fail(db.error("cannot start the append"));
   // The duplicates were skipped before the runs were read; an append that ran meanwhile may
   // have added one of these files: checked again under the write lock.
-  if (!db.rows("SELECT a.file, m.run FROM added.runs a JOIN main.runs m ON a.content_hash = m.content_hash", &again) ||
-      !again.empty()) {
-    *error = again.empty() ? sqlite_error(db.db, "cannot compare the runs")
-                           : again[0][0] + " is run " + again[0][1] + " already (another append added it meanwhile)";
-    db.exec("ROLLBACK");
-    return false;
-  }
+  if (!db.rows("SELECT a.file, m.run FROM added.runs a JOIN main.runs m ON a.content_hash = m.content_hash", &again))
+    return fail(db.error("cannot compare the runs"));
+  if (!again.empty())
+    return fail(again[0][0] + " is run " + again[0][1] + " already (another append added it meanwhile)");
   if (probe) probe(db.db, "");
   for (const auto& table : tables) {
     // Every column as it is, but run: the added runs are numbered after the last one.
     columns.clear();
-    if (!db.rows("SELECT name FROM pragma_table_info('" + table[0] + "', 'added')", &columns) || columns.empty()) {
-      *error = sqlite_error(db.db, ("cannot read the columns of " + table[0]).c_str());
-      db.exec("ROLLBACK");
-      return false;
-    }
+    if (!db.rows("SELECT name FROM pragma_table_info('" + table[0] + "', 'added')", &columns) || columns.empty())
+      return fail(db.error(("cannot read the columns of " + table[0]).c_str()));
     std::string list, values;
     for (const auto& column : columns) {
       if (!list.empty()) list += ", ";
@@ -757,19 +759,13 @@ bool SqliteExport::append(const std::string& path, const std::string& from, std:
       list += column[0];
       values += column[0] == "run" ? "run + " + offset[0][0] : column[0];
     }
-    if (!db.exec("INSERT INTO main." + table[0] + "(" + list + ") SELECT " + values + " FROM added." + table[0])) {
-      *error = sqlite_error(db.db, ("cannot add the rows of " + table[0]).c_str());
-      db.exec("ROLLBACK");
-      return false;
-    }
+    if (!db.exec("INSERT INTO main." + table[0] + "(" + list + ") SELECT " + values + " FROM added." + table[0]))
+      return fail(db.error(("cannot add the rows of " + table[0]).c_str()));
     if (probe) probe(db.db, table[0]);
   }
-  if (!db.exec("COMMIT")) {
-    *error = sqlite_error(db.db, "cannot commit the append");
-    db.exec("ROLLBACK");
-    return false;
-  }
-  return db.exec("DETACH DATABASE added") || true;
+  if (!db.exec("COMMIT")) return fail(db.error("cannot commit the append"));
+  db.exec("DETACH DATABASE added");  // committed: a failure to detach loses nothing
+  return true;
 }
 
 }  // namespace jqtrace
