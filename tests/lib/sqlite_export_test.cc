@@ -154,6 +154,15 @@ TEST_CASE("export --append: a database of other tables is refused") {
   CHECK(error.find("not the ones this jqtrace writes") != std::string::npos);
 }
 
+TEST_CASE("export --append: a database that cannot be opened says SQLite's reason") {
+  std::vector<std::pair<std::string, int64_t>> runs;
+  std::string error;
+  CHECK_FALSE(SqliteExport::read_runs("/nonexistent-folder/fleet.sqlite", &runs, &error));
+  CHECK(error == "cannot read the database: unable to open database file");
+  CHECK_FALSE(SqliteExport::append("/nonexistent-folder/fleet.sqlite", "/nonexistent-folder/added.sqlite", &error));
+  CHECK(error == "cannot open the database: unable to open database file");
+}
+
 TEST_CASE("content hash: the same bytes in any pieces hash alike, any change differs") {
   std::string bytes = test::sample_bytes("decode-small.trace.json");
   ContentHash whole;
