@@ -19,6 +19,7 @@
 #include "text_format.h"
 #include "timings.h"
 #include "window.h"
+#include "window_view.h"
 
 namespace jqtrace::cli {
 namespace {
@@ -27,6 +28,7 @@ struct WindowCommandOptions {
   CommonOptions common;
   ScopeOptions scope;
   bool rebase = false;
+  bool view = false;
   std::string file;
 };
 
@@ -70,6 +72,7 @@ class StreamCopy {
 struct Written {
   uint64_t events = 0;
   std::set<std::string> lanes;
+  WindowRecord::Edges edges;  ///< a trace's
 };
 
 /// The labels of the index's lanes marked in `wrote` (their ids are the model's names).
@@ -149,11 +152,41 @@ void flush_if_large(std::string& doc, Output& out) {
   doc.clear();
 }
 
+/// The extent of the events written and how the scope's edges cut them (the record's
+/// "edges"), in the file's clock.
+struct EdgeTally {
+  WindowRecord::Edges edges;
+  void add(const EventIndex::Entry& e, Range range) {
+    if (e.kind == EventIndex::kMetadata) return;
+    bool span = e.kind == EventIndex::kSpan;
+    bool paired = e.pair.second >= e.pair.first;
+    int64_t start = span && paired ? e.pair.first : e.ts_ns;
+    int64_t end = span ? (paired ? e.pair.second : e.ts_ns + e.dur_ns) : e.ts_ns;
+    if (span && !range.overlaps(start, end)) ++edges.publishes_outside;  // kept for its chain's category
+    else if (span && (start < range.lo || end > range.hi)) ++edges.spans_kept_whole;
+    edges.extent_lo_ns = edges.present ? std::min(edges.extent_lo_ns, start) : start;
+    edges.extent_hi_ns = edges.present ? std::max(edges.extent_hi_ns, end) : end;
+    edges.present = true;
+  }
+};
+
+/// --view's first pass: the window's lanes and jobque spans, read back for their fields,
+/// then the flows between them.
+bool plan_view(const Chosen& chosen, TextRanges& text, WindowView* view) {
+  chosen.for_each([&](const EventIndex::Entry& e) { view->see(e); });
+  auto x_span = [](const EventIndex::Entry& e) { return e.kind == EventIndex::kSpan && e.pair.second < e.pair.first; };
+  bool read_all = chosen.parse_each(text, x_span, [&](const EventIndex::Entry& e, const RawEvent& event,
+                                                     const Interner& names) { view->add_span(e, event, names); });
+  view->plan();
+  return read_all;
+}
+
 /// --format trace: the chosen events' own text, in file order, as an object-form trace
 /// (whatever the input's container) with the profile and a jqtraceWindow record saying
-/// which range of which file this is.
+/// which range of which file this is; with --view (view not null), its spans named for the
+/// viewer and its unit tracks, flows and unrecorded stretches added.
 bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen& chosen, const Scope& scope,
-                 TextRanges& text, Output& out, Written* w) {
+                 TextRanges& text, WindowView* view, Output& out, Written* w) {
   const ReadResult& read = trace.read;
   int64_t shift = rebase_shift(o, chosen, scope.range);
   bool has_profile = read.profile_end > read.profile_offset;
@@ -162,7 +195,16 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   if (profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
   std::string doc = "{\"traceEvents\":[\n";
   bool first = true;
+  auto put = [&](std::string_view event) {
+    if (!first) doc += ",\n";
+    first = false;
+    doc += event;
+    flush_if_large(doc, out);
+  };
+  if (view)
+    for (const std::string& event : view->metadata_events()) put(event);
   std::vector<bool> wrote_lane(chosen.index.lanes().size());
+  EdgeTally tally;
   auto every = [&out](const EventIndex::Entry&) { return !out.failed(); };
   bool read_all = chosen.read_each(text, every, [&](const EventIndex::Entry& e, std::string& event) {
     if (e.kind != EventIndex::kMetadata) {
@@ -178,13 +220,14 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
       }
       ++w->events;
       wrote_lane[e.lane] = true;
+      tally.add(e, scope.range);
+      if (view) view->rewrite(e, event);
     }
-    if (!first) doc += ",\n";
-    first = false;
-    doc += event;
-    flush_if_large(doc, out);
+    put(event);
   });
   if (!read_all) return false;
+  if (view)
+    for (const std::string& event : view->added_events(shift)) put(event);
   add_lane_labels(chosen.index, wrote_lane, trace.names, w);
   doc += first ? "]" : "\n]";
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
@@ -197,6 +240,11 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
   record.hi_ns = scope.range.hi - shift;
   record.rebased_by_ns = shift + trace.window.rebased_by_ns;
   record.units = unit_rules_to_record(trace, unit_at_request(o.scope.unit_at), scope.range);
+  record.view = view != nullptr;
+  record.edges = tally.edges;
+  record.edges.extent_lo_ns -= shift;
+  record.edges.extent_hi_ns -= shift;
+  w->edges = record.edges;
   doc += ",\n\"jqtraceWindow\":" + window_record_json(record) + "}\n";
   out.write(doc);
   return true;
@@ -302,8 +350,21 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
   return true;
 }
 
+/// Says how far a trace window's events run past its scope (the viewer shows all of them).
+void print_edges(const WindowRecord::Edges& edges, int64_t scope_ns) {
+  if (!edges.present || (edges.spans_kept_whole == 0 && edges.publishes_outside == 0)) return;
+  fmt::print(stderr, "edges: spans kept whole across the scope's edges {}, publishes kept from outside it {}; the "
+                     "events span {} us for a scope of {} us\n",
+             edges.spans_kept_whole, edges.publishes_outside, us_fixed(edges.extent_hi_ns - edges.extent_lo_ns),
+             us_fixed(scope_ns));
+}
+
 int run_window(WindowCommandOptions o) {
   if (!check_output_format(o.common, "window")) return kUsage;
+  if (o.view && o.common.format() != Format::trace) {
+    print_error("window --view writes a trace: it cannot be given with --format csv, tsv or compact");
+    return kUsage;
+  }
   std::string name = display_name(o.file);
   auto input = open_trace(o.file);
   if (!input) return kInput;
@@ -338,6 +399,15 @@ int run_window(WindowCommandOptions o) {
     print_error(fmt::format("{}: cannot read again: {}", name, err));
     return kInput;
   }
+  std::unique_ptr<WindowView> view;
+  if (o.view) {  // a first read of the window's spans, from a reader of its own (reads go forward only)
+    view = std::make_unique<WindowView>(trace, index, range, unit_at_request(o.scope.unit_at));
+    auto spans = TextRanges::open(again, &err, &points);
+    if (!spans || !plan_view(chosen, *spans, view.get())) {
+      print_error(fmt::format("{}: the file changed while it was read", name));
+      return kInput;
+    }
+  }
   PhaseClock clock("render", PhaseKind::serial);  // the range's events, read again and written
   int status = kInput;
   auto out = Output::open(o.common, &status);
@@ -348,7 +418,7 @@ int run_window(WindowCommandOptions o) {
     case Format::compact: ok = write_compact(o, trace, chosen, range, *text, *out, &w); break;
     case Format::csv: ok = write_rows(trace, chosen, range, *text, ',', o.common.csv_raw, *out, &w); break;
     case Format::tsv: ok = write_rows(trace, chosen, range, *text, '\t', o.common.csv_raw, *out, &w); break;
-    default: ok = write_trace(o, trace, chosen, scope, *text, *out, &w); break;
+    default: ok = write_trace(o, trace, chosen, scope, *text, view.get(), *out, &w); break;
   }
   if (!ok) {
     print_error(fmt::format("{}: the file changed while it was read", name));
@@ -361,9 +431,15 @@ int run_window(WindowCommandOptions o) {
       fmt::print(stderr, "window: the reader closed the pipe after {} bytes; stopped writing\n", out->bytes_written());
     return kOk;
   }
-  if (!o.common.quiet)
-    fmt::print(stderr, "events={} lanes={} span_us={} bytes={}\n", w.events, w.lanes.size(), us_fixed(range.length()),
-               out->bytes_written());
+  if (o.common.quiet) return kOk;
+  fmt::print(stderr, "events={} lanes={} span_us={} bytes={}\n", w.events, w.lanes.size(), us_fixed(range.length()),
+             out->bytes_written());
+  print_edges(w.edges, range.length());
+  if (view) {
+    const ViewCounts& c = view->counts();
+    fmt::print(stderr, "view: {} spans named by category, {} unit slices, {} flows, {} not-recorded stretches\n",
+               c.renamed, c.unit_slices, c.flows, c.not_recorded);
+  }
   return kOk;
 }
 
@@ -375,6 +451,8 @@ void setup_window(CLI::App& app) {
   add_common_options(*cmd, opts->common, {Format::trace, Format::compact, Format::csv, Format::tsv});
   add_scope_options(*cmd, opts->scope);
   add_index_options(*cmd, opts->common, true);
+  cmd->add_flag("--view", opts->view,
+                 "Write the window for eyes: spans named by category, unit tracks, chain flows (trace format)");
   cmd->add_flag("--rebase", opts->rebase, "Shift every ts by whole µs so that the window starts in its first µs (trace format)");
   add_trace_argument(*cmd, opts->file);
   cmd->footer("Examples:\n  jqtrace window --marker token 3 big.trace.json.gz -o token3.json\n  jqtrace window --rebase --marker layer 10..12 trace.json > layers.json\n  jqtrace window --format csv --us 1000 1500 trace.json");

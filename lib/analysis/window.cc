@@ -397,36 +397,70 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 
 }  // namespace
 
-bool replace_top_level_number(std::string& text, std::string_view key, std::string_view number) {
-  // A small scanner: depth and strings are tracked so a "ts" inside args is not taken; the
-  // reader keeps the last of duplicate keys, and decodes escapes, so the same is done here.
-  int depth = 0;
-  std::size_t value_at = std::string::npos, value_end = 0;
-  bool numeric = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '{' || c == '[') ++depth;
-    else if (c == '}' || c == ']') --depth;
-    else if (c == '"') {
-      std::size_t start = i + 1, j = start;
-      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
-      i = j;
-      if (depth != 1) continue;
-      std::size_t k = j + 1;
-      while (k < text.size() && is_space(text[k])) ++k;
-      if (k >= text.size() || text[k] != ':') continue;  // a string value, not a key
-      if (decoded(std::string_view(text).substr(start, j - start)) != key) continue;
-      ++k;
-      while (k < text.size() && is_space(text[k])) ++k;
-      std::size_t v = k;
-      while (v < text.size() && std::strchr("+-0123456789.eE", text[v])) ++v;
-      value_at = k;
-      value_end = v;
-      numeric = v > k;
+namespace {
+
+/// One past the JSON string whose opening quote is at text[at].
+std::size_t string_end(std::string_view text, std::size_t at) {
+  std::size_t j = at + 1;
+  while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+  return std::min(j + 1, text.size());
+}
+
+/// One past the JSON value that starts at text[at] (a string, an object or array with
+/// everything in it, or a scalar).
+std::size_t value_end(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return at;
+  if (text[at] == '"') return string_end(text, at);
+  if (text[at] == '{' || text[at] == '[') {
+    int depth = 0;
+    for (std::size_t i = at; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '"') i = string_end(text, i) - 1;
+      else if (c == '{' || c == '[') ++depth;
+      else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
     }
+    return text.size();
   }
-  if (value_at == std::string::npos || !numeric) return false;
-  text.replace(value_at, value_end - value_at, number);
+  std::size_t v = at;
+  while (v < text.size() && !std::strchr(",}] \t\n\r", text[v])) ++v;
+  return v;
+}
+
+std::size_t skip_space(std::string_view text, std::size_t at) {
+  while (at < text.size() && is_space(text[at])) ++at;
+  return at;
+}
+
+}  // namespace
+
+MemberPlace find_top_level_member(std::string_view text, std::string_view key) {
+  // A small scanner over the object's members, a value skipped whole (so a "ts" inside args
+  // is not taken); the reader keeps the last of duplicate keys, and decodes escapes, so the
+  // same is done here.
+  MemberPlace found;
+  std::size_t i = skip_space(text, 0);
+  if (i >= text.size() || text[i] != '{') return found;
+  ++i;
+  while (true) {
+    i = skip_space(text, i);
+    if (i >= text.size() || text[i] != '"') return found;
+    std::size_t key_at = i, key_end = string_end(text, i);
+    std::size_t colon = skip_space(text, key_end);
+    if (colon >= text.size() || text[colon] != ':') return found;
+    std::size_t value_at = skip_space(text, colon + 1), end = value_end(text, value_at);
+    if (decoded(text.substr(key_at + 1, key_end - key_at - 2)) == key) found = {key_at, value_at, end};
+    i = skip_space(text, end);
+    if (i >= text.size() || text[i] != ',') return found;
+    ++i;
+  }
+}
+
+bool replace_top_level_number(std::string& text, std::string_view key, std::string_view number) {
+  MemberPlace place = find_top_level_member(text, key);
+  if (!place.found()) return false;
+  std::string_view value = std::string_view(text).substr(place.value_at, place.value_end - place.value_at);
+  if (value.empty() || value.find_first_not_of("+-0123456789.eE") != std::string_view::npos) return false;
+  text.replace(place.value_at, value.size(), number);
   return true;
 }
 

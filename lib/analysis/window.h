@@ -193,6 +193,15 @@ class EventTexts {
   std::vector<std::size_t> starts_;  ///< where each text starts in json_
 };
 
+/// Where an object's top-level member `key` is in the object's text: its key's opening quote
+/// and its value [value_at, value_end) (an object or array whole); the last one when the key
+/// repeats, as the reader keeps the last. Escapes in keys are decoded as the reader decodes them.
+struct MemberPlace {
+  std::size_t key_at = std::string::npos, value_at = 0, value_end = 0;
+  bool found() const { return key_at != std::string::npos; }
+};
+MemberPlace find_top_level_member(std::string_view object_text, std::string_view key);
+
 /// Replaces the number of the top-level member `key` of a JSON object's text (the
 /// event's own "ts", not one inside args). False when the object has no such member.
 bool replace_top_level_number(std::string& object_text, std::string_view key, std::string_view number);

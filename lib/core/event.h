@@ -84,6 +84,13 @@ struct RawEvent {
   uint32_t args_non_numbers = 0;  ///< other top-level args values
   std::string arg_name;           ///< args.name (metadata events)
   uint32_t problems = 0;          ///< EventProblem bits
+  /// A `window --view` file's renamed span: its original name and cat (args.jqtrace_name,
+  /// args.jqtrace_cat), which the reader puts back before the sinks see the event.
+  uint32_t view_name = Interner::kNone;
+  uint32_t view_cat = Interner::kNone;
+  /// args.jqtrace_view (or jqtrace_flow, a flow's end): an event `window --view` added for the viewer (a unit's track, a
+  /// flow, a stretch not recorded); not part of the trace, the reader drops it.
+  bool view_added = false;
 
   /// Back to a fresh event, keeping arg_name's storage (one reset per event: keep it cheap).
   void reset() {
@@ -94,6 +101,8 @@ struct RawEvent {
     pid = tid = ProcessId{};
     args_numbers = args_non_numbers = problems = 0;
     arg_name.clear();
+    view_name = view_cat = Interner::kNone;
+    view_added = false;
   }
 };
 

@@ -19,21 +19,6 @@ std::string string_member(const JsonValue& v, std::string_view key) {
   return m && m->kind == JsonValue::Kind::string ? m->text : std::string();
 }
 
-/// A JSON string literal: quotes, backslashes and control characters escaped.
-std::string json_quote(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += {'\\', c};
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char code[8];
-      std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(c));
-      out += code;
-    }
-    else out += c;
-  }
-  return out + "\"";
-}
-
 /// "units":{"token":"end","layer":"start in token","step":"start (ambiguous)"}: the rules a
 /// window's source cut its units by (a value that says neither start nor end is passed over).
 std::vector<WindowRecord::KindRule> interpret_unit_rules(const JsonValue* units) {
@@ -96,6 +81,14 @@ std::string unit_rules_json(const std::vector<WindowRecord::KindRule>& units) {
   return json + "}";
 }
 
+/// ,"edges":{...} ("" when not measured).
+std::string edges_json(const WindowRecord::Edges& edges) {
+  if (!edges.present) return "";
+  return ",\"edges\":{\"spans_kept_whole\":" + std::to_string(edges.spans_kept_whole) +
+         ",\"publishes_outside\":" + std::to_string(edges.publishes_outside) + ",\"extent_us\":[" +
+         us_text(edges.extent_lo_ns) + "," + us_text(edges.extent_hi_ns) + "]}";
+}
+
 }  // namespace
 
 WindowRecord interpret_window_record(const JsonValue& value) {
@@ -117,7 +110,8 @@ std::string window_record_json(const WindowRecord& record) {
   std::string kind = record.marker_kind.empty() ? "" : ",\"kind\":" + json_quote(record.marker_kind);
   return "{\"version\":1,\"source\":" + json_quote(record.source) + ",\"scope\":" + json_quote(record.scope) + kind +
          ",\"lo_us\":" + us_text(record.lo_ns) + ",\"hi_us\":" + us_text(record.hi_ns) +
-         ",\"rebased_by_us\":" + us_text(record.rebased_by_ns) + unit_rules_json(record.units) + "}";
+         ",\"rebased_by_us\":" + us_text(record.rebased_by_ns) + unit_rules_json(record.units) +
+         (record.view ? ",\"view\":true" : "") + edges_json(record.edges) + "}";
 }
 
 }  // namespace jqtrace

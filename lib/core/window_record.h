@@ -7,7 +7,8 @@
 //   "jqtraceWindow":{"version":1,"source":"big.json","scope":"--marker token 3 --unit-at end","kind":"token",
 //                    "lo_us":9378.887,"hi_us":24619.743,"rebased_by_us":0,
 //                    "units":{"token":"end","layer":"start in token","step":"start (ambiguous)"},
-//                    "first_marker":{"token":2,"layer":64,"step":2}}
+//                    "first_marker":{"token":2,"layer":64,"step":2},
+//                    "edges":{"spans_kept_whole":3,"publishes_outside":1,"extent_us":[9370.5,24630.1]}}
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,6 +40,16 @@ struct WindowRecord {
     int64_t first_marker = 0;
   };
   std::vector<KindRule> units;
+  /// Written by `window --view` (its spans named for the viewer, tracks and flows added).
+  bool view = false;
+  /// The window's edges, written for people (not read back): spans the scope's edges cross,
+  /// kept whole; publishes kept from outside the scope for their chains' categories; and
+  /// the extent of the file's events, which viewers show (it runs past the scope by both).
+  struct Edges {
+    bool present = false;
+    uint64_t spans_kept_whole = 0, publishes_outside = 0;
+    int64_t extent_lo_ns = 0, extent_hi_ns = 0;
+  } edges;
 };
 
 /// Reads a jqtraceWindow value; not present (ignored) unless lo_us <= hi_us are numbers.

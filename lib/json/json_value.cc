@@ -1,5 +1,7 @@
 #include "json_value.h"
 
+#include <cstdio>
+
 #include "utf8.h"
 
 namespace jqtrace {
@@ -66,6 +68,20 @@ void JsonValueBuilder::attach(JsonValue v) {
   if (parent.kind == JsonValue::Kind::object) parent.members.emplace_back(std::move(pending_key_), std::move(v));
   else parent.items.push_back(std::move(v));
   pending_key_.clear();
+}
+
+std::string json_quote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += {'\\', c};
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char code[8];
+      std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(c));
+      out += code;
+    }
+    else out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace jqtrace

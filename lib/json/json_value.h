@@ -64,4 +64,7 @@ class JsonValueBuilder {
   std::size_t nodes_ = 0;
 };
 
+/// A JSON string literal of text: quotes, backslashes and control characters escaped.
+std::string json_quote(std::string_view text);
+
 }  // namespace jqtrace

@@ -320,10 +320,11 @@ ReadResult joined_result(const std::vector<PartRead>& reads, std::size_t count) 
   ReadResult r = reads[count - 1].result;
   r.stop = ReadResult::Stop::not_reached;
   r.container = reads[0].result.container;
-  r.events = 0;
+  r.events = r.view_events = 0;
   for (std::size_t k = 0; k < count; ++k) {
     const ReadResult& part = reads[k].result;
     r.events += part.events;
+    r.view_events += part.view_events;
     r.has_events_array = r.has_events_array || part.has_events_array;
     if (part.profile_end) {
       r.profile_offset = part.profile_offset;

@@ -47,7 +47,7 @@ enum class State { start, root_object, root_value, events, event_key, event_valu
                    skip, profile, done };
 enum class RootKey { trace_events, profile, window, other };
 enum class Field { ph, name, cat, ts, dur, pid, tid, scope, args, other };
-enum class ArgField { stage, arg, chain, name, other };
+enum class ArgField { stage, arg, chain, name, view_name, view_cat, view_added, other };
 enum class Scalar { null, boolean, number, string };
 
 /// Keys are compared by length first, then bytes: no strings are built per event.
@@ -78,6 +78,11 @@ ArgField classify_arg(const char* s, std::size_t n) {
   if (n == 3 && std::memcmp(s, "arg", 3) == 0) return ArgField::arg;
   if (n == 5 && std::memcmp(s, "chain", 5) == 0) return ArgField::chain;
   if (n == 4 && std::memcmp(s, "name", 4) == 0) return ArgField::name;
+  // What `window --view` writes for the viewer and the reader undoes (window_view.h).
+  if (n == 12 && std::memcmp(s, "jqtrace_name", 12) == 0) return ArgField::view_name;
+  if (n == 11 && std::memcmp(s, "jqtrace_cat", 11) == 0) return ArgField::view_cat;
+  if (n == 12 && (std::memcmp(s, "jqtrace_view", 12) == 0 || std::memcmp(s, "jqtrace_flow", 12) == 0))
+    return ArgField::view_added;
   return ArgField::other;
 }
 
@@ -136,6 +141,7 @@ class TraceHandler {
   State state() const { return state_; }
   Container container() const { return container_; }
   uint64_t events() const { return events_; }
+  uint64_t view_events() const { return view_events_; }
   bool has_events_array() const { return has_events_array_; }
   const std::string& refusal() const { return refusal_; }
   std::string_view refusal_rule() const { return refusal_rule_; }
@@ -320,10 +326,18 @@ class TraceHandler {
         state_ = container_ == Container::array ? State::done : State::root_object;
         return true;
       case State::event_key:
+        state_ = State::events;
+        if (__builtin_expect(ev_.view_added, 0)) {
+          ++view_events_;
+          return true;
+        }
+        if (__builtin_expect(ev_.view_name != Interner::kNone, 0)) {  // a --view span: its own name back
+          ev_.name = ev_.view_name;
+          ev_.cat = ev_.view_cat;
+        }
         ++events_;
         ev_.end_offset = after_closing();
         sink_.on_event(ev_, names_);
-        state_ = State::events;
         return true;
       case State::args: state_ = State::event_key; return true;
       default: return true;
@@ -503,6 +517,13 @@ class TraceHandler {
       case ArgField::name:
         if (kind == Scalar::string) ev_.arg_name.assign(kept(text));
         break;
+      case ArgField::view_name:
+        if (kind == Scalar::string) ev_.view_name = intern_kept(text);
+        break;
+      case ArgField::view_cat:
+        if (kind == Scalar::string) ev_.view_cat = intern_kept(text);
+        break;
+      case ArgField::view_added: ev_.view_added = true; break;
       case ArgField::other: break;
     }
   }
@@ -567,6 +588,7 @@ class TraceHandler {
   JsonValueBuilder profile_;  ///< the jobqueProfile's tree, or the jqtraceWindow's
   bool reading_window_ = false;
   uint64_t events_ = 0;
+  uint64_t view_events_ = 0;  ///< events window --view added (args.jqtrace_view), dropped
   bool has_events_array_ = false;
   std::string refusal_;
   std::string_view refusal_rule_ = "not-a-trace";
@@ -592,6 +614,7 @@ ReadResult read_trace(Source& source, EventSink& sink, Interner& names, Diagnost
   ReadResult r;
   r.container = handler.container();
   r.events = handler.events();
+  r.view_events = handler.view_events();
   r.bytes = source.text_bytes();
   r.has_events_array = handler.has_events_array();
   r.profile_offset = handler.profile_start();

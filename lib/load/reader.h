@@ -71,6 +71,9 @@ struct ReadResult {
   TextPosition position;     ///< of offset, for input_error (line 0 when not tied to a place)
   Container container = Container::unknown;
   uint64_t events = 0;       ///< complete event objects delivered
+  /// Events `window --view` added for the viewer (args.jqtrace_view), read and dropped:
+  /// not part of the trace, not in `events`.
+  uint64_t view_events = 0;
   uint64_t bytes = 0;        ///< bytes of JSON text read
   bool array_unterminated = false;  ///< array form without its closing ']' (allowed)
   bool stream_cut = false;   ///< a compressed input ended early (its text is a prefix)
