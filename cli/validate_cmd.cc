@@ -139,6 +139,10 @@ void render_table_summary(const FileReport& r, Output& out) {
                                 : fmt::format("{}invalid{}", p.red(), p.reset());
   fmt::print(out.file(), "{}: {} {} ({}, {}, {})\n", r.file, verdict, kind, plural(r.result.events, "event"),
              plural(r.result.errors, "error"), plural(r.result.warnings, "warning"));
+  if (r.result.read.view_events)
+    fmt::print(out.file(), "note: {} that window --view added for the viewer (unit tracks, flows, stretches not "
+                           "recorded) are not part of the trace and not counted\n",
+               plural(r.result.read.view_events, "event"));
   for (const RuleInfo& rule : rules()) {
     auto it = r.result.rule_counts.find(rule.id);
     if (it == r.result.rule_counts.end()) continue;

@@ -201,8 +201,6 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
     doc += event;
     flush_if_large(doc, out);
   };
-  if (view)
-    for (const std::string& event : view->metadata_events()) put(event);
   std::vector<bool> wrote_lane(chosen.index.lanes().size());
   EdgeTally tally;
   auto every = [&out](const EventIndex::Entry&) { return !out.failed(); };
@@ -226,8 +224,10 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
     put(event);
   });
   if (!read_all) return false;
-  if (view)
+  if (view) {  // after the trace's own: each event keeps the line it has in a plain window
+    for (const std::string& event : view->metadata_events()) put(event);
     for (const std::string& event : view->added_events(shift)) put(event);
+  }
   add_lane_labels(chosen.index, wrote_lane, trace.names, w);
   doc += first ? "]" : "\n]";
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;

@@ -45,7 +45,7 @@ class WindowView {
   /// After the first pass: the flows between the chains' spans.
   void plan();
 
-  /// Metadata written before the events: the unit tracks' names, every lane's sort order.
+  /// Metadata: the unit tracks' names, every lane's sort order.
   std::vector<std::string> metadata_events() const;
   /// The events a view adds after the trace's: unit slices, flows, not-recorded stretches,
   /// each ts less shift (--rebase).
