@@ -418,3 +418,28 @@ TEST_CASE("a string longer than the reader takes is an input error at its offset
   CHECK(r.rule == "json-syntax");
   CHECK(r.position.line == 1);  // an offset, so a line:column
 }
+
+TEST_CASE("what window --view adds is dropped, and a renamed span gets its own name and cat back") {
+  ReadRun run;
+  read_string(R"({"traceEvents":[)"
+              R"({"ph":"X","pid":0,"tid":1,"ts":1,"dur":2,"name":"ffn chain · chunk","cat":"ffn chain",)"
+              R"("args":{"jqtrace_name":"chunk","units":"token 3","stage":0,"arg":1,"chain":5}},)"
+              R"({"args":{"chain":5,"jqtrace_cat":"mine","jqtrace_name":"publish"},"ph":"X","pid":0,"tid":1,)"
+              R"("ts":0,"dur":1,"name":"ffn chain · publish","cat":"ffn chain"},)"
+              R"({"ph":"X","pid":0,"tid":9,"ts":1,"dur":2,"name":"token 3","args":{"jqtrace_view":"unit"}},)"
+              R"({"ph":"s","id":1,"pid":0,"tid":1,"ts":1,"name":"f","cat":"c","args":{"jqtrace_view":"flow"}},)"
+              R"({"ph":"f","bp":"e","id":1,"pid":0,"tid":1,"ts":2,"name":"f","cat":"c","args":{"jqtrace_flow":"end"}},)"
+              R"({"ph":"M","pid":0,"tid":9,"name":"thread_name","args":{"name":"token","jqtrace_view":"track"}},)"
+              R"({"ph":"X","pid":0,"tid":1,"ts":4,"dur":1,"name":"other","cat":"kept","args":{"name":"x"}}]})",
+              run);
+  REQUIRE(run.result.status == ReadStatus::ok);
+  CHECK(run.result.events == 3);
+  CHECK(run.result.view_events == 4);
+  REQUIRE(run.got.events.size() == 3);
+  CHECK(run.got.name(run.got.events[0]) == "chunk");
+  CHECK(run.got.events[0].cat == Interner::kNone);  // it had none of its own
+  CHECK(run.got.name(run.got.events[1]) == "publish");
+  CHECK(run.names.view(run.got.events[1].cat) == "mine");
+  CHECK(run.got.name(run.got.events[2]) == "other");
+  CHECK(run.names.view(run.got.events[2].cat) == "kept");
+}

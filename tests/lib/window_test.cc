@@ -297,3 +297,22 @@ TEST_CASE("events read back from their text a batch at a time, each alone when o
   CHECK(read_back(changed) == Got{{0, "a:1:t"}, {3, "b:p:2"}});
   CHECK(read_back({}).empty());
 }
+
+TEST_CASE("a top-level member is found whole, whatever its value, and not inside another") {
+  std::string e = R"({"args":{"name":"in","x":[1,{"name":2}]}, "name" : "a\"b}" ,"cat":"c","n":-1.5e3,"o":{}})";
+  MemberPlace name = find_top_level_member(e, "name");
+  REQUIRE(name.found());
+  CHECK(e.substr(name.value_at, name.value_end - name.value_at) == R"("a\"b}")");
+  MemberPlace args = find_top_level_member(e, "args");
+  REQUIRE(args.found());
+  CHECK(e.substr(args.value_at, args.value_end - args.value_at) == R"({"name":"in","x":[1,{"name":2}]})");
+  MemberPlace n = find_top_level_member(e, "n");
+  CHECK(e.substr(n.value_at, n.value_end - n.value_at) == "-1.5e3");
+  MemberPlace o = find_top_level_member(e, "o");
+  CHECK(e.substr(o.value_at, o.value_end - o.value_at) == "{}");
+  CHECK_FALSE(find_top_level_member(e, "x").found());
+  CHECK_FALSE(find_top_level_member("[1]", "x").found());
+  std::string twice = R"({"name":"a","name":"b"})";  // the reader keeps the last
+  MemberPlace last = find_top_level_member(twice, "name");
+  CHECK(twice.substr(last.value_at, last.value_end - last.value_at) == R"("b")");
+}
