@@ -224,10 +224,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
     put(event);
   });
   if (!read_all) return false;
-  if (view) {  // after the trace's own: each event keeps the line it has in a plain window
-    for (const std::string& event : view->metadata_events()) put(event);
-    for (const std::string& event : view->added_events(shift)) put(event);
-  }
+  if (view) view->write_added(shift, put);  // after the trace's own: each keeps its plain window's line
   add_lane_labels(chosen.index, wrote_lane, trace.names, w);
   doc += first ? "]" : "\n]";
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;

@@ -67,7 +67,10 @@ struct Column {
   std::string group;         ///< JSON object the key sits in within a row ("a"), empty: none
   int decimals = -1;         ///< tables: digits after the point (-1: 3 for µs/ratio, 1 for %)
   bool sign = false;         ///< tables: always a sign ("+0.4"), and never "-0.0"
-  bool plain = false;        ///< a distribution of plain numbers (not ns)
+  bool plain = false;        ///< a distribution of plain numbers (not ns), its parts headed plainly
+  /// With plain: the parts are times in ns after all, written as µs (exact decimals), under
+  /// plain headers (gaps: its keys say _us themselves).
+  bool ns_values = false;
   bool bar = false;          ///< tables: a share bar after this percent
   /// Fitting a narrow terminal: columns are dropped highest rank first; 0 is never dropped.
   int drop_rank = 0;
@@ -88,6 +91,7 @@ struct Column {
   Column& with_bar() { return bar = true, *this; }
   Column& rank(int r) { return drop_rank = r, *this; }
   Column& plain_numbers() { return plain = true, *this; }
+  Column& plain_headed_ns() { return plain = ns_values = true, *this; }
   Column& people_only() { return in_json = false, *this; }
   Column& data_only() { return in_text = false, *this; }
   Column& right_aligned() { return right = true, *this; }
@@ -147,6 +151,7 @@ struct Field {
   std::string group;        ///< JSON object the field sits in ("a" in diff), empty: top level
   int decimals = -1;
   bool plain = false;       ///< a distribution of plain numbers (not ns)
+  bool ns_values = false;   ///< as Column::ns_values
 
   Field() = default;
   Field(std::string k, Kind kd, Value v) : key(std::move(k)), kind(kd), value(std::move(v)) {}
@@ -154,6 +159,7 @@ struct Field {
   Field& in(std::string g) { return group = std::move(g), *this; }
   Field& places(int d) { return decimals = d, *this; }
   Field& plain_numbers() { return plain = true, *this; }
+  Field& plain_headed_ns() { return plain = ns_values = true, *this; }
 };
 
 /// One result: scalars and tables in the order JSON writes them.

@@ -89,7 +89,7 @@ std::string cell_text(const Value& v, const Column& c, int part, Style style) {
     if (part <= 0) return std::to_string(d.count);
     if (d.count == 0) return missing;
     Column part_column = c;
-    part_column.kind = c.plain ? Kind::ratio : Kind::us;
+    part_column.kind = c.plain && !c.ns_values ? Kind::ratio : Kind::us;
     return number_text(part_value(d, part), part_column, style);
   }
   if (std::holds_alternative<std::monostate>(v)) return missing;
@@ -526,7 +526,7 @@ void json_value(JsonDocument& json, const Value& v, const Column& c) {
     for (int part = 1; part < 7; ++part) {  // an empty distribution's values are null: same keys
       json.key(kDistributionParts[part]);
       Column inner;
-      inner.kind = c.plain ? Kind::ratio : Kind::us;
+      inner.kind = c.plain && !c.ns_values ? Kind::ratio : Kind::us;
       json_value(json, d.count ? Value{part_value(d, part)} : Value{}, inner);
     }
     w.EndObject();
@@ -622,6 +622,7 @@ void json_field(JsonDocument& json, const Field& f) {
   Column c;
   c.kind = f.kind;
   c.plain = f.plain;
+  c.ns_values = f.ns_values;
   json.key(valid_utf8(f.key));
   if (f.list.empty()) {
     json_value(json, f.value, c);

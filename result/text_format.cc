@@ -89,11 +89,14 @@ void append_fixed(std::string& out, double v, int decimals) {
 }
 
 std::string us_fixed(double ns) {
-  // A whole number of ns below 2^50 is printed exactly as its integer: ns / 1000.0 is then
-  // within 1/8 ns of the exact quotient, so "{:.3f}" rounds back to it (and -0.0 keeps
-  // its sign on the general path).
-  if (ns == std::trunc(ns) && std::fabs(ns) < 0x1p50 && !(ns == 0 && std::signbit(ns)))
-    return us_fixed(static_cast<int64_t>(ns));
+  // Three decimals of µs are whole ns: the value is rounded to a whole ns, half away from
+  // zero, and that integer printed exactly. Rounding ns / 1000.0 instead decided an exact
+  // half (a median of two ns, 18776.5) by the quotient's binary error, either way. (-0.0
+  // and values past 2^50 ns keep the general path.)
+  if (std::fabs(ns) < 0x1p50 && !(ns == 0 && std::signbit(ns))) {
+    double whole = std::round(ns);
+    if (whole != 0 || !std::signbit(ns)) return us_fixed(static_cast<int64_t>(whole));
+  }
   return fixed(ns / 1000.0, 3);
 }
 

@@ -12,7 +12,8 @@ namespace jqtrace::result {
 /// One CSV/TSV field, quoted per RFC 4180 when it holds the separator, a quote or a line end.
 std::string delimited_field(std::string_view text, char separator);
 
-/// Microseconds with exactly three decimals, from integer ns (exact) or fractional ns.
+/// Microseconds with exactly three decimals, from integer ns (exact) or fractional ns (rounded
+/// to a whole ns, half away from zero).
 std::string us_fixed(int64_t ns);
 std::string us_fixed(double ns);
 /// JSON's µs of a time held in ns as a double: its decimal to the thousandth of a ns, the

@@ -39,8 +39,9 @@ struct SpanRef {
   uint32_t packed;
 };
 
-/// The file's microseconds as the scripts' floats: nearest double to the decimal text.
-double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+/// A duration as the samples hold it: whole ns in a double (sums and differences of them
+/// stay exact below 2^53; the scripts' float µs rounded at every step).
+double ns(int64_t duration) { return static_cast<double>(duration); }
 
 /// What one chain contributed in the range: 16 bytes, as its publish and its caller's last
 /// stage_wait are kept by reference (a row for every chain is held while gaps runs: 24
@@ -77,7 +78,7 @@ class LaneGaps {
     m.name = std::move(name);
     m.gaps = gaps_.size();
     m.idle_ns = idle_;
-    m.gap_us = map_values(gaps_.summarize(quantiles), [](double ns) { return ns / 1000.0; });
+    m.gap_ns = gaps_.summarize(quantiles);
     return m;
   }
 
@@ -256,7 +257,7 @@ class GapsBuilder {
     });
     report_.chains = rows_.size();
     report_.wakes = wakes.size();
-    report_.wake_dur_us = summarize_values(std::move(wakes), o_.quantiles);
+    report_.wake_dur_ns = summarize_values(std::move(wakes), o_.quantiles);
   }
 
   /// Lane l's publishes, chunks and (on the caller) stage waits in range, by chain.
@@ -276,7 +277,7 @@ class GapsBuilder {
       } else if (name == span_names_.stage_wait && l == caller_) {
         if (!in_range(s, i)) continue;
         ChainRow& c = row_of(s.chain[i]);
-        if (!c.waited() || us(s.ts[i]) + us(s.dur[i]) > wait_end(c)) c.wait = ref(l, i).packed;
+        if (!c.waited() || time_of(s.ts[i]) + ns(s.dur[i]) > wait_end(c)) c.wait = ref(l, i).packed;
       }
     }
   }
@@ -289,7 +290,7 @@ class GapsBuilder {
       if (!in_range(s, i)) continue;
       int64_t name = s.name[i];
       if (span_names_.busy(name)) gaps.busy(s.ts[i], s.end(i));
-      else if (name == span_names_.wake) wakes->push_back(us(s.dur[i]));
+      else if (name == span_names_.wake) wakes->push_back(ns(s.dur[i]));
     }
     return gaps.finish(t_.lane_label(l), std::string(t_.thread_name(l)), o_.quantiles);
   }
@@ -332,11 +333,15 @@ class GapsBuilder {
     dense_.reset();  // chain ids are not needed past this point
   }
 
-  /// The end of chain c's last caller stage_wait in µs, ts + dur as the scripts added them.
+  /// The end of chain c's last caller stage_wait in ns, ts + dur as the scripts added them.
   double wait_end(const ChainRow& c) const {
     SpanRef w{c.wait};
-    return us(ts(w)) + us(dur(w));
+    return time_of(ts(w)) + ns(dur(w));
   }
+
+  /// A time as the samples hold it: ns from the range's start, in a double. From the file's
+  /// zero, an epoch clock (1.7e18 ns) is past 2^53, where a double holds 256 ns steps.
+  double time_of(int64_t ts) const { return static_cast<double>(ts - r_.lo); }
 
   SpanRef ref(std::size_t lane, std::size_t row) const {
     return {static_cast<uint32_t>((lane << row_bits_) | row)};
@@ -486,9 +491,9 @@ class GapsBuilder {
       chains_read.behind(at);
       chunks_read.behind(c.first_chunk);
       SpanRef pub{c.pub};
-      double pub_t0 = us(ts(pub)), pub_end = pub_t0 + us(dur(pub));
+      double pub_t0 = time_of(ts(pub)), pub_end = pub_t0 + ns(dur(pub));
       acc.wall.push_back((c.waited() ? wait_end(c) : pub_end) - pub_t0);
-      acc.publish.push_back(us(dur(pub)));
+      acc.publish.push_back(ns(dur(pub)));
       group_stages(c, pub_end, acc, walk);
       const std::vector<StageGroup>& groups = walk.groups;
       if (publish_nstages(stage(pub)) == 1 && walk.group_count > 0) {
@@ -512,12 +517,12 @@ class GapsBuilder {
       SpanRef chunk = order_[c.first_chunk + k];
       uint32_t l = lane(chunk), i = row(chunk);
       const SpanTable& s = *lane_spans_[l];
-      double t0 = us(s.ts[i]);
+      double t0 = time_of(s.ts[i]);
       if (l != caller_) {
         first_worker = claimed ? std::min(first_worker, t0) : t0;
         claimed = true;
       }
-      group_for(s.stage[i], walk).add(l, t0, us(s.dur[i]));
+      group_for(s.stage[i], walk).add(l, t0, ns(s.dur[i]));
     }
     if (claimed) acc.first_claim.push_back(first_worker - pub_end);
     std::sort(walk.groups.begin(), walk.groups.begin() + static_cast<std::ptrdiff_t>(walk.group_count),
@@ -584,14 +589,14 @@ class GapsBuilder {
     auto summary = [&](std::vector<double> ClassSamples::*field) {
       return summarize_values(take_joined(runs, field), o_.quantiles);
     };
-    out.wall_us = summary(&ClassSamples::wall);
-    out.n = out.wall_us.count;
-    out.publish_us = summary(&ClassSamples::publish);
+    out.wall_ns = summary(&ClassSamples::wall);
+    out.n = out.wall_ns.count;
+    out.publish_ns = summary(&ClassSamples::publish);
     // The smallest first claim: a worker can start a chunk before the publish's recorded
     // end, so the mean can be negative and only the minimum shows by how much.
     for (const ClassSamples* run : runs)
-      for (double v : run->first_claim) out.first_claim_min_us = std::min(out.first_claim_min_us, v);
-    out.first_claim_us = summary(&ClassSamples::first_claim);
+      for (double v : run->first_claim) out.first_claim_min_ns = std::min(out.first_claim_min_ns, v);
+    out.first_claim_ns = summary(&ClassSamples::first_claim);
   }
 
   /// Stage st of a class (stages sorted): its metrics, and its tail when it has one.
@@ -610,12 +615,12 @@ class GapsBuilder {
     TailSamples tails = tail_samples(span, busy, lanes);
     tails.share = take_joined(runs, &StageSamples::tail_share);
     if (!tails.span.empty()) *tail = tail_metrics(acc.out, m.stage, std::move(tails));
-    m.span_us = summarize_values(std::move(span), o_.quantiles);
-    m.busy_us = summarize_values(std::move(busy), o_.quantiles);
+    m.span_ns = summarize_values(std::move(span), o_.quantiles);
+    m.busy_ns = summarize_values(std::move(busy), o_.quantiles);
     m.lanes = summarize_values(std::vector<double>(lanes.begin(), lanes.end()), o_.quantiles);
     std::vector<uint32_t>().swap(lanes);
-    m.last_chunk_us = summary(&StageSamples::last);
-    m.gap_from_prev_us = summary(&StageSamples::gap);
+    m.last_chunk_ns = summary(&StageSamples::last);
+    m.gap_from_prev_ns = summary(&StageSamples::gap);
   }
 
   /// The tail chains' samples of a stage, in chain order.
@@ -643,7 +648,7 @@ class GapsBuilder {
     m.name = cls.name;
     m.stage = stage;
     m.n = samples.span.size();
-    m.span_us = summarize_values(std::move(samples.span), o_.quantiles);
+    m.span_ns = summarize_values(std::move(samples.span), o_.quantiles);
     m.lanes = summarize_values(std::move(samples.lanes), o_.quantiles);
     // The scripts printed 100 * median(fractions): scale after summarising, as they did.
     auto percent = [](double fraction) { return fraction * 100.0; };
@@ -663,8 +668,8 @@ class GapsBuilder {
     starts.reserve(pubs_.size());
     durs.reserve(pubs_.size());
     for (SpanRef p : pubs_) {
-      starts.push_back(us(ts(p)));
-      durs.push_back(us(dur(p)));
+      starts.push_back(time_of(ts(p)));
+      durs.push_back(ns(dur(p)));
       if (dur(p) <= o_.fat_ns) continue;
       ++m.fat_count;
       keep_if_among_fattest(&m.fat, {ts(p), dur(p), publish_nstages(stage(p)), arg(p), chain(p)});
@@ -681,9 +686,9 @@ class GapsBuilder {
       next_durs.push_back(durs[static_cast<std::size_t>(next - starts.begin())]);
     }
     std::vector<std::pair<uint32_t, double>>().swap(one_stage_ends_);
-    m.dur_us = summarize_values(std::move(durs), o_.quantiles);
-    m.post_cls_gap_us = summarize_values(std::move(gaps), o_.quantiles);
-    m.next_publish_dur_us = summarize_values(std::move(next_durs), o_.quantiles);
+    m.durations = summarize_values(std::move(durs), o_.quantiles);
+    m.post_cls_gap_ns = summarize_values(std::move(gaps), o_.quantiles);
+    m.next_publish_dur_ns = summarize_values(std::move(next_durs), o_.quantiles);
   }
 
   /// Publishes by start time, ties in file order. Usually already so (one caller lane).

@@ -4,9 +4,12 @@
 // lane. A pure function of the trace model and a range (spans overlapping it count, as if
 // the scripts had been run on that window).
 //
-// Unlike the rest of jqtrace, these metrics are computed in double-precision microseconds,
-// in the scripts' order of operations: they round halves the way the scripts did, so every
-// number they printed comes out the same at their precision. Distributions are in µs.
+// The scripts' metrics in their order of operations, but on whole ns (held in doubles:
+// exact below 2^53) rather than their float µs, so every time is exact and is written as
+// its exact decimal of µs (7.305, not 7.305000000022119). At their precision the numbers
+// are the scripts', except a last digit at an exact half, where the scripts' float noise
+// rounded either way. Time distributions are in ns; eff_par, lanes and the percentages
+// are plain numbers.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -23,8 +26,8 @@ enum class ClassBy { automatic, nstages, category };
 
 struct StageMetrics {
   int64_t stage = 0;
-  Distribution span_us, busy_us, eff_par, lanes, last_chunk_us;
-  Distribution gap_from_prev_us;  ///< count 0 for the first stage with chunks
+  Distribution span_ns, busy_ns, eff_par, lanes, last_chunk_ns;
+  Distribution gap_from_prev_ns;  ///< count 0 for the first stage with chunks
 };
 
 struct ChainClass {
@@ -32,9 +35,9 @@ struct ChainClass {
   std::string name;              ///< attn(4st), attn(3st), ffn, final, Nst; or the category
   uint64_t n = 0;                ///< chains with a publish
   int64_t chunks_per_chain = 0;  ///< publish arg of the class's first chain (file order)
-  Distribution wall_us, publish_us, first_claim_us;
+  Distribution wall_ns, publish_ns, first_claim_ns;
   /// The smallest first claim (it can be negative); +infinity when no worker took a chunk.
-  double first_claim_min_us = std::numeric_limits<double>::infinity();
+  double first_claim_min_ns = std::numeric_limits<double>::infinity();
   std::vector<StageMetrics> stages;
 };
 
@@ -42,7 +45,7 @@ struct TailMetrics {
   std::string key, name;
   int64_t stage = 0;
   uint64_t n = 0;
-  Distribution span_us, lanes, idle_pct, tail_pct;
+  Distribution span_ns, lanes, idle_pct, tail_pct;
 };
 
 struct FatPublish {
@@ -54,16 +57,16 @@ struct PublishMetrics {
   uint64_t count = 0;
   int64_t fat_ns = 0;  ///< the threshold
   uint64_t fat_count = 0;
-  Distribution dur_us;
+  Distribution durations;  ///< of every publish, ns
   std::vector<FatPublish> fat;  ///< the 12 longest, longest first (ties by time)
-  Distribution post_cls_gap_us, next_publish_dur_us;
+  Distribution post_cls_gap_ns, next_publish_dur_ns;
 };
 
 struct LaneGapMetrics {
   std::string lane, name;
   uint64_t gaps = 0;
   int64_t idle_ns = 0;
-  Distribution gap_us;
+  Distribution gap_ns;
 };
 
 struct GapsReport {
@@ -71,7 +74,7 @@ struct GapsReport {
   Attribution attribution = Attribution::none;  ///< how category classes were named
   uint64_t chains = 0;  ///< chains with any publish, chunk or caller stage_wait in range
   uint64_t wakes = 0;
-  Distribution wake_dur_us;
+  Distribution wake_dur_ns;
   std::vector<ChainClass> classes;
   std::vector<TailMetrics> tail;
   PublishMetrics publish;

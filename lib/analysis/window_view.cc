@@ -86,7 +86,7 @@ void WindowView::add_span(const EventIndex::Entry& entry, const RawEvent& event,
                                                               {kFifoJob, SpanKind::fifo_job}};
   auto kind = kKinds.find(names.view(event.name));
   if (kind == kKinds.end()) return;
-  spans_.push_back({entry.index, entry.lane, kind->second, entry.ts_ns, entry.ts_ns + entry.dur_ns, event.chain,
+  spans_.push_back({entry.index, entry.lane, kind->second, event.has_arg, entry.ts_ns, entry.ts_ns + entry.dur_ns, event.chain,
                     event.stage, event.arg});
 }
 
@@ -185,9 +185,7 @@ std::string WindowView::track_json(std::size_t k) const {
   return lane_fields(pid, tid, trace_.names);
 }
 
-std::vector<std::string> WindowView::metadata_events() const {
-  std::vector<std::string> out;
-  auto line = [&](std::string event) { out.push_back(std::move(event)); };
+void WindowView::write_metadata(const std::function<void(std::string_view)>& line) const {
   auto sort_index = [&](const std::string& lane, std::size_t index) {
     line("{\"ph\":\"M\",\"name\":\"thread_sort_index\"," + lane + ",\"args\":{\"sort_index\":" + std::to_string(index) +
          ",\"jqtrace_view\":\"track\"}}");
@@ -202,12 +200,10 @@ std::vector<std::string> WindowView::metadata_events() const {
   if (marker_lane_ != UINT32_MAX) sort_index(lane_json(marker_lane_), next++);
   for (uint32_t lane = 0; lane < lanes_seen_.size(); ++lane)
     if (lanes_seen_[lane] && lane != marker_lane_) sort_index(lane_json(lane), next++);
-  return out;
 }
 
-std::vector<std::string> WindowView::added_events(int64_t shift) {
-  std::vector<std::string> out;
-  auto line = [&](std::string event) { out.push_back(std::move(event)); };
+void WindowView::write_added(int64_t shift, const std::function<void(std::string_view)>& line) {
+  write_metadata(line);
   auto time = [&](int64_t ns) { return us_text(ns - shift); };
   for (std::size_t k = 0; k < tracks_.size(); ++k) {
     const UnitTrack& track = tracks_[k];
@@ -224,7 +220,7 @@ std::vector<std::string> WindowView::added_events(int64_t shift) {
       ++counts_.unit_slices;
     }
   }
-  add_flow_events(shift, line);
+  write_flows(shift, line);
   for (const StoppedLane& stopped : lanes_stopped_early(trace_)) {
     if (stopped.stop_ns >= scope_.hi) continue;
     const Lane& lane = trace_.lanes[stopped.lane];
@@ -234,11 +230,9 @@ std::vector<std::string> WindowView::added_events(int64_t shift) {
          ",\"args\":{\"jqtrace_view\":\"not recorded\",\"stopped_at_us\":" + time(stopped.stop_ns) + "}}");
     ++counts_.not_recorded;
   }
-  return out;
 }
 
-template <typename Line>
-void WindowView::add_flow_events(int64_t shift, Line&& line) {
+void WindowView::write_flows(int64_t shift, const std::function<void(std::string_view)>& line) {
   for (const Flow& flow : flows_) {
     const Span& from = spans_[flow.from];
     const Span& to = spans_[flow.to];
@@ -274,7 +268,7 @@ void WindowView::rewrite(const EventIndex::Entry& entry, std::string& text) {
   if (cat.found()) members += ",\"jqtrace_cat\":" + value(cat);
   std::string units = units_label(span.ts);
   if (!units.empty()) members += ",\"units\":" + json_quote(units);
-  if (span.kind == SpanKind::chunk) members += ",\"chunk\":" + std::to_string(span.arg);
+  if (span.kind == SpanKind::chunk && span.has_arg) members += ",\"chunk\":" + std::to_string(span.arg);
   std::vector<Edit> edits;
   edits.push_back({name.value_at, name.value_end - name.value_at, json_quote(view_name(span))});
   std::string category = json_quote(category_of(span));

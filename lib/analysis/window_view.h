@@ -15,6 +15,7 @@
 // args.jqtrace_name (and jqtrace_cat) give it its own name back: jqtrace reads a --view
 // window with the numbers of a plain one.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,11 +46,11 @@ class WindowView {
   /// After the first pass: the flows between the chains' spans.
   void plan();
 
-  /// Metadata: the unit tracks' names, every lane's sort order.
-  std::vector<std::string> metadata_events() const;
-  /// The events a view adds after the trace's: unit slices, flows, not-recorded stretches,
-  /// each ts less shift (--rebase).
-  std::vector<std::string> added_events(int64_t shift);
+  /// put(event) for each event a view adds after the trace's: metadata (the unit tracks'
+  /// names, every lane's sort order), unit slices, flows, not-recorded stretches, each ts
+  /// less shift (--rebase). Handed over one at a time: a view of a whole trace has an
+  /// arrow for most of its chunks.
+  void write_added(int64_t shift, const std::function<void(std::string_view)>& put);
   /// Rewrites a chosen event's text for the viewer (a jobque span: named by its category);
   /// called in file order with the entries add_span() saw. Other events are left as they are.
   void rewrite(const EventIndex::Entry& entry, std::string& text);
@@ -62,6 +63,7 @@ class WindowView {
     std::size_t index;  ///< the event's number in the file
     uint32_t lane;      ///< EventIndex's lane
     SpanKind kind;
+    bool has_arg;  ///< args.arg given (a chunk's index)
     int64_t ts, end, chain, stage, arg;
   };
   struct UnitTrack {  // one marker kind's units in the window
@@ -79,8 +81,8 @@ class WindowView {
   std::string lane_json(uint32_t lane) const;  ///< "pid":..,"tid":.. of an index lane
   std::string track_json(std::size_t k) const;  ///< the same of the k-th unit track
   void plan_chain_flows(const std::vector<std::size_t>& chain);
-  template <typename Line>
-  void add_flow_events(int64_t shift, Line&& line);
+  void write_metadata(const std::function<void(std::string_view)>& put) const;
+  void write_flows(int64_t shift, const std::function<void(std::string_view)>& put);
   void add_unit_tracks(const UnitRequest& request);
 
   const Trace& trace_;

@@ -51,7 +51,7 @@ TEST_CASE("gaps header: chains, wakes") {
   GapsReport g = gaps_of("tiny.trace.json", ClassBy::nstages);
   CHECK(g.chains == 3);
   CHECK(g.wakes == 1);
-  CHECK(g.wake_dur_us.p50 == 30.0);
+  CHECK(g.wake_dur_ns.p50 == 30000.0);
 }
 
 TEST_CASE("gaps chain classes by stage count, most stages first") {
@@ -61,22 +61,22 @@ TEST_CASE("gaps chain classes by stage count, most stages first") {
   CHECK(ffn.name == "ffn");
   CHECK(ffn.n == 1);
   CHECK(ffn.chunks_per_chain == 3);
-  CHECK(ffn.wall_us.p50 == 45.0);
-  CHECK(ffn.publish_us.p50 == 4.0);
-  CHECK(ffn.first_claim_us.p50 == 1.0);
+  CHECK(ffn.wall_ns.p50 == 45000.0);
+  CHECK(ffn.publish_ns.p50 == 4000.0);
+  CHECK(ffn.first_claim_ns.p50 == 1000.0);
   REQUIRE(ffn.stages.size() == 2);
-  CHECK(ffn.stages[0].span_us.p50 == 22.0);
-  CHECK(ffn.stages[0].busy_us.p50 == 42.0);
+  CHECK(ffn.stages[0].span_ns.p50 == 22000.0);
+  CHECK(ffn.stages[0].busy_ns.p50 == 42000.0);
   CHECK(ffn.stages[0].eff_par.p50 == doctest::Approx(42.0 / 22.0));
   CHECK(ffn.stages[0].lanes.p50 == 2.0);
-  CHECK(ffn.stages[0].last_chunk_us.p50 == 22.0);
-  CHECK(ffn.stages[0].gap_from_prev_us.count == 0);
-  CHECK(ffn.stages[1].gap_from_prev_us.p50 == 8.0);
+  CHECK(ffn.stages[0].last_chunk_ns.p50 == 22000.0);
+  CHECK(ffn.stages[0].gap_from_prev_ns.count == 0);
+  CHECK(ffn.stages[1].gap_from_prev_ns.p50 == 8000.0);
   CHECK(ffn.stages[1].eff_par.p50 == 1.0);
   const ChainClass& final_ = cls(g, "1");
   CHECK(final_.name == "final");
-  CHECK(final_.wall_us.p50 == 23.0);
-  CHECK(final_.first_claim_us.p50 == 2.0);
+  CHECK(final_.wall_ns.p50 == 23000.0);
+  CHECK(final_.first_claim_ns.p50 == 2000.0);
 }
 
 TEST_CASE("gaps classes by category") {
@@ -93,9 +93,9 @@ TEST_CASE("gaps publish metrics") {
   REQUIRE(g.publish.fat.size() == 1);
   CHECK(g.publish.fat[0].chain == 13);
   CHECK(g.publish.fat[0].stages == 1);
-  CHECK(g.publish.dur_us.p50 == 5.0);
-  CHECK(g.publish.dur_us.max == 6.0);
-  CHECK(g.publish.post_cls_gap_us.count == 0);
+  CHECK(g.publish.durations.p50 == 5000.0);
+  CHECK(g.publish.durations.max == 6000.0);
+  CHECK(g.publish.post_cls_gap_ns.count == 0);
 }
 
 TEST_CASE("gaps lane idle gaps") {
@@ -103,8 +103,8 @@ TEST_CASE("gaps lane idle gaps") {
   REQUIRE(g.lanes.size() == 2);
   CHECK(g.lanes[0].gaps == 3);
   CHECK(g.lanes[0].idle_ns == 65000);
-  CHECK(g.lanes[0].gap_us.p50 == 20.0);
-  CHECK(g.lanes[0].gap_us.max == 35.0);
+  CHECK(g.lanes[0].gap_ns.p50 == 20000.0);
+  CHECK(g.lanes[0].gap_ns.max == 35000.0);
 }
 
 TEST_CASE("gaps on a single lane: no worker claims, post-classifier gaps") {
@@ -112,11 +112,11 @@ TEST_CASE("gaps on a single lane: no worker claims, post-classifier gaps") {
   GapsReport g = gaps_of("single-lane.trace.json", ClassBy::nstages);
   const ChainClass& final_ = cls(g, "1");
   CHECK(final_.n == 2);
-  CHECK(final_.first_claim_us.count == 0);  // every chunk ran on the caller
-  CHECK(g.publish.post_cls_gap_us.count == 1);
-  CHECK(g.publish.post_cls_gap_us.p50 == 3.0);
-  CHECK(g.publish.next_publish_dur_us.p50 == 1.0);
-  CHECK(cls(g, "2").stages[1].gap_from_prev_us.p50 == doctest::Approx(0.75));
+  CHECK(final_.first_claim_ns.count == 0);  // every chunk ran on the caller
+  CHECK(g.publish.post_cls_gap_ns.count == 1);
+  CHECK(g.publish.post_cls_gap_ns.p50 == 3000.0);
+  CHECK(g.publish.next_publish_dur_ns.p50 == 1000.0);
+  CHECK(cls(g, "2").stages[1].gap_from_prev_ns.p50 == doctest::Approx(750.0));
 }
 
 TEST_CASE("gaps over an empty window") {
@@ -139,7 +139,7 @@ TEST_CASE("tail metrics need 4 lanes: a hand-made stage on 4 lanes") {
   REQUIRE(g.tail.size() == 1);
   CHECK(g.tail[0].name == "final");
   CHECK(g.tail[0].n == 1);
-  CHECK(g.tail[0].span_us.p50 == 20.0);
+  CHECK(g.tail[0].span_ns.p50 == 20000.0);
   CHECK(g.tail[0].lanes.p50 == 4.0);
   CHECK(g.tail[0].idle_pct.p50 == doctest::Approx(30.0));
   CHECK(g.tail[0].tail_pct.p50 == doctest::Approx(30.0));
@@ -154,10 +154,10 @@ TEST_CASE("gaps: a worker that claims before the publish's recorded end gives a 
        R"({"ph":"X","pid":0,"tid":1,"ts":0,"dur":10,"name":"publish","args":{"stage":1,"arg":1,"chain":3}})",
        R"({"ph":"X","pid":0,"tid":1,"ts":20,"dur":2,"name":"publish","args":{"stage":1,"arg":1,"chain":5}})"});
   const ChainClass& final_ = cls(g, "1");
-  CHECK(final_.first_claim_us.count == 2);
-  CHECK(final_.first_claim_us.mean == doctest::Approx(-0.5));
-  CHECK(final_.first_claim_min_us == doctest::Approx(-3.0));
-  CHECK(final_.first_claim_us.max == doctest::Approx(2.0));
+  CHECK(final_.first_claim_ns.count == 2);
+  CHECK(final_.first_claim_ns.mean == doctest::Approx(-500.0));
+  CHECK(final_.first_claim_min_ns == doctest::Approx(-3000.0));
+  CHECK(final_.first_claim_ns.max == doctest::Approx(2000.0));
 }
 
 TEST_CASE("gaps: quantiles are inclusive by default, never above the max") {
@@ -177,15 +177,15 @@ TEST_CASE("gaps groups a chain's chunks by stage whatever their file order") {
   REQUIRE(g.classes.size() == 1);
   const ChainClass& c = g.classes[0];
   REQUIRE(c.stages.size() == 2);
-  CHECK(c.stages[0].span_us.p50 == 10.0);
-  CHECK(c.stages[0].busy_us.p50 == 14.0);
-  CHECK(c.stages[0].last_chunk_us.p50 == 10.0);
-  CHECK(c.stages[0].gap_from_prev_us.count == 0);
-  CHECK(c.stages[1].span_us.p50 == 5.0);
-  CHECK(c.stages[1].busy_us.p50 == 8.0);
+  CHECK(c.stages[0].span_ns.p50 == 10000.0);
+  CHECK(c.stages[0].busy_ns.p50 == 14000.0);
+  CHECK(c.stages[0].last_chunk_ns.p50 == 10000.0);
+  CHECK(c.stages[0].gap_from_prev_ns.count == 0);
+  CHECK(c.stages[1].span_ns.p50 == 5000.0);
+  CHECK(c.stages[1].busy_ns.p50 == 8000.0);
   CHECK(c.stages[1].eff_par.p50 == doctest::Approx(1.6));
   CHECK(c.stages[1].lanes.p50 == 2.0);
-  CHECK(c.stages[1].gap_from_prev_us.p50 == 1.0);
+  CHECK(c.stages[1].gap_from_prev_ns.p50 == 1000.0);
 }
 
 TEST_CASE("gaps over more chains and chunks than one page of its arrays holds") {
@@ -209,12 +209,12 @@ TEST_CASE("gaps over more chains and chunks than one page of its arrays holds") 
   CHECK(g.classes[0].n == kChains);
   REQUIRE(g.classes[0].stages.size() == 1);
   const StageMetrics& s = g.classes[0].stages[0];
-  CHECK(s.span_us.count == kChains);
-  CHECK(s.span_us.max == 5.0);
-  CHECK(s.busy_us.p50 == 7.0);
+  CHECK(s.span_ns.count == kChains);
+  CHECK(s.span_ns.max == 5000.0);
+  CHECK(s.busy_ns.p50 == 7000.0);
   CHECK(s.lanes.p99 == 2.0);
-  CHECK(g.publish.post_cls_gap_us.count == kChains - 1);
-  CHECK(g.publish.post_cls_gap_us.max == 13.0);
+  CHECK(g.publish.post_cls_gap_ns.count == kChains - 1);
+  CHECK(g.publish.post_cls_gap_ns.max == 13000.0);
 }
 
 TEST_CASE("gaps needs no chain table: a model loaded without categories gives the same report") {
@@ -236,10 +236,10 @@ TEST_CASE("gaps needs no chain table: a model loaded without categories gives th
   REQUIRE(a.classes.size() == b.classes.size());
   for (std::size_t k = 0; k < a.classes.size(); ++k) {
     CHECK(a.classes[k].name == b.classes[k].name);
-    CHECK(a.classes[k].wall_us.mean == b.classes[k].wall_us.mean);
+    CHECK(a.classes[k].wall_ns.mean == b.classes[k].wall_ns.mean);
     CHECK(a.classes[k].stages.size() == b.classes[k].stages.size());
   }
-  CHECK(a.publish.dur_us.mean == b.publish.dur_us.mean);
+  CHECK(a.publish.durations.mean == b.publish.durations.mean);
 }
 
 namespace {
@@ -253,22 +253,22 @@ std::string dump(const Distribution& d) {
 std::string dump(const GapsReport& g) {
   std::ostringstream out;
   for (const ChainClass& c : g.classes) {
-    out << c.key << ' ' << c.n << ' ' << dump(c.wall_us) << ' ' << dump(c.publish_us) << ' '
-        << dump(c.first_claim_us) << '\n';
+    out << c.key << ' ' << c.n << ' ' << dump(c.wall_ns) << ' ' << dump(c.publish_ns) << ' '
+        << dump(c.first_claim_ns) << '\n';
     for (const StageMetrics& s : c.stages)
-      out << "  " << s.stage << ' ' << dump(s.span_us) << ' ' << dump(s.busy_us) << ' ' << dump(s.eff_par) << ' '
-          << dump(s.lanes) << ' ' << dump(s.last_chunk_us) << ' ' << dump(s.gap_from_prev_us) << '\n';
+      out << "  " << s.stage << ' ' << dump(s.span_ns) << ' ' << dump(s.busy_ns) << ' ' << dump(s.eff_par) << ' '
+          << dump(s.lanes) << ' ' << dump(s.last_chunk_ns) << ' ' << dump(s.gap_from_prev_ns) << '\n';
   }
   for (const TailMetrics& t : g.tail)
-    out << t.key << ' ' << t.stage << ' ' << t.n << ' ' << dump(t.span_us) << ' ' << dump(t.lanes) << ' '
+    out << t.key << ' ' << t.stage << ' ' << t.n << ' ' << dump(t.span_ns) << ' ' << dump(t.lanes) << ' '
         << dump(t.idle_pct) << ' ' << dump(t.tail_pct) << '\n';
-  out << "chains " << g.chains << " wakes " << g.wakes << ' ' << dump(g.wake_dur_us) << '\n';
+  out << "chains " << g.chains << " wakes " << g.wakes << ' ' << dump(g.wake_dur_ns) << '\n';
   const PublishMetrics& p = g.publish;
-  out << "publish " << p.count << ' ' << p.fat_count << ' ' << dump(p.dur_us) << ' ' << dump(p.post_cls_gap_us) << ' '
-      << dump(p.next_publish_dur_us) << '\n';
+  out << "publish " << p.count << ' ' << p.fat_count << ' ' << dump(p.durations) << ' ' << dump(p.post_cls_gap_ns) << ' '
+      << dump(p.next_publish_dur_ns) << '\n';
   for (const FatPublish& f : p.fat) out << "  fat " << f.ts_ns << ' ' << f.dur_ns << ' ' << f.chain << '\n';
   for (const LaneGapMetrics& l : g.lanes)
-    out << l.lane << ' ' << l.name << ' ' << l.gaps << ' ' << l.idle_ns << ' ' << dump(l.gap_us) << '\n';
+    out << l.lane << ' ' << l.name << ' ' << l.gaps << ' ' << l.idle_ns << ' ' << dump(l.gap_ns) << '\n';
   return out.str();
 }
 
@@ -361,10 +361,10 @@ TEST_CASE("gaps measures class by class, the class with most chunks last: each r
     CHECK(g.classes[0].key == "2");
     CHECK(g.classes[0].n == kTwoStage);
     CHECK(g.classes[0].stages.size() == 2);
-    CHECK(g.classes[0].stages[1].span_us.count == kTwoStage);
+    CHECK(g.classes[0].stages[1].span_ns.count == kTwoStage);
     CHECK(g.classes[1].key == "1");
     CHECK(g.classes[1].n == kOneStage);
-    CHECK(g.publish.post_cls_gap_us.count == kOneStage - 1);
+    CHECK(g.publish.post_cls_gap_ns.count == kOneStage - 1);
   }
   check_threads_agree(t, ClassBy::nstages, 3, 100);
 }

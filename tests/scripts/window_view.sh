@@ -134,6 +134,35 @@ for f in "${files[@]}"; do
   check "$f"
 done
 
+# Spans written in every way JSON allows: empty args, none, a cat of their own, an escaped
+# name, a name given twice, args that are not an object. The view is JSON that Python reads,
+# and jqtrace reads it as the plain window.
+cat > "$tmp/odd.json" << 'EOF'
+{"traceEvents":[
+{"ph":"X","pid":1,"tid":1,"ts":0,"dur":5,"name":"publish","args":{"stage":1,"arg":2,"chain":7}},
+{"ph":"X","pid":1,"tid":1,"ts":6,"dur":3,"name":"chunk","args":{}},
+{"ph":"X","pid":1,"tid":2,"ts":6,"dur":4,"name":"chunk"},
+{"ph":"X","pid":1,"tid":2,"ts":11,"dur":2,"cat":"mine","name":"ch\u0075nk","args":{"stage":0,"arg":1,"chain":7}},
+{"name":"x","ph":"X","pid":1,"tid":1,"ts":12,"dur":1,"name":"stage_wait","args":{"stage":0,"arg":0,"chain":7}},
+{"ph":"X","pid":1,"tid":1,"ts":14,"dur":1,"name":"chunk","args":5},
+{"ph":"i","s":"t","pid":1,"tid":1,"ts":0,"name":"token","args":{"arg":0}},
+{"ph":"i","s":"t","pid":1,"tid":1,"ts":10,"name":"token","args":{"arg":1}}
+]}
+EOF
+"$jqtrace" window -q --view "$tmp/odd.json" -o "$tmp/odd_view.json" || fail "window --view of odd spans"
+"$jqtrace" window -q "$tmp/odd.json" -o "$tmp/odd_plain.json"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/odd_view.json" || fail "window --view of odd spans is not JSON"
+[ "$(readings "$tmp/odd_plain.json")" = "$(readings "$tmp/odd_view.json")" ] ||
+  { fail "window --view of odd spans reads differently from the plain window"
+    diff <(readings "$tmp/odd_plain.json") <(readings "$tmp/odd_view.json") | head -6; }
+[ "$("$jqtrace" validate "$tmp/odd_plain.json" | sed "s|$tmp/odd_plain.json||")" = \
+  "$("$jqtrace" validate "$tmp/odd_view.json" | sed "s|$tmp/odd_view.json||" | grep -v 'added for the viewer')" ] ||
+  fail "validate of window --view of odd spans differs from the plain window's"
+grep -q '"cat":"mine","name"' "$tmp/odd_view.json" && fail "a span's own cat was not replaced"
+grep -q '"jqtrace_cat":"mine"' "$tmp/odd_view.json" || fail "a span's own cat is not kept in args"
+grep -q '"jqtrace_name":"ch\\u0075nk"' "$tmp/odd_view.json" || fail "a span's own name is not kept as the file had it"
+grep -q '"chunk":0' "$tmp/odd_view.json" && fail "a chunk without args.arg was given an index"
+
 # --view writes a trace.
 "$jqtrace" window -q --view --format csv --marker token 1 samples/decode-small.trace.json > /dev/null 2> "$tmp/err.txt"
 [ $? -eq 2 ] && grep -q -- '--view writes a trace' "$tmp/err.txt" || fail "window --view --format csv was not refused with exit 2"
