@@ -4,13 +4,18 @@
 # two noise models (a preempted chunk costs a multiple of its own time, or a delay of its
 # own): for each row (ffn chain per token and per layer), over SEEDS pairs of TOKENS tokens
 # of 8 layers, how often the 95% interval holds the true per-unit ratio, and how often the
-# row is significant. The truth is the ratio on one pair of BIG tokens a side (its interval
-# is printed beside it: it must be narrow). F = 1 are null pairs: how many have any
-# significant row in the table.
+# row is significant. The truth is the population's ratio: diff of POOL runs a side of the
+# same TOKENS tokens, pooled (--vs), on seeds none of the pairs uses (its interval is printed
+# beside it: it must be narrow). A run's first token differs from the rest (the generator's
+# markers close their tokens, so the first runs from the trace's start and holds its start-up
+# work: its ffn chain time is 3.5x the others' in A, and moves the other way in B), one token
+# in 32 but one in 1500: runs of 32 tokens and one run of 1500 are different populations; the ratio on one pair of BIG tokens a side is
+# printed too, with the coverage against it, for comparison. F = 1 are null pairs: how
+# many have any significant row in the table.
 # The truth is always the ratio (TRUTH: the build that measures it, default build-test's), so
 # an older build's % of A's median is judged against the change a person reads it as.
 #
-#   bash bench/coverage.sh [JQTRACE] [SEEDS] [TOKENS] [BIG]
+#   bash bench/coverage.sh [JQTRACE] [SEEDS] [TOKENS] [BIG] [POOL]
 #   bash bench/coverage.sh /tmp/old/build/jqtrace     (an older build: its shift_pct interval)
 #
 # A bench harness, not a test: it takes minutes, and its figures go in the issue's note.
@@ -20,6 +25,7 @@ jqtrace=${1:-build-test/jqtrace}
 seeds=${2:-10}
 tokens=${3:-32}
 big=${4:-1500}
+pool=${5:-40}
 gen=${GEN:-build-test/jqtrace-gen}
 truth=${TRUTH:-build-test/jqtrace}
 tmp=$(mktemp -d)
@@ -38,22 +44,34 @@ changes() {  # changes JQTRACE A B OUT
   "$tool" diff -q --format csv --table changes "$1" "$2" > "$3" 2> /dev/null || [ $? -le 2 ]
 }
 
-printf '%-13s %5s %-6s %9s %9s %8s %12s\n' noise F kind truth_pct covered signif null_any_sig
+printf '%-13s %5s %-6s %9s %9s %8s %12s %9s %11s\n' noise F kind truth_pct covered signif null_any_sig big_truth big_covered
 for noise in proportional additive; do
   for f in 0.8 1.1 1.25 1; do
     scale=()
     [ "$f" = 1 ] || scale=(--scale "ffn chain=$f")
-    truth_token=0 truth_layer=0
+    truth_token=0 truth_layer=0 big_token=0 big_layer=0
     if [ "$f" != 1 ]; then
+      pool_a=() pool_b=()
+      for ((s = 1; s <= pool; ++s)); do
+        "$gen" --noise $noise --tokens "$tokens" --layers 8 --seed $((5000 + 2 * s)) -o "$tmp/poolA$s.json" 2> /dev/null
+        "$gen" --noise $noise --tokens "$tokens" --layers 8 --seed $((5001 + 2 * s)) "${scale[@]}" -o "$tmp/poolB$s.json" 2> /dev/null
+        pool_a+=("$tmp/poolA$s.json") pool_b+=("$tmp/poolB$s.json")
+      done
+      "$truth" diff -q --format csv --table changes "${pool_a[@]}" --vs "${pool_b[@]}" > "$tmp/pool.csv" 2> /dev/null || true
+      read -r _ lo hi truth_token <<< "$(row token 'ffn chain' "$tmp/pool.csv")"
+      echo "# $noise x$f truth token ffn chain ($pool runs a side pooled): $truth_token% [$lo, $hi]" >&2
+      read -r _ lo hi truth_layer <<< "$(row layer 'ffn chain' "$tmp/pool.csv")"
+      echo "# $noise x$f truth layer ffn chain ($pool runs a side pooled): $truth_layer% [$lo, $hi]" >&2
+      rm -f "$tmp"/pool[AB]*.json
       "$gen" --noise $noise --tokens "$big" --layers 8 --seed 1001 -o "$tmp/bigA.json" 2> /dev/null
       "$gen" --noise $noise --tokens "$big" --layers 8 --seed 1002 "${scale[@]}" -o "$tmp/bigB.json" 2> /dev/null
       changes "$truth" "$tmp/bigA.json" "$tmp/bigB.json" "$tmp/big.csv"
-      read -r _ lo hi truth_token <<< "$(row token 'ffn chain' "$tmp/big.csv")"
-      echo "# $noise x$f truth token ffn chain: $truth_token% [$lo, $hi]" >&2
-      read -r _ lo hi truth_layer <<< "$(row layer 'ffn chain' "$tmp/big.csv")"
-      echo "# $noise x$f truth layer ffn chain: $truth_layer% [$lo, $hi]" >&2
+      read -r _ lo hi big_token <<< "$(row token 'ffn chain' "$tmp/big.csv")"
+      echo "# $noise x$f one pair of $big tokens, token ffn chain: $big_token% [$lo, $hi]" >&2
+      read -r _ lo hi big_layer <<< "$(row layer 'ffn chain' "$tmp/big.csv")"
+      echo "# $noise x$f one pair of $big tokens, layer ffn chain: $big_layer% [$lo, $hi]" >&2
     fi
-    covered_token=0 covered_layer=0 sig_token=0 sig_layer=0 any=0
+    covered_token=0 covered_layer=0 sig_token=0 sig_layer=0 any=0 big_covered_token=0 big_covered_layer=0
     for ((s = 1; s <= seeds; ++s)); do
       "$gen" --noise $noise --tokens "$tokens" --layers 8 --seed $((2 * s)) -o "$tmp/a.json" 2> /dev/null
       "$gen" --noise $noise --tokens "$tokens" --layers 8 --seed $((2 * s + 1)) "${scale[@]}" -o "$tmp/b.json" 2> /dev/null
@@ -64,16 +82,20 @@ for noise in proportional additive; do
       fi
       read -r sig lo hi _ <<< "$(row token 'ffn chain' "$tmp/pair.csv")"
       awk -v t="$truth_token" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo <= t && t <= hi) }' && covered_token=$((covered_token + 1))
+      awk -v t="$big_token" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo <= t && t <= hi) }' && big_covered_token=$((big_covered_token + 1))
       [ "$sig" = true ] && sig_token=$((sig_token + 1))
       read -r sig lo hi _ <<< "$(row layer 'ffn chain' "$tmp/pair.csv")"
       awk -v t="$truth_layer" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo <= t && t <= hi) }' && covered_layer=$((covered_layer + 1))
+      awk -v t="$big_layer" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo <= t && t <= hi) }' && big_covered_layer=$((big_covered_layer + 1))
       [ "$sig" = true ] && sig_layer=$((sig_layer + 1))
     done
     if [ "$f" = 1 ]; then
-      printf '%-13s %5s %-6s %9s %9s %8s %12s\n' $noise "$f" - - - - "$any/$seeds"
+      printf '%-13s %5s %-6s %9s %9s %8s %12s %9s %11s\n' $noise "$f" - - - - "$any/$seeds" - -
     else
-      printf '%-13s %5s %-6s %9s %9s %8s %12s\n' $noise "$f" token "$truth_token" "$covered_token/$seeds" "$sig_token/$seeds" -
-      printf '%-13s %5s %-6s %9s %9s %8s %12s\n' $noise "$f" layer "$truth_layer" "$covered_layer/$seeds" "$sig_layer/$seeds" -
+      printf '%-13s %5s %-6s %9s %9s %8s %12s %9s %11s\n' $noise "$f" token "$truth_token" "$covered_token/$seeds" "$sig_token/$seeds" - \
+        "$big_token" "$big_covered_token/$seeds"
+      printf '%-13s %5s %-6s %9s %9s %8s %12s %9s %11s\n' $noise "$f" layer "$truth_layer" "$covered_layer/$seeds" "$sig_layer/$seeds" - \
+        "$big_layer" "$big_covered_layer/$seeds"
     fi
   done
 done

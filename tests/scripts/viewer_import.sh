@@ -134,6 +134,12 @@ check samples/decode-small.trace.json --marker token 1
 check samples/decode-small.trace.json --marker layer 5
 check "$tmp/ring.json" --marker token 2
 check "$tmp/ring.json"
+if [ -f ../shared/corpus/jobque/decode-t12-l32-w2.trace.json.gz ]; then
+  check ../shared/corpus/jobque/decode-t12-l32-w2.trace.json.gz --marker token 3
+  check ../shared/corpus/jobque/decode-t8-l16-w2-spin0.trace.json.gz --marker layer 20..21
+else
+  echo "note: ../shared/corpus is absent: the corpus's windows are skipped"
+fi
 
 echo "viewer import: $imported scopes imported, $failures failed"
 [ $failures -eq 0 ]
