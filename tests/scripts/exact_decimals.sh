@@ -4,16 +4,8 @@
 # -0.0979999999981374), on a sample, a generated trace, and a trace on an epoch clock whose
 # µs have sub-µs digits (where float µs arithmetic loses them). gaps computes on whole ns
 # too: its values on the epoch trace are the same as on the same trace moved to 0.
-set -u
-jqtrace=$1
+source "$(dirname "$0")/lib/prelude.bash"
 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 "$gen" --tokens 4 --layers 6 --seed 51 -o "$tmp/gen.json"
 # The generated trace on an epoch clock: every ts plus 1733400000000000.001 µs.
 python3 - "$tmp/gen.json" "$tmp/epoch.json" << 'PY'

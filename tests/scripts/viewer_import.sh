@@ -6,8 +6,7 @@
 # the file), and every lane's slices keep the plain window's nesting depths, rebased or not.
 # Needs a Catapult checkout (JQTRACE_CATAPULT, else ../catapult; CI has no network to fetch
 # one) and chromium: skipped, saying so, without either.
-set -u
-jqtrace=$1
+source "$(dirname "$0")/lib/prelude.bash"
 gen=$2
 catapult=${JQTRACE_CATAPULT:-../catapult}
 if [ ! -f "$catapult/tracing/bin/trace2html" ]; then
@@ -19,13 +18,6 @@ if [ -z "$chromium" ]; then
   echo "viewer import: skipped: chromium is not installed"
   exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 
 # The importer's model, summarised into the page: trace2html's own import waits for
 # animation frames that headless chromium's --dump-dom does not give, so the probe imports

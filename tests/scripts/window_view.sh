@@ -9,16 +9,8 @@
 #    lane stopped;
 #  - --view writes a trace: --format csv is refused.
 # Samples and generated traces always; the corpus's jobque traces when present.
-set -u
-jqtrace=$1
+source "$(dirname "$0")/lib/prelude.bash"
 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 "$gen" --tokens 5 --layers 6 --seed 31 -o "$tmp/gen.json"
 "$gen" --tokens 4 --layers 6 --seed 32 --ring 1=150 -o "$tmp/ring.json"
 files=("$tmp/gen.json" "$tmp/ring.json" samples/decode-small.trace.json samples/ring-full.trace.json)
