@@ -509,8 +509,8 @@ ReportSection whatif_section(const Analysis& a) {
   if (!trace.jobque) return {"whatif", heading, intro, "<p>Not a jobque trace: no chains to replay.</p>\n"};
   constexpr double kWorkCap = 3;
   ReplayGraph graph(trace, kWorkCap);
-  const KindSummary* kind = latency_kind(a.kinds);
-  WhatIfRank rank = what_if_rank(graph, a.unit_at, kind ? kind->kind : "", a.threads);
+  // The kind `jqtrace whatif --rank` measures too, so that both say the same.
+  WhatIfRank rank = what_if_rank(graph, a.unit_at, summary_unit_kind(trace, a.unit_at), a.threads);
   // The lines: every thing in the order of its largest saving, at most eight.
   constexpr std::size_t kLines = 8;
   std::vector<result::RankLine> lines;

@@ -93,15 +93,6 @@ bool changes_of(const WhatIfCommandOptions& o, const Trace& trace, WhatIfChanges
   return true;
 }
 
-/// The kind whose median unit the rank measures: the first marker kind with markers.
-std::string first_unit_kind(const Trace& trace) {
-  std::vector<std::string> kinds = marker_kinds(trace);
-  std::vector<uint64_t> counts = marker_counts(trace, kinds);
-  for (std::size_t k = 0; k < kinds.size(); ++k)
-    if (counts[k] > 1) return kinds[k];
-  return "";
-}
-
 /// The result narrowed to a unit scope: its length measured and replayed (from its first
 /// unit's replayed start to its last one's end) and the units that lie in it. False after
 /// saying why not (a time range has no replayed edges).
@@ -173,7 +164,7 @@ int run_whatif(const WhatIfCommandOptions& o) {
   c.facts = result::trace_facts(trace);
   ReplayGraph graph(trace, o.work_cap);
   if (o.rank) {
-    std::string kind = o.per_unit.empty() ? first_unit_kind(trace) : o.per_unit;
+    std::string kind = o.per_unit.empty() ? summary_unit_kind(trace, unit_at_request(o.scope.unit_at)) : o.per_unit;
     WhatIfRank rank = what_if_rank(graph, unit_at_request(o.scope.unit_at), kind, worker_threads(o.common));
     return write_document(result::whatif_rank_document(rank, graph.anomalies(), c), o.common, "whatif");
   }
@@ -197,7 +188,8 @@ int run_whatif(const WhatIfCommandOptions& o) {
     for (const WhatIfKind& k : r.kinds)
       if (k.kind == o.per_unit) work_and_span = work_span(trace, k.measured);
   c.work_span = &work_and_span;
-  c.lanes = trace.lanes.size();
+  // P: the lanes that run chunks (a lane of markers or other spans adds no worker).
+  c.lanes = std::max<std::size_t>(lanes_with_chunks(trace), 1);
   return write_document(result::whatif_document(r, c), o.common, "whatif");
 }
 

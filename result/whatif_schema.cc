@@ -203,7 +203,7 @@ Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
               .labelled("change")
               .in("scope"));
   // The replay's own error: with no change it must give back every recorded time.
-  doc.add(Field("identity_error_us", Kind::us, r.identity_error_ns).labelled("replay error (no change)").in("replay"));
+  doc.add(Field("identity_error_us", Kind::us, r.identity_error_ns).labelled("replayed unchanged, off by").in("replay"));
   doc.add(Field("spans", Kind::integer, static_cast<int64_t>(r.spans)).labelled("spans replayed").in("replay"));
   add_anomaly_fields(doc, r.anomalies);
   if (r.lanes) {  // --lanes: the model, and its own error at the recorded lanes

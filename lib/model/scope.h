@@ -238,6 +238,11 @@ std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, con
 /// event uses: no instant of a registered kind and, when the chains were read, no chain of
 /// a registered category (profiling was off while recording: every share is "untagged").
 bool profile_unused(const Trace& trace);
+/// The kind whose units a summary ranks or charts (whatif --rank's median unit, the report's
+/// latency and what-if sections): the coarsest (fewest markers) of more than one marker
+/// whose rule auto could decide, else the best of the others in that order; "" when no kind
+/// has markers. (A kind of one marker cuts a fence post, not units to compare.)
+std::string summary_unit_kind(const Trace& trace, const UnitRequest& request);
 /// The rule one kind's units are cut by (UnitPlanner's plan of it).
 UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request);
 /// The units of one kind, in time order (empty when the kind has no markers).

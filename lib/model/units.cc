@@ -2,6 +2,7 @@
 // units, decided from the evidence of every marker on the marker lane's own extent; the
 // kinds nested in others; and the cutting of units under those rules.
 #include <algorithm>
+#include <optional>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -400,6 +401,28 @@ std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, con
                      plan.first_marker + before});
   });
   return rules;
+}
+
+std::string summary_unit_kind(const Trace& trace, const UnitRequest& request) {
+  std::vector<std::string> kinds = marker_kinds(trace);
+  std::vector<uint64_t> counts = marker_counts(trace, kinds);
+  UnitPlanner planner(trace, request);
+  struct Candidate {
+    std::size_t k;
+    bool ambiguous;
+  };
+  std::optional<Candidate> best;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (counts[k] == 0) continue;
+    Candidate c{k, planner.plan(kinds[k]).rule.ambiguous};
+    auto better = [&](const Candidate& x, const Candidate& y) {
+      if (x.ambiguous != y.ambiguous) return !x.ambiguous;
+      if ((counts[x.k] > 1) != (counts[y.k] > 1)) return counts[x.k] > 1;
+      return counts[x.k] < counts[y.k];
+    };
+    if (!best || better(c, *best)) best = c;
+  }
+  return best ? kinds[best->k] : "";
 }
 
 UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request) {

@@ -434,15 +434,31 @@ TEST_CASE("numbers are written as fmt's {:.Nf} would, by hand") {
     uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
     CHECK(jqtrace::result::us_fixed(ns) == fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", mag / 1000, mag % 1000));
   }
-  // Fractional ns as "{:.3f}" of ns / 1000, whole ones (below 2^50) by the integer path.
-  std::vector<double> ns_values = {0.0, -0.0, 0.5, 499.5, 1e15, -1e15, 0x1p50 - 1, 0x1p50, 0x1p53, 1e300, 123.456};
+  // Fractional ns below 2^50 rounded to a whole ns, half away from zero, then the integer
+  // path; past 2^50 (and -0.0) "{:.3f}" of ns / 1000.
+  std::vector<double> ns_values = {0.0, 0.5, 499.5, 1e15, -1e15, 0x1p50 - 1, 123.456};
   for (int i = 0; i < 5000; ++i) {
     ns_values.push_back(static_cast<double>(static_cast<int64_t>(rng() >> 14) - (int64_t{1} << 49)));
     ns_values.push_back(std::uniform_real_distribution<double>(-1e9, 1e9)(rng));
   }
   for (double ns : ns_values) {
     CAPTURE(ns);
+    CHECK(jqtrace::result::us_fixed(ns) == jqtrace::result::us_fixed(static_cast<int64_t>(std::round(ns))));
+  }
+  for (double ns : {-0.0, 0x1p50, 0x1p53, 1e300}) {
+    CAPTURE(ns);
     CHECK(jqtrace::result::us_fixed(ns) == fmt::format("{:.3f}", ns / 1000.0));
+  }
+}
+
+TEST_CASE("three decimals of us round an exact half of a ns away from zero") {
+  // Whatever the binary error of ns / 1000: 16.0225 is just below in binary, and "{:.3f}"
+  // of it gave 16.022.
+  std::vector<std::pair<double, std::string>> cases = {
+      {16022.5, "16.023"}, {-16022.5, "-16.023"}, {499.5, "0.500"}, {-0.4, "-0.000"}, {0.4, "0.000"}};
+  for (const auto& [ns, text] : cases) {
+    CAPTURE(ns);
+    CHECK(jqtrace::result::us_fixed(ns) == text);
   }
 }
 

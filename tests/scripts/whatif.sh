@@ -100,7 +100,7 @@ for g, s in by_group.items():
     assert s[25] <= s[50] <= s[100], (g, s)
 for special in ("publish", "wake-up", "imbalance"):
     assert special in by_group, special
-assert d["unit_kind"] == "token" and d["unit_median_us"] > 0
+assert d["unit_kind"] in ("token", "step") and d["unit_median_us"] > 0
 base = d["scope"]["measured_us"]
 twins = {kv.split("=")[0]: base - float(kv.split("=")[1]) for kv in sys.argv[2].strip(";").split(";")}
 best_measured = max(twins, key=twins.get)
@@ -176,9 +176,11 @@ for n in 1 2 3 4 6 8 16; do
   previous=$t
 done
 
-# The report's section: the rank's chart (a line per thing, at most 8) and its table.
+# The report's section: the rank's chart (a line per thing, at most 8) and its table, its
+# median unit of the kind whatif --rank measures (the report took another before).
 "$jqtrace" report -q -o "$tmp/r.html" "$tmp/a.json" || fail "report: exit $?"
-python3 - "$tmp/r.html" << 'PY' || fail "report: no causal profile"
+kind=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["unit_kind"])' "$tmp/rank.json")
+python3 - "$tmp/r.html" "$kind" << 'PY' || fail "report: no causal profile, or another unit kind than whatif --rank's ($kind)"
 import re, sys
 html = open(sys.argv[1]).read()
 section = html[html.index('id="whatif"'):]
@@ -188,6 +190,7 @@ lines = re.findall(r'<path d="M', svg)
 assert 3 <= len(lines) <= 8, len(lines)
 assert "imbalance" in svg and "ffn chain" in svg
 assert "predicted saving if it cost less" in section
+assert re.search(r"-25%: median " + re.escape(sys.argv[2]) + r"\b", section), sys.argv[2]
 PY
 
 # Shapes no tracer writes: stage numbers past 255 and negative, chain ids at the int64 edge,
