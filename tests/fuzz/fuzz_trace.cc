@@ -48,16 +48,16 @@ bool same(const Distribution& a, const Distribution& b) { return std::memcmp(&a,
 /// Every class's and stage's samples, and the publishes: what the runs of chains join.
 bool same_gaps(const GapsReport& a, const GapsReport& b) {
   if (a.chains != b.chains || a.classes.size() != b.classes.size() || a.tail.size() != b.tail.size() ||
-      !same(a.publish.post_cls_gap_us, b.publish.post_cls_gap_us) || !same(a.wake_dur_us, b.wake_dur_us))
+      !same(a.publish.post_cls_gap_ns, b.publish.post_cls_gap_ns) || !same(a.wake_dur_ns, b.wake_dur_ns))
     return false;
   for (std::size_t k = 0; k < a.classes.size(); ++k) {
     const ChainClass &x = a.classes[k], &y = b.classes[k];
-    if (x.key != y.key || !same(x.wall_us, y.wall_us) || !same(x.first_claim_us, y.first_claim_us) ||
+    if (x.key != y.key || !same(x.wall_ns, y.wall_ns) || !same(x.first_claim_ns, y.first_claim_ns) ||
         x.stages.size() != y.stages.size())
       return false;
     for (std::size_t s = 0; s < x.stages.size(); ++s)
-      if (!same(x.stages[s].span_us, y.stages[s].span_us) || !same(x.stages[s].busy_us, y.stages[s].busy_us) ||
-          !same(x.stages[s].gap_from_prev_us, y.stages[s].gap_from_prev_us))
+      if (!same(x.stages[s].span_ns, y.stages[s].span_ns) || !same(x.stages[s].busy_ns, y.stages[s].busy_ns) ||
+          !same(x.stages[s].gap_from_prev_ns, y.stages[s].gap_from_prev_ns))
         return false;
   }
   for (std::size_t t = 0; t < a.tail.size(); ++t)
