@@ -387,22 +387,13 @@ ReportSection gaps_section(const Trace& trace, const Scope& scope, const std::st
           result::render_html_fragment(result::gaps_document(report, file, scope, options.quantiles, result::trace_facts(trace)))};
 }
 
-/// The kind whose units the latency section charts: the coarsest (fewest markers) of more
-/// than one unit whose rule auto could decide, else the best of the others in that order
-/// (a kind of one unit is a fence post, not a unit to compare); nullptr when no kind has
-/// markers.
+/// The kind whose units the latency section charts: summary_unit_kind's pick (the what-if
+/// section's), from the summaries already made; nullptr when no kind has markers.
 const KindSummary* latency_kind(const std::vector<KindSummary>& kinds) {
-  const KindSummary* best = nullptr;
-  for (const KindSummary& k : kinds) {
-    if (k.count == 0) continue;
-    auto better = [&](const KindSummary& x, const KindSummary& y) {
-      if (x.rule.ambiguous != y.rule.ambiguous) return !x.rule.ambiguous;
-      if ((x.count > 1) != (y.count > 1)) return x.count > 1;
-      return x.count < y.count;
-    };
-    if (!best || better(k, *best)) best = &k;
-  }
-  return best;
+  std::vector<SummaryKindCandidate> candidates;
+  for (const KindSummary& k : kinds) candidates.push_back({k.count, k.rule.ambiguous});
+  std::size_t best = pick_summary_kind(candidates);
+  return best == SIZE_MAX ? nullptr : &kinds[best];
 }
 
 /// A unit's latency bar: its duration split by class.

@@ -159,9 +159,8 @@ struct EdgeTally {
   void add(const EventIndex::Entry& e, Range range) {
     if (e.kind == EventIndex::kMetadata) return;
     bool span = e.kind == EventIndex::kSpan;
-    bool paired = e.pair.second >= e.pair.first;
-    int64_t start = span && paired ? e.pair.first : e.ts_ns;
-    int64_t end = span ? (paired ? e.pair.second : e.ts_ns + e.dur_ns) : e.ts_ns;
+    int64_t start = span && e.paired() ? e.pair.first : e.ts_ns;
+    int64_t end = span ? (e.paired() ? e.pair.second : e.ts_ns + e.dur_ns) : e.ts_ns;
     if (span && !range.overlaps(start, end)) ++edges.publishes_outside;  // kept for its chain's category
     else if (span && (start < range.lo || end > range.hi)) ++edges.spans_kept_whole;
     edges.extent_lo_ns = edges.present ? std::min(edges.extent_lo_ns, start) : start;
@@ -170,11 +169,10 @@ struct EdgeTally {
   }
 };
 
-/// --view's first pass: the window's lanes and jobque spans, read back for their fields,
-/// then the flows between them.
+/// --view's first pass: the window's jobque spans, read back for their fields, then the
+/// flows between them.
 bool plan_view(const Chosen& chosen, TextRanges& text, WindowView* view) {
-  chosen.for_each([&](const EventIndex::Entry& e) { view->see(e); });
-  auto x_span = [](const EventIndex::Entry& e) { return e.kind == EventIndex::kSpan && e.pair.second < e.pair.first; };
+  auto x_span = [](const EventIndex::Entry& e) { return e.x_span(); };
   bool read_all = chosen.parse_each(text, x_span, [&](const EventIndex::Entry& e, const RawEvent& event,
                                                      const Interner& names) { view->add_span(e, event, names); });
   view->plan();
@@ -224,7 +222,7 @@ bool write_trace(const WindowCommandOptions& o, const Trace& trace, const Chosen
     put(event);
   });
   if (!read_all) return false;
-  if (view) view->write_added(shift, put);  // after the trace's own: each keeps its plain window's line
+  if (view) view->write_added(shift, wrote_lane, put);  // after the trace's own: each keeps its plain window's line
   add_lane_labels(chosen.index, wrote_lane, trace.names, w);
   doc += first ? "]" : "\n]";
   if (has_profile && !profile_first && !text.read(read.profile_offset, read.profile_end, &profile)) return false;
@@ -269,7 +267,7 @@ bool write_compact(const WindowCommandOptions& o, const Trace& trace, const Chos
     std::string fields;
   };
   std::vector<Row> rows;
-  auto x_span = [](const EventIndex::Entry& e) { return e.kind == EventIndex::kSpan && e.pair.second < e.pair.first; };
+  auto x_span = [](const EventIndex::Entry& e) { return e.x_span(); };
   auto row = [&](const EventIndex::Entry&, const RawEvent& r, const Interner& names) {
     if (r.tid.is_string) return;
     auto kind = kKinds.find(names.view(r.name));
@@ -313,8 +311,7 @@ bool write_rows(const Trace& trace, const Chosen& chosen, Range range, TextRange
   // for context.
   auto in_range = [&](const EventIndex::Entry& e) {
     if (e.kind == EventIndex::kMetadata || out.failed()) return false;
-    bool x_span = e.kind == EventIndex::kSpan && e.pair.second < e.pair.first;
-    return !x_span || range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
+    return !e.x_span() || range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
   };
   auto row = [&](const EventIndex::Entry& e, const RawEvent& r, const Interner& names) {
     std::string name = r.name == Interner::kNone ? "" : std::string(names.view(r.name));

@@ -39,6 +39,11 @@ class EventIndex final : public SplittableSink {
     std::pair<int64_t, int64_t> pair{0, -1};  ///< B/E: the pair's [begin, end]; else empty
     int64_t chain = 0;                         ///< jobque args.chain (0: none)
     uint32_t lane = 0;                         ///< the event's (pid, tid): an index into lanes()
+
+    /// A B or E event: selected, and measured, by its pair's span.
+    bool paired() const { return pair.second >= pair.first; }
+    /// An X span (ph X with a dur): its own ts and dur are its span.
+    bool x_span() const { return kind == kSpan && !paired(); }
   };
 
   void on_event(const RawEvent& e, const Interner& names) override;

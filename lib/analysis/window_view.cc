@@ -38,7 +38,7 @@ void apply(std::vector<Edit> edits, std::string& text) {
 }  // namespace
 
 WindowView::WindowView(const Trace& trace, const EventIndex& index, Range scope, const UnitRequest& request)
-    : trace_(trace), index_(index), scope_(scope), lanes_seen_(index.lanes().size(), false) {
+    : trace_(trace), index_(index), scope_(scope) {
   add_unit_tracks(request);
   int64_t max_tid = -1;
   for (const auto& [pid, tid] : index.lanes())
@@ -71,10 +71,6 @@ void WindowView::add_unit_tracks(const UnitRequest& request) {
     tracks_.push_back(std::move(track));
   });
   if (marker_lane_ == UINT32_MAX) tracks_.clear();  // no lane of the window to put them beside
-}
-
-void WindowView::see(const EventIndex::Entry& entry) {
-  if (entry.kind != EventIndex::kMetadata) lanes_seen_[entry.lane] = true;
 }
 
 void WindowView::add_span(const EventIndex::Entry& entry, const RawEvent& event, const Interner& names) {
@@ -123,7 +119,7 @@ void WindowView::plan_chain_flows(const std::vector<std::size_t>& chain) {
     std::size_t end = at;  // [at, end): one stage's chunks
     while (end < chain.size() && spans_[chain[end]].stage == first.stage) ++end;
     std::size_t from = first.stage == 0 ? publish : prev_stage == first.stage - 1 ? prev_last : SIZE_MAX;
-    std::vector<bool> lane_started(lanes_seen_.size(), false);
+    std::vector<bool> lane_started(index_.lanes().size(), false);
     std::size_t last = chain[at];
     for (std::size_t k = at; k < end; ++k) {
       const Span& chunk = spans_[chain[k]];
@@ -148,12 +144,12 @@ std::string WindowView::category_of(const Span& span) const {
   return chain_category(chain ? chain->nstages : 0, chain ? chain->tag : 0, trace_.profile, trace_.attribution).name;
 }
 
-std::string WindowView::view_name(const Span& span) const {
+std::string WindowView::view_name(const Span& span, const std::string& category) const {
   switch (span.kind) {
-    case SpanKind::publish: return category_of(span) + " \u00b7 publish";
-    case SpanKind::chunk: return category_of(span) + " \u00b7 chunk";
-    case SpanKind::stage_wait: return category_of(span) + " \u00b7 wait";
-    default: return category_of(span);
+    case SpanKind::publish: return category + " \u00b7 publish";
+    case SpanKind::chunk: return category + " \u00b7 chunk";
+    case SpanKind::stage_wait: return category + " \u00b7 wait";
+    default: return category;
   }
 }
 
@@ -185,7 +181,8 @@ std::string WindowView::track_json(std::size_t k) const {
   return lane_fields(pid, tid, trace_.names);
 }
 
-void WindowView::write_metadata(const std::function<void(std::string_view)>& line) const {
+void WindowView::write_metadata(const std::vector<bool>& lanes_written,
+                                const std::function<void(std::string_view)>& line) const {
   auto sort_index = [&](const std::string& lane, std::size_t index) {
     line("{\"ph\":\"M\",\"name\":\"thread_sort_index\"," + lane + ",\"args\":{\"sort_index\":" + std::to_string(index) +
          ",\"jqtrace_view\":\"track\"}}");
@@ -198,12 +195,13 @@ void WindowView::write_metadata(const std::function<void(std::string_view)>& lin
   // The marker lane right under the unit tracks, then the lanes in the file's order.
   std::size_t next = tracks_.size();
   if (marker_lane_ != UINT32_MAX) sort_index(lane_json(marker_lane_), next++);
-  for (uint32_t lane = 0; lane < lanes_seen_.size(); ++lane)
-    if (lanes_seen_[lane] && lane != marker_lane_) sort_index(lane_json(lane), next++);
+  for (uint32_t lane = 0; lane < lanes_written.size(); ++lane)
+    if (lanes_written[lane] && lane != marker_lane_) sort_index(lane_json(lane), next++);
 }
 
-void WindowView::write_added(int64_t shift, const std::function<void(std::string_view)>& line) {
-  write_metadata(line);
+void WindowView::write_added(int64_t shift, const std::vector<bool>& lanes_written,
+                             const std::function<void(std::string_view)>& line) {
+  write_metadata(lanes_written, line);
   auto time = [&](int64_t ns) { return us_text(ns - shift); };
   for (std::size_t k = 0; k < tracks_.size(); ++k) {
     const UnitTrack& track = tracks_[k];
@@ -269,12 +267,12 @@ void WindowView::rewrite(const EventIndex::Entry& entry, std::string& text) {
   std::string units = units_label(span.ts);
   if (!units.empty()) members += ",\"units\":" + json_quote(units);
   if (span.kind == SpanKind::chunk && span.has_arg) members += ",\"chunk\":" + std::to_string(span.arg);
+  std::string category = category_of(span);
   std::vector<Edit> edits;
-  edits.push_back({name.value_at, name.value_end - name.value_at, json_quote(view_name(span))});
-  std::string category = json_quote(category_of(span));
-  if (cat.found()) edits.push_back({cat.value_at, cat.value_end - cat.value_at, category});
+  edits.push_back({name.value_at, name.value_end - name.value_at, json_quote(view_name(span, category))});
+  if (cat.found()) edits.push_back({cat.value_at, cat.value_end - cat.value_at, json_quote(category)});
   std::string added_front;  // members added at the object's start
-  if (!cat.found()) added_front += "\"cat\":" + category + ",";
+  if (!cat.found()) added_front += "\"cat\":" + json_quote(category) + ",";
   if (args_object) {
     bool empty = text.find_first_not_of(" \t\r\n", args.value_at + 1) == text.find('}', args.value_at);
     edits.push_back({args.value_at + 1, 0, members + (empty ? "" : ",")});

@@ -39,18 +39,18 @@ class WindowView {
   /// scope: the window's range; request: how units are cut (the window's --unit-at).
   WindowView(const Trace& trace, const EventIndex& index, Range scope, const UnitRequest& request);
 
-  /// First pass, in file order: every chosen event (its lane is one the window shows)...
-  void see(const EventIndex::Entry& entry);
-  /// ...and every chosen span with its fields read back (a jobque span is kept).
+  /// First pass, in file order: every chosen span with its fields read back (a jobque
+  /// span is kept).
   void add_span(const EventIndex::Entry& entry, const RawEvent& event, const Interner& names);
   /// After the first pass: the flows between the chains' spans.
   void plan();
 
   /// put(event) for each event a view adds after the trace's: metadata (the unit tracks'
-  /// names, every lane's sort order), unit slices, flows, not-recorded stretches, each ts
-  /// less shift (--rebase). Handed over one at a time: a view of a whole trace has an
-  /// arrow for most of its chunks.
-  void write_added(int64_t shift, const std::function<void(std::string_view)>& put);
+  /// names, the sort order of every lane written: lanes_written, by index lane), unit
+  /// slices, flows, not-recorded stretches, each ts less shift (--rebase). Handed over one
+  /// at a time: a view of a whole trace has an arrow for most of its chunks.
+  void write_added(int64_t shift, const std::vector<bool>& lanes_written,
+                   const std::function<void(std::string_view)>& put);
   /// Rewrites a chosen event's text for the viewer (a jobque span: named by its category);
   /// called in file order with the entries add_span() saw. Other events are left as they are.
   void rewrite(const EventIndex::Entry& entry, std::string& text);
@@ -75,13 +75,14 @@ class WindowView {
     std::size_t from, to;  ///< indices into spans_
   };
 
-  std::string view_name(const Span& span) const;
+  /// "ffn chain · chunk" of a span whose category is given.
+  std::string view_name(const Span& span, const std::string& category) const;
   std::string category_of(const Span& span) const;
   std::string units_label(int64_t ts) const;
   std::string lane_json(uint32_t lane) const;  ///< "pid":..,"tid":.. of an index lane
   std::string track_json(std::size_t k) const;  ///< the same of the k-th unit track
   void plan_chain_flows(const std::vector<std::size_t>& chain);
-  void write_metadata(const std::function<void(std::string_view)>& put) const;
+  void write_metadata(const std::vector<bool>& lanes_written, const std::function<void(std::string_view)>& put) const;
   void write_flows(int64_t shift, const std::function<void(std::string_view)>& put);
   void add_unit_tracks(const UnitRequest& request);
 
@@ -90,7 +91,6 @@ class WindowView {
   Range scope_;
   std::vector<Span> spans_;  ///< in file order
   std::size_t cursor_ = 0;   ///< rewrite()'s place in spans_
-  std::vector<bool> lanes_seen_;
   std::vector<UnitTrack> tracks_;
   std::vector<Flow> flows_;
   uint32_t marker_lane_ = UINT32_MAX;  ///< the index lane of the markers (the tracks' process)

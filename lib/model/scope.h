@@ -243,6 +243,13 @@ bool profile_unused(const Trace& trace);
 /// whose rule auto could decide, else the best of the others in that order; "" when no kind
 /// has markers. (A kind of one marker cuts a fence post, not units to compare.)
 std::string summary_unit_kind(const Trace& trace, const UnitRequest& request);
+/// That rule for a caller that has each kind's marker count and whether its rule is
+/// ambiguous already: the index of the kind picked; SIZE_MAX when no kind has markers.
+struct SummaryKindCandidate {
+  uint64_t markers = 0;
+  bool ambiguous = false;
+};
+std::size_t pick_summary_kind(const std::vector<SummaryKindCandidate>& kinds);
 /// The rule one kind's units are cut by (UnitPlanner's plan of it).
 UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request);
 /// The units of one kind, in time order (empty when the kind has no markers).

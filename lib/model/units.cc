@@ -2,7 +2,6 @@
 // units, decided from the evidence of every marker on the marker lane's own extent; the
 // kinds nested in others; and the cutting of units under those rules.
 #include <algorithm>
-#include <optional>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -403,26 +402,27 @@ std::vector<WindowRecord::KindRule> unit_rules_to_record(const Trace& trace, con
   return rules;
 }
 
+std::size_t pick_summary_kind(const std::vector<SummaryKindCandidate>& kinds) {
+  auto better = [](const SummaryKindCandidate& x, const SummaryKindCandidate& y) {
+    if (x.ambiguous != y.ambiguous) return !x.ambiguous;
+    if ((x.markers > 1) != (y.markers > 1)) return x.markers > 1;
+    return x.markers < y.markers;
+  };
+  std::size_t best = SIZE_MAX;
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    if (kinds[k].markers > 0 && (best == SIZE_MAX || better(kinds[k], kinds[best]))) best = k;
+  return best;
+}
+
 std::string summary_unit_kind(const Trace& trace, const UnitRequest& request) {
   std::vector<std::string> kinds = marker_kinds(trace);
   std::vector<uint64_t> counts = marker_counts(trace, kinds);
   UnitPlanner planner(trace, request);
-  struct Candidate {
-    std::size_t k;
-    bool ambiguous;
-  };
-  std::optional<Candidate> best;
-  for (std::size_t k = 0; k < kinds.size(); ++k) {
-    if (counts[k] == 0) continue;
-    Candidate c{k, planner.plan(kinds[k]).rule.ambiguous};
-    auto better = [&](const Candidate& x, const Candidate& y) {
-      if (x.ambiguous != y.ambiguous) return !x.ambiguous;
-      if ((counts[x.k] > 1) != (counts[y.k] > 1)) return counts[x.k] > 1;
-      return counts[x.k] < counts[y.k];
-    };
-    if (!best || better(c, *best)) best = c;
-  }
-  return best ? kinds[best->k] : "";
+  std::vector<SummaryKindCandidate> candidates(kinds.size());
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    if (counts[k] > 0) candidates[k] = {counts[k], planner.plan(kinds[k]).rule.ambiguous};
+  std::size_t best = pick_summary_kind(candidates);
+  return best == SIZE_MAX ? "" : kinds[best];
 }
 
 UnitRule unit_rule(const Trace& trace, std::string_view kind, const UnitRequest& request) {
