@@ -161,8 +161,9 @@ struct EdgeTally {
     bool span = e.kind == EventIndex::kSpan;
     int64_t start = span && e.paired() ? e.pair.first : e.ts_ns;
     int64_t end = span ? (e.paired() ? e.pair.second : e.ts_ns + e.dur_ns) : e.ts_ns;
-    if (span && !range.overlaps(start, end)) ++edges.publishes_outside;  // kept for its chain's category
-    else if (span && (start < range.lo || end > range.hi)) ++edges.spans_kept_whole;
+    bool counted = span && (!e.paired() || e.ts_ns == e.pair.first);  // a B/E pair once, at its B
+    if (counted && !range.overlaps(start, end)) ++edges.publishes_outside;  // kept for its chain's category
+    else if (counted && (start < range.lo || end > range.hi)) ++edges.spans_kept_whole;
     edges.extent_lo_ns = edges.present ? std::min(edges.extent_lo_ns, start) : start;
     edges.extent_hi_ns = edges.present ? std::max(edges.extent_hi_ns, end) : end;
     edges.present = true;
