@@ -88,8 +88,8 @@ class ReplayGraph::Builder {
   ReplayGraph& g_;
   double work_cap_;
   JobqueNames names_;
-  std::vector<uint32_t> lane_of_;  ///< per span id
-  std::vector<Slot> nodes_;        ///< per span id, then per stage (spans_ + s); indices in ids
+  HugeTable<uint32_t> lane_of_;  ///< per span id
+  HugeTable<Slot> nodes_;        ///< per span id, then per stage (spans_ + s); indices in ids
   /// Stage ids: (chain, stage) packed into one key where it fits (packed_stage_key), else
   /// through the pair map; each stage's chain and chunk count, made with its id.
   FlatMap<uint32_t> packed_stage_ids_;
@@ -329,10 +329,10 @@ class ReplayGraph::Builder {
   /// A depth-first walk's post-order: each node after its predecessors (the recording's
   /// order is not one: a stage_wait's end waits on chunks that start after it). An edge to
   /// a node still on the walk's stack closes a cycle: the replay reads it as recorded.
-  std::vector<uint32_t> order() {
+  HugeTable<uint32_t> order() {
     std::size_t count = g_.spans_ + stages_;
-    std::vector<uint8_t> state(count, 0);  // 0 not reached, 1 on the stack, 2 placed
-    std::vector<uint32_t> ids;
+    HugeTable<uint8_t> state(count, 0);  // 0 not reached, 1 on the stack, 2 placed
+    HugeTable<uint32_t> ids;
     ids.reserve(count);
     std::vector<std::pair<uint32_t, std::size_t>> stack;
     for (uint32_t root = 0; root < count; ++root) {
@@ -365,7 +365,7 @@ class ReplayGraph::Builder {
   /// in. (Laid out in that order, a replay read one table front to back, but permuting
   /// the table cost a whatif more than its replays saved; in the walk's order a replay
   /// reads each lane's spans front to back, a few streams at once.)
-  void lay_out(std::vector<uint32_t> ids) {
+  void lay_out(HugeTable<uint32_t> ids) {
     nodes_.resize(ids.size());
     for (std::size_t s = 0; s < stages_; ++s) {
       Slot& stage = nodes_[g_.spans_ + s];
@@ -401,8 +401,8 @@ Replay::Replay(const ReplayGraph& graph, const WhatIfChanges& changes) : g_(grap
 }
 
 void Replay::run(const WhatIfChanges& c) {
-  const std::vector<ReplayGraph::Slot>& slots = g_.slots_;
-  const std::vector<uint32_t>& position = g_.position_;
+  const auto& slots = g_.slots_;
+  const auto& position = g_.position_;
   int64_t last_work = INT64_MIN;
   const auto count = static_cast<uint32_t>(g_.order_.size());
   for (uint32_t k = 0; k < count; ++k) {

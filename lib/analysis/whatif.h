@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "huge_pages.h"
 #include "scope.h"
 #include "trace.h"
 
@@ -86,11 +87,11 @@ class ReplayGraph {
   std::vector<std::size_t> offset_;   ///< lane l's spans from offset_[l] (span ids)
   /// Every node: the spans (by id: a lane's offset plus its index there), then the stages'
   /// completions.
-  std::vector<Slot> slots_;
+  HugeTable<Slot> slots_;
   /// The nodes in an order where each comes after its predecessors (a replay is one pass
   /// over it), and each one's place in it (a predecessor placed later: a cycle).
-  std::vector<uint32_t> order_, position_;
-  std::vector<uint32_t> frontier_;    ///< per span id: its lane's latest-ending non-wake span up to it (lane index)
+  HugeTable<uint32_t> order_, position_;
+  HugeTable<uint32_t> frontier_;    ///< per span id: its lane's latest-ending non-wake span up to it (lane index)
   std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage: its chunks' ids (CSR)
   std::vector<int64_t> stage_median_;  ///< per stage: its chunks' median duration (balance)
   std::vector<uint32_t> stage_publish_;  ///< per stage: its chain's publish before it (kNone: none recorded)
@@ -127,7 +128,7 @@ class Replay {
 
  private:
   const ReplayGraph& g_;
-  std::vector<int64_t> start_, end_;  ///< per node (a stage's: its completion)
+  HugeTable<int64_t> start_, end_;  ///< per node (a stage's: its completion)
   int64_t trace_end_ = 0;
 };
 
