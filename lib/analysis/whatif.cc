@@ -46,11 +46,16 @@ int64_t median_of(std::vector<int64_t>& v) {
 
 int64_t scaled(int64_t ns, double factor) { return static_cast<int64_t>(std::llround(static_cast<double>(ns) * factor)); }
 
-/// (chain, stage) as one int64 key, chain * 256 + stage, where it fits (stages 0..255 and
-/// chains within ±2^54: all but hostile traces); false where it does not.
+/// (chain, stage) as one int64 key, where it fits (stages 0..255 and chains within ±2^54:
+/// all but hostile traces); false where it does not. The stage is the high bits and the
+/// chain the low ones, so that the chains of one stage number have neighbouring keys: the
+/// FlatMap keeps runs of 64 neighbouring keys in one block of slots. (Packed as chain * 256
+/// + stage, a chain's few stages took the first slots of a block of their own, every
+/// block's first slots collided, and probing was a tenth of a whatif.)
 bool packed_stage_key(int64_t chain, int64_t stage, int64_t* key) {
-  if (stage < 0 || stage > 255 || chain <= -(int64_t{1} << 54) || chain >= (int64_t{1} << 54)) return false;
-  *key = chain * 256 + stage;
+  constexpr int64_t kChainBias = int64_t{1} << 54;
+  if (stage < 0 || stage > 255 || chain <= -kChainBias || chain >= kChainBias) return false;
+  *key = (stage << 55) | (chain + kChainBias);
   return true;
 }
 
