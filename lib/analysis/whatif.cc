@@ -453,7 +453,7 @@ void Replay::run(const WhatIfChanges& c) {
     if (n.kind == SpanKind::stage_wait && n.ready != kNone) {
       // Its stage's replayed completion plus its recorded wake-up, never before it starts.
       int64_t wake = n.recorded_end() - slots[n.ready].ts;
-      end_[id] = std::max(start, end_of(n.ready) + scaled(wake, c.wake_factor));
+      end_[id] = std::max(start, end_of(n.ready) + (c.wake_factor == 1 ? wake : scaled(wake, c.wake_factor)));
     } else {
       end_[id] = start + changed_duration(g_, n, c);
     }
