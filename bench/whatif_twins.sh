@@ -6,7 +6,8 @@
 # (group, F) what bench/whatif_compare.py measures: the median and p90 of |predicted -
 # measured| / measured per unit, the error of the change itself, and the total change.
 #
-#   bash bench/whatif_twins.sh [SEEDS] [TOKENS]     (default 3 seeds, 60 tokens; 3 workers)
+#   bash bench/whatif_twins.sh [SEEDS] [TOKENS]     (default 3 seeds, 60 tokens; 3 workers;
+#                                                   then lane twins: --lanes against 2..7 workers)
 #   NOISE=proportional bash bench/whatif_twins.sh   (preemption scaled with the work: the
 #                                                   replay's cap keeps it, so it errs there)
 set -euo pipefail
@@ -40,5 +41,25 @@ for change in "3:ffn chain" "6:moe experts" "1:attn chain"; do
       # Each seed's files are written per (group, factor) above; compared before the next.
       python3 bench/whatif_compare.py "$group x$factor" "$kind" "${pairs[@]}"
     done
+  done
+done
+# Lane twins: the same seed with other worker counts (--fixed-stream draws every worker's
+# claim latency alike whatever the count), whatif --lanes on the first predicting the second.
+for pair in "3 5" "3 7" "3 2" "2 7"; do
+  read -r from to <<< "$pair"
+  for seed in $(seq "$seeds"); do
+    common=(--tokens "$tokens" --layers 8 --seed "$seed" --noise "$noise" --fixed-stream)
+    "$build/jqtrace-gen" "${common[@]}" --workers "$from" -o "$out/a-$seed.json"
+    "$build/jqtrace-gen" "${common[@]}" --workers "$to" -o "$out/b-$seed.json"
+    for kind in token layer; do
+      "$build/jqtrace" whatif -q --lanes $((to + 1)) --per-unit "$kind" --format json "$out/a-$seed.json" \
+        > "$out/p-$seed-$kind.json"
+      "$build/jqtrace" whatif -q --per-unit "$kind" --format json "$out/b-$seed.json" > "$out/m-$seed-$kind.json"
+    done
+  done
+  for kind in token layer; do
+    pairs=()
+    for seed in $(seq "$seeds"); do pairs+=("$out/p-$seed-$kind.json" "$out/m-$seed-$kind.json"); done
+    python3 bench/whatif_compare.py "$((from + 1)) -> $((to + 1)) lanes" "$kind" "${pairs[@]}"
   done
 done

@@ -41,14 +41,17 @@ struct Options {
   /// whatever the chunk's cost.
   std::string noise = "proportional";
   /// Every random draw is made whatever the durations (a lane's wake-up drawn even when it
-  /// took no chunk), so that a --scale twin differs from its seed's trace only by the
-  /// change and what the runtime makes of it (whatif's validation). Off by default: the
-  /// traces tests pin keep their numbers.
+  /// took no chunk) and the lanes (draws for 63 workers, whatever --workers says), so that a
+  /// --scale or --workers twin differs from its seed's trace only by the change and what the
+  /// runtime makes of it (whatif's validation). Off by default: the traces tests pin keep
+  /// their numbers.
   bool fixed_stream = false;
   std::string output = "-";
 };
 
 constexpr int64_t kUs = 1000;  // ns
+/// The most workers --fixed-stream draws for (see Simulation::lane_draws).
+constexpr int kStreamWorkers = 63;
 
 /// Writes events of one lane (the others are simulated but not written).
 class LaneWriter {
@@ -124,6 +127,17 @@ class Simulation {
 
  private:
   int64_t uniform(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  /// --fixed-stream: a draw per lane is made for kStreamWorkers workers and the caller
+  /// whatever the lanes, the caller's in the last slot, so that traces of other worker
+  /// counts share every worker's draws: a twin with more workers differs by them alone.
+  std::vector<int64_t> lane_draws(int64_t lo, int64_t hi) {
+    std::vector<int64_t> drawn(kStreamWorkers + 1);
+    for (int64_t& d : drawn) d = uniform(lo, hi);
+    return drawn;
+  }
+  std::size_t slot(std::size_t lane) const {
+    return static_cast<int>(lane) == caller_ ? kStreamWorkers : lane;
+  }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
 
   void decode_token(int64_t token, bool last) {
@@ -183,8 +197,11 @@ class Simulation {
   int64_t stage(int64_t id, int s, int nstages, int n, int64_t cost, double heavy, int64_t start) {
     std::vector<int64_t> ready(free_.size());
     std::vector<bool> took(free_.size(), false);
+    std::vector<int64_t> claims = o_.fixed_stream ? lane_draws(200, 2500) : std::vector<int64_t>{};
     for (std::size_t l = 0; l < free_.size(); ++l)
-      ready[l] = static_cast<int>(l) == caller_ ? start : std::max(free_[l], start + uniform(200, 2500));
+      ready[l] = static_cast<int>(l) == caller_
+                     ? start
+                     : std::max(free_[l], start + (o_.fixed_stream ? claims[slot(l)] : uniform(200, 2500)));
     int64_t stage_end = start;
     for (int c = 0; c < n; ++c) {
       std::size_t lane = 0;
@@ -201,9 +218,10 @@ class Simulation {
       stage_end = std::max(stage_end, ready[lane]);
     }
     bool last = s == nstages - 1;
+    std::vector<int64_t> wakes = o_.fixed_stream ? lane_draws(10, 120) : std::vector<int64_t>{};
     for (std::size_t l = 0; l < ready.size(); ++l) {
       bool caller = static_cast<int>(l) == caller_;
-      int64_t wake = o_.fixed_stream ? uniform(10, 120) : 0;
+      int64_t wake = o_.fixed_stream ? wakes[slot(l)] : 0;
       if (caller || (took[l] && !last)) {
         int64_t from = std::min(ready[l], stage_end);
         if (!o_.fixed_stream) wake = uniform(10, 120);
@@ -217,10 +235,12 @@ class Simulation {
   }
 
   void maybe_fifo_jobs() {
-    for (int w = 0; w < o_.workers; ++w) {
-      if (!chance(0.02)) continue;
+    for (int w = 0; w < (o_.fixed_stream ? kStreamWorkers : o_.workers); ++w) {
+      bool job = chance(0.02);
+      int64_t drawn = o_.fixed_stream ? uniform(10, 20) : 0;
+      if (!job || w >= o_.workers) continue;
       int64_t start = std::max(free_[w], t_);
-      int64_t dur = uniform(10, 20) * kUs;
+      int64_t dur = (o_.fixed_stream ? drawn : uniform(10, 20)) * kUs;
       w_.span(w, "fifo_job", start, dur, 0, 0, 0);
       free_[w] = start + dur;
     }
@@ -230,9 +250,11 @@ class Simulation {
   void host_pause() {
     int64_t pause = uniform(500, 3000) * kUs;
     int64_t resume = t_ + pause;
-    for (int w = 0; w < o_.workers; ++w) {
-      int64_t parked = std::max(free_[w], t_) + uniform(50, 200) * kUs;
+    for (int w = 0; w < (o_.fixed_stream ? kStreamWorkers : o_.workers); ++w) {
+      int64_t idle = uniform(50, 200);
       int64_t late = o_.fixed_stream ? uniform(5, 40) : 0;
+      if (w >= o_.workers) continue;
+      int64_t parked = std::max(free_[w], t_) + idle * kUs;
       if (parked >= resume) continue;
       int64_t woke = resume + (o_.fixed_stream ? late : uniform(5, 40)) * kUs;
       w_.span(w, "wake", parked, woke - parked, 0, 1, 0);
@@ -325,9 +347,14 @@ int main(int argc, char** argv) {
                  "delay of its own, 0.2 to 4 ms)")
       ->check(CLI::IsMember({"proportional", "additive"}));
   app.add_flag("--fixed-stream", o.fixed_stream,
-               "Draw every random number whatever the durations: a --scale twin differs only by the change");
+               "Draw every random number whatever the durations and the lanes (up to 63 workers): a --scale or "
+               "--workers twin differs only by the change");
   app.add_option("-o,--output", o.output, "Output file (- for stdout)");
   CLI11_PARSE(app, argc, argv);
+  if (o.fixed_stream && o.workers > kStreamWorkers) {
+    std::fprintf(stderr, "jqtrace-gen: --fixed-stream draws for up to %d workers, not %d\n", kStreamWorkers, o.workers);
+    return 2;
+  }
 
   std::map<int, uint64_t> ring;
   for (const std::string& r : o.rings) {
