@@ -25,6 +25,8 @@ enum NodeFlags : uint8_t {
   kByReady = 1,       ///< the binding predecessor is the readiness (else the lane's previous span)
   kReadyAtStart = 2,  ///< the readiness is the publish's start (a chunk claimed while it ran)
   kNested = 4,        ///< started inside its lane's previous span: keeps its offset from its start
+  kPredLater = 8,     ///< its pred is placed after it in the replay's order (a cycle): read as recorded
+  kReadyLater = 16,   ///< ... its ready
 };
 
 /// A (chain, stage) or (category, stage) pair as one hash key.
@@ -366,6 +368,24 @@ class ReplayGraph::Builder {
     return ids;
   }
 
+  /// What a replay reads as recorded because it comes later in the order (a cycle): a
+  /// node's pred or ready (its flags), a stage's chunks (the latest recorded end of those,
+  /// per stage). A replay then never looks up where a node is placed.
+  void mark_cycles(const HugeTable<uint32_t>& ids) {
+    HugeTable<uint32_t> position(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) position[ids[k]] = static_cast<uint32_t>(k);
+    for (uint32_t id = 0; id < g_.spans_; ++id) {
+      Slot& n = nodes_[id];
+      if (n.pred != kNone && position[n.pred] > position[id]) n.flags |= kPredLater;
+      if (n.ready != kNone && position[n.ready] > position[id]) n.flags |= kReadyLater;
+    }
+    g_.stage_late_end_.assign(stages_, INT64_MIN);
+    for (std::size_t s = 0; s < stages_; ++s)
+      for (uint32_t k = stage_begin_[s]; k < stage_begin_[s + 1]; ++k)
+        if (position[stage_chunks_[k]] > position[g_.spans_ + s])
+          g_.stage_late_end_[s] = std::max(g_.stage_late_end_[s], nodes_[stage_chunks_[k]].recorded_end());
+  }
+
   /// The nodes (spans, then stages) as the replay reads them, and the order it reads them
   /// in. (Laid out in that order, a replay read one table front to back, but permuting
   /// the table cost a whatif more than its replays saved; in the walk's order a replay
@@ -378,8 +398,7 @@ class ReplayGraph::Builder {
       stage.stage = static_cast<uint32_t>(s);
       stage.ts = stage_recorded_[s];
     }
-    g_.position_.resize(ids.size());
-    for (std::size_t k = 0; k < ids.size(); ++k) g_.position_[ids[k]] = static_cast<uint32_t>(k);
+    mark_cycles(ids);
     g_.order_ = std::move(ids);
     g_.slots_ = std::move(nodes_);
     g_.stage_begin_ = std::move(stage_begin_);
@@ -407,7 +426,10 @@ Replay::Replay(const ReplayGraph& graph, const WhatIfChanges& changes) : g_(grap
 
 void Replay::run(const WhatIfChanges& c) {
   const auto& slots = g_.slots_;
-  const auto& position = g_.position_;
+  // Each stage's latest chunk end so far: a chunk's end is pushed here as it is replayed,
+  // and the stage's node (after its chunks) reads it; chunks placed after it (a cycle)
+  // count as recorded (stage_late_end_).
+  completion_.assign(g_.stage_late_end_.begin(), g_.stage_late_end_.end());
   int64_t last_work = INT64_MIN;
   const auto count = static_cast<uint32_t>(g_.order_.size());
   for (uint32_t k = 0; k < count; ++k) {
@@ -423,25 +445,22 @@ void Replay::run(const WhatIfChanges& c) {
     }
     const ReplayGraph::Slot& n = slots[id];
     // A predecessor placed later closes a cycle: read it as recorded.
-    auto end_of = [&](uint32_t d) { return position[d] < k ? end_[d] : slots[d].recorded_end(); };
-    auto start_of = [&](uint32_t d) { return position[d] < k ? start_[d] : slots[d].ts; };
+    auto end_of = [&](uint32_t d, uint8_t later) { return n.flags & later ? slots[d].recorded_end() : end_[d]; };
+    auto start_of = [&](uint32_t d, uint8_t later) { return n.flags & later ? slots[d].ts : start_[d]; };
     if (n.kind == SpanKind::stage) {
-      int64_t completion = INT64_MIN;
-      for (uint32_t i = g_.stage_begin_[n.stage]; i < g_.stage_begin_[n.stage + 1]; ++i)
-        completion = std::max(completion, end_of(g_.stage_chunks_[i]));
-      start_[id] = end_[id] = completion;
+      start_[id] = end_[id] = completion_[n.stage];
       continue;
     }
     int64_t start = n.ts;
     bool readies = n.kind == SpanKind::chunk && n.ready != kNone;
     if (n.flags & kNested) {
-      start = start_of(n.pred) + (n.ts - slots[n.pred].ts);
+      start = start_of(n.pred, kPredLater) + (n.ts - slots[n.pred].ts);
     } else if (n.pred != kNone || readies) {
-      int64_t pred_end = n.pred == kNone ? INT64_MIN : end_of(n.pred);
+      int64_t pred_end = n.pred == kNone ? INT64_MIN : end_of(n.pred, kPredLater);
       int64_t ready_at = INT64_MIN, ready_recorded = INT64_MIN;
       if (readies) {
         bool at_start = n.flags & kReadyAtStart;
-        ready_at = at_start ? start_of(n.ready) : end_of(n.ready);
+        ready_at = at_start ? start_of(n.ready, kReadyLater) : end_of(n.ready, kReadyLater);
         ready_recorded = at_start ? slots[n.ready].ts : slots[n.ready].recorded_end();
       }
       // The recorded gap after the binding predecessor, kept after its replayed time.
@@ -453,10 +472,11 @@ void Replay::run(const WhatIfChanges& c) {
     if (n.kind == SpanKind::stage_wait && n.ready != kNone) {
       // Its stage's replayed completion plus its recorded wake-up, never before it starts.
       int64_t wake = n.recorded_end() - slots[n.ready].ts;
-      end_[id] = std::max(start, end_of(n.ready) + (c.wake_factor == 1 ? wake : scaled(wake, c.wake_factor)));
+      end_[id] = std::max(start, end_of(n.ready, kReadyLater) + (c.wake_factor == 1 ? wake : scaled(wake, c.wake_factor)));
     } else {
       end_[id] = start + changed_duration(g_, n, c);
     }
+    if (n.kind == SpanKind::chunk && n.stage != kNone) completion_[n.stage] = std::max(completion_[n.stage], end_[id]);
     if (n.kind != SpanKind::wake) last_work = std::max(last_work, end_[id]);
   }
   int64_t hi = whole_trace(g_.trace_).hi;

@@ -89,8 +89,9 @@ class ReplayGraph {
   /// completions.
   HugeTable<Slot> slots_;
   /// The nodes in an order where each comes after its predecessors (a replay is one pass
-  /// over it), and each one's place in it (a predecessor placed later: a cycle).
-  HugeTable<uint32_t> order_, position_;
+  /// over it; a predecessor placed later closes a cycle, marked in its node's flags).
+  HugeTable<uint32_t> order_;
+  std::vector<int64_t> stage_late_end_;  ///< per stage: the latest recorded end of its chunks placed after it
   HugeTable<uint32_t> frontier_;    ///< per span id: its lane's latest-ending non-wake span up to it (lane index)
   std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage: its chunks' ids (CSR)
   std::vector<int64_t> stage_median_;  ///< per stage: its chunks' median duration (balance)
@@ -129,6 +130,7 @@ class Replay {
  private:
   const ReplayGraph& g_;
   HugeTable<int64_t> start_, end_;  ///< per node (a stage's: its completion)
+  std::vector<int64_t> completion_;  ///< per stage, during a run: its latest chunk end so far
   int64_t trace_end_ = 0;
 };
 
