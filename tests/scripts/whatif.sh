@@ -246,6 +246,30 @@ for args in "" "--scale a=0.5 --scale b=0" "--publish all=0 --no-wake --balance"
     fail "odd shapes, whatif $args: exit $status: $(head -c 400 "$tmp/err")"
 done
 
+# Cycles: the caller runs a chunk of a chain before it publishes it (the chunk waits on the
+# publish, the publish follows the chunk on its lane) and a stage-1 chunk runs before its
+# stage 0 on the lane that then runs stage 0. A replay reads what closes a cycle as
+# recorded: with no change every recorded time comes back, and the cycles are counted.
+python3 - > "$tmp/cycles.json" << 'PY'
+import json
+ev = []
+def x(tid, ts, dur, name, chain, stage=0):
+    ev.append({"ph": "X", "pid": 1, "tid": tid, "ts": ts, "dur": dur, "name": name, "args": {"chain": chain, "stage": stage, "arg": 0}})
+x(2, 10, 2, "chunk", 4, 0); x(2, 15, 5, "publish", 4, 2 | (1 << 8)); x(0, 21, 3, "chunk", 4, 0); x(1, 22, 6, "chunk", 4, 1)
+x(2, 20, 10, "stage_wait", 4, 0); x(0, 30, 4, "chunk", 4, 1); x(2, 31, 5, "stage_wait", 4, 1)
+x(1, 40, 2, "publish", 6, 2 | (1 << 8)); x(0, 41, 2, "chunk", 6, 1); x(0, 44, 3, "chunk", 6, 0); x(1, 45, 4, "stage_wait", 6, 0)
+for t, k in ((0, 0), (35, 1), (60, 2)):
+    ev.append({"ph": "i", "s": "t", "pid": 1, "tid": 2, "ts": t, "name": "token", "args": {"arg": k}})
+print(json.dumps({"traceEvents": ev, "jobqueProfile": {"categories": [{"id": 1, "name": "a"}], "markers": [{"id": 1, "name": "token"}]}}))
+PY
+"$jqtrace" whatif -q --per-unit token --format json "$tmp/cycles.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["replay"]["cycles"] >= 2 and d["replay"]["identity_error_us"] == 0, d["replay"]
+assert d["scope"]["predicted_us"] == d["scope"]["measured_us"], d["scope"]
+assert all(u["predicted_us"] == u["measured_us"] for u in d["units"]), d["units"]' ||
+  fail "cycles: the replay with no change did not give the recording back"
+
 # Refusals: exit 2 with a message.
 refused() {  # refused WHAT WANT ARGS...
   local what=$1 want=$2
