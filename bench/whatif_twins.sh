@@ -19,6 +19,26 @@ noise=${NOISE:-additive}
 out=bench/out/twins
 mkdir -p "$out"
 cmake --build "$build" --target jqtrace jqtrace-gen > /dev/null
+# predict SEED TWIN WHATIF_ARGS...: whatif WHATIF_ARGS on a-SEED.json, and the twin measured,
+# unit by unit for each kind.
+predict() {
+  local seed=$1 twin=$2
+  shift 2
+  for kind in token layer; do
+    "$build/jqtrace" whatif -q "$@" --per-unit "$kind" --format json "$out/a-$seed.json" > "$out/p-$seed-$kind.json"
+    "$build/jqtrace" whatif -q --per-unit "$kind" --format json "$twin" > "$out/m-$seed-$kind.json"
+  done
+}
+# compare LABEL: every seed's prediction against its twin, per kind (the files are written
+# anew for each change: compared before the next).
+compare() {
+  for kind in token layer; do
+    local pairs=()
+    for seed in $(seq "$seeds"); do pairs+=("$out/p-$seed-$kind.json" "$out/m-$seed-$kind.json"); done
+    python3 bench/whatif_compare.py "$1" "$kind" "${pairs[@]}"
+  done
+}
+
 echo "| change | kind | units | median error | p90 error | median error of the change | total change measured | predicted |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"
 for change in "3:ffn chain" "6:moe experts" "1:attn chain"; do
@@ -27,20 +47,10 @@ for change in "3:ffn chain" "6:moe experts" "1:attn chain"; do
     for seed in $(seq "$seeds"); do
       common=(--workers 3 --tokens "$tokens" --layers 8 --seed "$seed" --noise "$noise" --fixed-stream)
       "$build/jqtrace-gen" "${common[@]}" -o "$out/a-$seed.json"
-      "$build/jqtrace-gen" "${common[@]}" --scale "$tag=$factor" -o "$out/b-$seed-$tag-$factor.json"
-      for kind in token layer; do
-        "$build/jqtrace" whatif -q --scale "$group=$factor" --per-unit "$kind" --format json "$out/a-$seed.json" \
-          > "$out/p-$seed-$kind.json"
-        "$build/jqtrace" whatif -q --per-unit "$kind" --format json "$out/b-$seed-$tag-$factor.json" \
-          > "$out/m-$seed-$kind.json"
-      done
+      "$build/jqtrace-gen" "${common[@]}" --scale "$tag=$factor" -o "$out/b-$seed.json"
+      predict "$seed" "$out/b-$seed.json" --scale "$group=$factor"
     done
-    for kind in token layer; do
-      pairs=()
-      for seed in $(seq "$seeds"); do pairs+=("$out/p-$seed-$kind.json" "$out/m-$seed-$kind.json"); done
-      # Each seed's files are written per (group, factor) above; compared before the next.
-      python3 bench/whatif_compare.py "$group x$factor" "$kind" "${pairs[@]}"
-    done
+    compare "$group x$factor"
   done
 done
 # Lane twins: the same seed with other worker counts (--fixed-stream draws every worker's
@@ -51,15 +61,7 @@ for pair in "3 5" "3 7" "3 2" "2 7"; do
     common=(--tokens "$tokens" --layers 8 --seed "$seed" --noise "$noise" --fixed-stream)
     "$build/jqtrace-gen" "${common[@]}" --workers "$from" -o "$out/a-$seed.json"
     "$build/jqtrace-gen" "${common[@]}" --workers "$to" -o "$out/b-$seed.json"
-    for kind in token layer; do
-      "$build/jqtrace" whatif -q --lanes $((to + 1)) --per-unit "$kind" --format json "$out/a-$seed.json" \
-        > "$out/p-$seed-$kind.json"
-      "$build/jqtrace" whatif -q --per-unit "$kind" --format json "$out/b-$seed.json" > "$out/m-$seed-$kind.json"
-    done
+    predict "$seed" "$out/b-$seed.json" --lanes $((to + 1))
   done
-  for kind in token layer; do
-    pairs=()
-    for seed in $(seq "$seeds"); do pairs+=("$out/p-$seed-$kind.json" "$out/m-$seed-$kind.json"); done
-    python3 bench/whatif_compare.py "$((from + 1)) -> $((to + 1)) lanes" "$kind" "${pairs[@]}"
-  done
+  compare "$((from + 1)) -> $((to + 1)) lanes"
 done
