@@ -477,7 +477,8 @@ void Replay::run(const WhatIfChanges& c) {
     } else {
       end_[id] = start + changed_duration(g_, n, c);
     }
-    if (n.kind == SpanKind::chunk && n.stage != kNone) completion_[n.stage] = std::max(completion_[n.stage], end_[id]);
+    // Every chunk has a stage (link_stages makes one for each).
+    if (n.kind == SpanKind::chunk) completion_[n.stage] = std::max(completion_[n.stage], end_[id]);
     if (n.kind != SpanKind::wake) last_work = std::max(last_work, end_[id]);
   }
   int64_t hi = whole_trace(g_.trace_).hi;

@@ -117,8 +117,7 @@ WindowSelection select_window(const EventIndex& index, Range range) {
     switch (e.kind) {
       case EventIndex::kMetadata: in = true; break;
       case EventIndex::kSpan:
-        in = e.paired() ? range.overlaps(e.pair.first, e.pair.second)
-                                           : range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
+        in = e.paired() ? range.overlaps(e.pair.first, e.pair.second) : range.overlaps(e.ts_ns, e.ts_ns + e.dur_ns);
         break;
       case EventIndex::kPoint: in = e.ts_ns >= range.lo && e.ts_ns <= range.hi; break;
       case EventIndex::kUntimed: break;
