@@ -54,4 +54,22 @@ for bad in 'x=5' '1=y' '1' '-1=5' '1=-5'; do
   [ $? -eq 2 ] || fail "--ring '$bad': exit not 2"
   grep -q "wants LANE=N" "$tmp/err" || fail "--ring '$bad': $(cat "$tmp/err")"
 done
+# --fixed-stream: lane twins. The same seed with 3 and 5 workers runs the same chunks, each
+# as long in both (only which lane runs it, and when, differs); 63 workers is the most it
+# draws for, 64 a usage error.
+"$gen" --tokens 3 --layers 4 --seed 8 --fixed-stream --workers 3 -o "$tmp/w3.json" || fail "--fixed-stream --workers 3 failed"
+"$gen" --tokens 3 --layers 4 --seed 8 --fixed-stream --workers 5 -o "$tmp/w5.json" || fail "--fixed-stream --workers 5 failed"
+python3 - "$tmp/w3.json" "$tmp/w5.json" << 'PY' || fail "--fixed-stream: 3 and 5 workers ran different chunks"
+import json, sys
+def chunks(path):
+    ev = json.load(open(path))["traceEvents"]
+    return sorted((e["args"]["chain"], e["args"]["stage"], e["args"]["arg"], e["dur"]) for e in ev if e.get("name") == "chunk")
+a, b = chunks(sys.argv[1]), chunks(sys.argv[2])
+assert a and a == b, (len(a), len(b))
+PY
+cmp -s "$tmp/w3.json" "$tmp/w5.json" && fail "--fixed-stream: 3 and 5 workers wrote the same trace"
+"$gen" --tokens 1 --layers 2 --fixed-stream --workers 63 -o /dev/null || fail "--fixed-stream --workers 63 failed"
+"$gen" --tokens 1 --layers 2 --fixed-stream --workers 64 -o /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] || fail "--fixed-stream --workers 64: exit not 2"
+grep -q "up to 63 workers" "$tmp/err" || fail "--fixed-stream --workers 64: $(cat "$tmp/err")"
 echo "generator: ok"
