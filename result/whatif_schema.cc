@@ -218,6 +218,11 @@ Document whatif_document(const WhatIfResult& r, const WhatIfContext& c) {
   std::string anomalies = anomalies_text(r.anomalies);
   kinds.note = anomalies.empty() ? "the replay explains every recorded span"
                                  : "where the graph could not explain the recording: " + anomalies;
+  // --lanes predicts from a model without contention: say so where the figures are read.
+  if (r.lanes)
+    kinds.note += fmt::format("; on {} lanes: a model of the claim rule with no contention between lanes (lanes "
+                              "that share cores slow each other), so read it as a bound on what they buy",
+                              r.lanes);
   doc.add(std::move(kinds));
   if (!c.per_unit.empty()) {
     doc.add(units_table(r, c.per_unit));

@@ -169,6 +169,9 @@ read -r same error recorded <<< "$(lanes_of 4)"
 [ "$recorded" = 4 ] || fail "--lanes: recorded lanes $recorded, want 4"
 python3 -c "import sys; sys.exit(0 if abs($same - $(python3 -c 'import json; print(json.load(open("'"$tmp/rank.json"'"))["scope"]["measured_us"])')) < 0.002 and $error < 5 else 1)" ||
   fail "--lanes 4 on a 4-lane trace: $same us, model error $error%"
+# The text says what the figure is: a bound (no contention modelled), beside its error.
+"$jqtrace" whatif -q --lanes 6 "$tmp/a.json" | grep -q "on 6 lanes: a model of the claim rule with no contention" ||
+  fail "--lanes: the text does not say the prediction is a bound"
 previous=""
 for n in 1 2 3 4 6 8 16; do
   read -r t _ _ <<< "$(lanes_of $n)"
