@@ -12,13 +12,12 @@
 #include "flat_map.h"
 #include "parallel.h"
 #include "quantile.h"
+#include "timings.h"
 
 namespace jqtrace {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-/// How many nodes ahead a replay reads the slots it will need.
-constexpr uint32_t kPrefetchAhead = 256;
 
 enum class SpanKind : uint8_t { other, chunk, publish, stage_wait, wake, stage };
 enum NodeFlags : uint8_t {
@@ -333,6 +332,16 @@ class ReplayGraph::Builder {
     return k == 0 ? n.pred : (n.flags & kNested) ? kNone : n.ready;
   }
 
+  /// Per node: 1 when some node depends on it.
+  HugeTable<uint8_t> needed_nodes() const {
+    std::size_t count = g_.spans_ + stages_;
+    HugeTable<uint8_t> needed(count, 0);
+    for (uint32_t id = 0; id < count; ++id)
+      for (std::size_t k = 0; k < dependency_count(id); ++k)
+        if (uint32_t dep = dependency(id, k); dep != kNone) needed[dep] = 1;
+    return needed;
+  }
+
   /// A depth-first walk's post-order: each node after its predecessors (the recording's
   /// order is not one: a stage_wait's end waits on chunks that start after it). An edge to
   /// a node still on the walk's stack closes a cycle: the replay reads it as recorded.
@@ -341,6 +350,23 @@ class ReplayGraph::Builder {
     HugeTable<uint8_t> state(count, 0);  // 0 not reached, 1 on the stack, 2 placed
     HugeTable<uint32_t> ids;
     ids.reserve(count);
+    HugeTable<uint8_t> needed = needed_nodes();
+    // A span no one depends on (a wake, a span nested in the one before) is placed right
+    // after the spans before it on its lane, once what it follows is placed: as a root of
+    // its own it came when the walk reached its id, after every lane's later spans. The
+    // places of the other nodes, and so the cycles found, are the same either way; what
+    // changes is that the layout copy can give each block of the table back as the walk
+    // passes it (a nested span or a wake in every block had kept them all until the end).
+    auto place_unneeded_after = [&](uint32_t id) {
+      if (is_stage(id)) return;
+      for (uint32_t next = id + 1; next < g_.spans_ && lane_of_[next] == lane_of_[id] && !needed[next] && !state[next];
+           ++next) {
+        for (std::size_t k = 0; k < dependency_count(next); ++k)
+          if (uint32_t dep = dependency(next, k); dep != kNone && state[dep] != 2) return;
+        state[next] = 2;
+        ids.push_back(next);
+      }
+    };
     std::vector<std::pair<uint32_t, std::size_t>> stack;
     for (uint32_t root = 0; root < count; ++root) {
       if (state[root]) continue;
@@ -363,6 +389,7 @@ class ReplayGraph::Builder {
         stack.pop_back();
         state[id] = 2;
         ids.push_back(id);
+        place_unneeded_after(id);
       }
     }
     return ids;
@@ -371,9 +398,7 @@ class ReplayGraph::Builder {
   /// What a replay reads as recorded because it comes later in the order (a cycle): a
   /// node's pred or ready (its flags), a stage's chunks (the latest recorded end of those,
   /// per stage). A replay then never looks up where a node is placed.
-  void mark_cycles(const HugeTable<uint32_t>& ids) {
-    HugeTable<uint32_t> position(ids.size());
-    for (std::size_t k = 0; k < ids.size(); ++k) position[ids[k]] = static_cast<uint32_t>(k);
+  void mark_cycles(const HugeTable<uint32_t>& position) {
     for (uint32_t id = 0; id < g_.spans_; ++id) {
       Slot& n = nodes_[id];
       if (n.pred != kNone && position[n.pred] > position[id]) n.flags |= kPredLater;
@@ -386,11 +411,14 @@ class ReplayGraph::Builder {
           g_.stage_late_end_[s] = std::max(g_.stage_late_end_[s], nodes_[stage_chunks_[k]].recorded_end());
   }
 
-  /// The nodes (spans, then stages) as the replay reads them, and the order it reads them
-  /// in. (Laid out in that order, a replay read one table front to back, but permuting
-  /// the table cost a whatif more than its replays saved; in the walk's order a replay
-  /// reads each lane's spans front to back, a few streams at once.)
-  void lay_out(HugeTable<uint32_t> ids) {
+  /// The nodes (spans, then stages) laid out in the order a replay reads them, their
+  /// predecessors and stages' chunks by their places there: a replay reads one table
+  /// front to back, and the ends it reads were mostly written just before. (Read through
+  /// an order table instead, a replay jumped between lanes and waited on cache misses:
+  /// laid out, the rank's replays take half the time.) The table is copied in the walk's
+  /// order, not permuted in place: the walk is a merge of the lanes' spans, each read front
+  /// to back, where following a permutation's cycles is one cache miss after another.
+  void lay_out(const HugeTable<uint32_t>& ids) {
     nodes_.resize(ids.size());
     for (std::size_t s = 0; s < stages_; ++s) {
       Slot& stage = nodes_[g_.spans_ + s];
@@ -398,16 +426,38 @@ class ReplayGraph::Builder {
       stage.stage = static_cast<uint32_t>(s);
       stage.ts = stage_recorded_[s];
     }
-    mark_cycles(ids);
-    g_.order_ = std::move(ids);
-    g_.slots_ = std::move(nodes_);
+    HugeTable<uint32_t> position(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) position[ids[k]] = static_cast<uint32_t>(k);
+    mark_cycles(position);
+    auto placed = [&](uint32_t id) { return id == kNone ? kNone : position[id]; };
+    // The copy grows as it is written (its pages touched then, not zeroed all at once
+    // before), and the original gives its pages back as they are read: the table's two
+    // copies are never whole at once.
+    g_.slots_.clear();
+    g_.slots_.reserve(ids.size());
+    ReleaseAsRead<Slot> release(nodes_);
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      Slot& n = g_.slots_.emplace_back(nodes_[ids[k]]);
+      release.read(ids[k]);
+      n.pred = placed(n.pred);
+      n.ready = placed(n.ready);
+    }
+    nodes_ = HugeTable<Slot>();  // freed before the replays allocate theirs
+    for (uint32_t& chunk : stage_chunks_) chunk = position[chunk];
+    position.resize(g_.spans_);
+    g_.position_ = std::move(position);
     g_.stage_begin_ = std::move(stage_begin_);
     g_.stage_chunks_ = std::move(stage_chunks_);
   }
 };
 
-ReplayGraph::ReplayGraph(const Trace& trace, double work_cap) : trace_(trace) { Builder(*this, work_cap).run(); }
+ReplayGraph::ReplayGraph(const Trace& trace, double work_cap) : trace_(trace) {
+  PhaseClock clock("graph", PhaseKind::serial);
+  Builder(*this, work_cap).run();
+}
 ReplayGraph::~ReplayGraph() = default;
+
+const ReplayGraph::Slot& ReplayGraph::slot_of_span(std::size_t id) const { return slots_[position_[id]]; }
 
 std::vector<std::size_t> ReplayGraph::categories_with_chunks() const {
   std::vector<std::size_t> out;
@@ -425,25 +475,15 @@ Replay::Replay(const ReplayGraph& graph, const WhatIfChanges& changes) : g_(grap
 }
 
 void Replay::run(const WhatIfChanges& c) {
+  PhaseClock clock("replay", PhaseKind::scales);
   const auto& slots = g_.slots_;
   // Each stage's latest chunk end so far: a chunk's end is pushed here as it is replayed,
   // and the stage's node (after its chunks) reads it; chunks placed after it (a cycle)
   // count as recorded (stage_late_end_).
   completion_.assign(g_.stage_late_end_.begin(), g_.stage_late_end_.end());
   int64_t last_work = INT64_MIN;
-  const auto count = static_cast<uint32_t>(g_.order_.size());
-  for (uint32_t k = 0; k < count; ++k) {
-    uint32_t id = g_.order_[k];
-    // The walk's order jumps between lanes and to the stages' nodes: a replay waited on
-    // cache misses reading slots most of its time. Asking for the slots (and their
-    // predecessors' ends) ahead hides part of it: the rank 11 % faster on a 100 MB trace;
-    // 256 ahead rather than 64, 8 % more on 32 lanes (the same on 3 and 8).
-    if (k + kPrefetchAhead < count) __builtin_prefetch(&slots[g_.order_[k + kPrefetchAhead]]);
-    if (k + kPrefetchAhead / 2 < count) {
-      const ReplayGraph::Slot& soon = slots[g_.order_[k + kPrefetchAhead / 2]];
-      if (soon.pred != kNone) __builtin_prefetch(&end_[soon.pred]);
-      if (soon.ready != kNone) __builtin_prefetch(&end_[soon.ready]);
-    }
+  const auto count = static_cast<uint32_t>(slots.size());
+  for (uint32_t id = 0; id < count; ++id) {
     const ReplayGraph::Slot& n = slots[id];
     // A predecessor placed later closes a cycle: read it as recorded.
     auto end_of = [&](uint32_t d, uint8_t later) { return n.flags & later ? slots[d].recorded_end() : end_[d]; };
@@ -514,18 +554,19 @@ int64_t Replay::time_at(std::size_t lane, int64_t at) const {
   if (lo > 0) {
     uint32_t f = g_.frontier_[base + lo - 1];
     if (f != kNone) {
-      std::size_t id = base + f;
+      std::size_t id = g_.position_[base + f];
       replayed = at >= s.end(f) ? end_[id] + (at - s.end(f)) : std::min(start_[id] + (at - s.ts[f]), end_[id]);
     }
   }
-  if (lo < s.size()) replayed = std::min(replayed, start_[base + lo]);
+  if (lo < s.size()) replayed = std::min(replayed, start_[g_.position_[base + lo]]);
   return replayed;
 }
 
 int64_t Replay::max_error_ns() const {
   int64_t worst = 0;
-  for (std::size_t id = 0; id < g_.spans_; ++id) {
+  for (std::size_t id = 0; id < g_.slots_.size(); ++id) {
     const ReplayGraph::Slot& n = g_.slots_[id];
+    if (n.kind == SpanKind::stage) continue;
     worst = std::max({worst, std::abs(start_[id] - n.ts), std::abs(end_[id] - n.recorded_end())});
   }
   return worst;
@@ -544,6 +585,7 @@ std::vector<WhatIfKind> UnitReplayer::units(const Replay& replay, const std::str
 
 std::vector<WhatIfKind> UnitReplayer::units(const std::function<int64_t(std::size_t, int64_t)>& time_at,
                                             int64_t trace_end, const std::string& only) const {
+  PhaseClock clock("units", PhaseKind::scales);
   // The kinds asked for and those they nest in (their markers bound its units).
   std::vector<bool> wanted(kinds_.size(), only.empty());
   for (std::string kind = only; !kind.empty();) {
@@ -787,7 +829,7 @@ LanesModel::LanesModel(const ReplayGraph& g, std::size_t marker_lane) : g_(g), l
   // its gap from its chunk before (of the same stage), the marker lane's wake-up.
   std::vector<int64_t> claims, gaps, wakes;
   for (std::size_t id = 0; id < g_.spans_; ++id) {
-    const ReplayGraph::Slot& n = g_.slots_[id];
+    const ReplayGraph::Slot& n = g_.slot_of_span(id);
     bool marker = id >= g_.offset_[lane_] && id < g_.offset_[lane_ + 1];
     if (n.kind == SpanKind::chunk && !marker && n.ready != kNone) {
       bool at_start = n.flags & kReadyAtStart;
@@ -828,7 +870,7 @@ LanesModel::Run LanesModel::run(const WhatIfChanges& c, std::size_t lanes) const
   std::vector<std::pair<int64_t, uint32_t>> chunks;
   for (std::size_t i = 0; i < own.size(); ++i) {
     auto id = static_cast<uint32_t>(base + i);
-    const ReplayGraph::Slot& n = g_.slots_[id];
+    const ReplayGraph::Slot& n = g_.slot_of_span(id);
     if (n.kind == SpanKind::wake || n.ts < recorded) continue;  // a wake, or work a chain covered
     int64_t start = replayed + (n.ts - recorded);
     auto stages = stages_of_publish_.find(id);
@@ -846,7 +888,7 @@ LanesModel::Run LanesModel::run(const WhatIfChanges& c, std::size_t lanes) const
     int64_t chain_end = n.recorded_end();
     bool waits = false;
     for (std::size_t j = i + 1; j < own.size(); ++j) {
-      const ReplayGraph::Slot& m = g_.slots_[base + j];
+      const ReplayGraph::Slot& m = g_.slot_of_span(base + j);
       bool of_chain = (m.kind == SpanKind::chunk || m.kind == SpanKind::stage_wait) &&
                       std::find(stages->second.begin(), stages->second.end(), m.stage) != stages->second.end();
       if (!of_chain) break;

@@ -13,8 +13,8 @@
 // work the median and the rest, preemption, kept.
 //
 // The graph is built once (ReplayGraph) and replayed as often as a question needs (the
-// rank replays it three times a group): a replay is one pass over the graph's nodes in an
-// order where every node comes after its predecessors.
+// rank replays it three times a group): a replay is one pass over the graph's nodes, laid
+// out in an order where every node comes after its predecessors.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -85,15 +85,16 @@ class ReplayGraph {
   const Trace& trace_;
   std::size_t spans_ = 0;
   std::vector<std::size_t> offset_;   ///< lane l's spans from offset_[l] (span ids)
-  /// Every node: the spans (by id: a lane's offset plus its index there), then the stages'
-  /// completions.
+  /// Every node (the spans and the stages' completions) in an order where each comes after
+  /// its predecessors: a replay is one pass over it (a predecessor placed later closes a
+  /// cycle, marked in its node's flags). A node's predecessors are their places here.
   HugeTable<Slot> slots_;
-  /// The nodes in an order where each comes after its predecessors (a replay is one pass
-  /// over it; a predecessor placed later closes a cycle, marked in its node's flags).
-  HugeTable<uint32_t> order_;
+  /// Per span id (a lane's offset plus its index there): its node's place in slots_.
+  HugeTable<uint32_t> position_;
+  const Slot& slot_of_span(std::size_t id) const;
   std::vector<int64_t> stage_late_end_;  ///< per stage: the latest recorded end of its chunks placed after it
   HugeTable<uint32_t> frontier_;    ///< per span id: its lane's latest-ending non-wake span up to it (lane index)
-  std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage: its chunks' ids (CSR)
+  std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage: its chunks' places in slots_ (CSR)
   std::vector<int64_t> stage_median_;  ///< per stage: its chunks' median duration (balance)
   std::vector<uint32_t> stage_publish_;  ///< per stage: its chain's publish before it (kNone: none recorded)
   std::vector<int64_t> stage_number_;    ///< per stage: its number in its chain
@@ -113,8 +114,8 @@ class Replay {
   /// of times: fresh buffers cost it more in page faults and zeroing than the replays).
   void run(const WhatIfChanges& changes);
 
-  int64_t start(std::size_t lane, std::size_t i) const { return start_[g_.offset_[lane] + i]; }
-  int64_t end(std::size_t lane, std::size_t i) const { return end_[g_.offset_[lane] + i]; }
+  int64_t start(std::size_t lane, std::size_t i) const { return start_[g_.position_[g_.offset_[lane] + i]]; }
+  int64_t end(std::size_t lane, std::size_t i) const { return end_[g_.position_[g_.offset_[lane] + i]]; }
   /// An instant's time on a lane, replayed: the same distance after the lane's latest-ending
   /// span before it (inside a span: from that span's start), never after the next span's
   /// start.
@@ -129,7 +130,7 @@ class Replay {
 
  private:
   const ReplayGraph& g_;
-  HugeTable<int64_t> start_, end_;  ///< per node (a stage's: its completion)
+  HugeTable<int64_t> start_, end_;  ///< per node, by its place (a stage's: its completion)
   std::vector<int64_t> completion_;  ///< per stage, during a run: its latest chunk end so far
   int64_t trace_end_ = 0;
 };

@@ -8,6 +8,7 @@
 // them. Smaller tables, or a kernel that says no, get ordinary memory: only the speed
 // differs.
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -54,5 +55,39 @@ struct HugePageAllocator {
 
 template <typename T>
 using HugeTable = std::vector<T, HugePageAllocator<T>>;
+
+/// Gives a big table's memory back to the kernel while it is copied out once in any order:
+/// when every element that lies in a 2 MiB block has been read (read(i)), the block is
+/// released (MADV_DONTNEED), so that a copy into another order does not hold both tables
+/// whole. The table must not be read there again: it is for a table about to be dropped.
+/// A small table (ordinary memory) is left alone.
+template <typename T>
+class ReleaseAsRead {
+ public:
+  explicit ReleaseAsRead(HugeTable<T>& table) : table_(table) {
+    if (table.capacity() * sizeof(T) < kHugeTableMin) return;  // not on 2 MiB boundaries
+    left_.assign((table.size() * sizeof(T) + kHugePage - 1) / kHugePage, 0);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      ++left_[first_block(i)];
+      if (last_block(i) != first_block(i)) ++left_[last_block(i)];
+    }
+  }
+  /// Element i has been read for the last time.
+  void read(std::size_t i) {
+    if (left_.empty()) return;
+    settle(first_block(i));
+    if (last_block(i) != first_block(i)) settle(last_block(i));
+  }
+
+ private:
+  HugeTable<T>& table_;
+  std::vector<uint32_t> left_;  ///< per 2 MiB block: the elements in it (even in part) not read yet
+  static std::size_t first_block(std::size_t i) { return i * sizeof(T) / kHugePage; }
+  static std::size_t last_block(std::size_t i) { return ((i + 1) * sizeof(T) - 1) / kHugePage; }
+  void settle(std::size_t block) {
+    if (--left_[block] == 0)
+      madvise(reinterpret_cast<char*>(table_.data()) + block * kHugePage, kHugePage, MADV_DONTNEED);
+  }
+};
 
 }  // namespace jqtrace

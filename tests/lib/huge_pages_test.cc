@@ -4,6 +4,9 @@
 
 #include <cstdint>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 using jqtrace::HugeTable;
 using jqtrace::kHugePage;
 using jqtrace::kHugeTableMin;
@@ -31,4 +34,46 @@ TEST_CASE("HugeTable: small tables are ordinary memory, copies and moves work") 
   HugeTable<int32_t> moved = std::move(big);
   CHECK(moved.back() == 3);
   CHECK(reinterpret_cast<uintptr_t>(moved.data()) % kHugePage == 0);
+}
+
+namespace {
+
+/// Whether the page holding p is in memory (mincore).
+bool resident(const void* p) {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  unsigned char in = 0;
+  void* start = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(p) / page * page);
+  REQUIRE(mincore(start, page, &in) == 0);
+  return in & 1;
+}
+
+}  // namespace
+
+TEST_CASE("ReleaseAsRead: a block goes back to the kernel when every element in it has been read, not before") {
+  struct Wide {  // 24 bytes: elements straddle the 2 MiB blocks' edges
+    uint64_t a, b, c;
+  };
+  const std::size_t per_block = kHugePage / sizeof(Wide);
+  HugeTable<Wide> table(per_block * 3, Wide{1, 2, 3});  // touched: every page resident
+  REQUIRE(reinterpret_cast<uintptr_t>(table.data()) % kHugePage == 0);
+  jqtrace::ReleaseAsRead<Wide> release(table);
+  // Read backwards through block 1 and the first element of block 2 (which straddles the
+  // edge): block 1 is given back; block 0 and 2 stay, one element of block 0 unread.
+  const std::size_t edge = (2 * kHugePage) / sizeof(Wide);  // the element across blocks 1 and 2
+  for (std::size_t i = edge + 1; i-- > per_block + 1;) release.read(i);
+  CHECK(resident(&table[per_block + per_block / 2]));  // the element straddling 0 and 1 unread
+  release.read(per_block);  // straddles blocks 0 and 1: block 1 complete now
+  CHECK_FALSE(resident(&table[per_block + per_block / 2]));
+  CHECK(resident(&table[0]));
+  CHECK(resident(&table[edge + 10]));
+  for (std::size_t i = 0; i < per_block; ++i) release.read(i);
+  CHECK_FALSE(resident(&table[0]));
+  CHECK(resident(&table[edge + 10]));
+}
+
+TEST_CASE("ReleaseAsRead: a small table is ordinary memory and is left alone") {
+  HugeTable<uint32_t> small(1000, 5);
+  jqtrace::ReleaseAsRead<uint32_t> release(small);
+  for (std::size_t i = 0; i < small.size(); ++i) release.read(i);
+  CHECK(small[999] == 5);
 }
