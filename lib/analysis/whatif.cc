@@ -240,12 +240,13 @@ class ReplayGraph::Builder {
     for (std::size_t s = 0; s < stages_; ++s)
       if (has_chunks(static_cast<uint32_t>(s)))
         g_.stage_publish_[s] = publish_before(stage_chain_[s], nodes_[stage_chunks_[stage_begin_[s]]].ts);
+    std::vector<uint32_t> ready = stage_readiness();
     for (uint32_t g = 0; g < g_.spans_; ++g) {
       Slot& n = nodes_[g];
       if (n.kind == SpanKind::stage_wait) {
         if (has_chunks(n.stage)) n.ready = static_cast<uint32_t>(g_.spans_) + n.stage;
       } else if (n.kind == SpanKind::chunk) {
-        n.ready = readiness(g);
+        n.ready = ready[n.stage] == kEachChunk ? publish_before(chain(g), n.ts) : ready[n.stage];
       }
     }
   }
@@ -263,14 +264,24 @@ class ReplayGraph::Builder {
     return after == first ? *first : *(after - 1);
   }
 
-  /// A chunk's readiness: its chain's latest publish before it (stage 0), or its previous
-  /// stage; kNone when that was not recorded.
-  uint32_t readiness(uint32_t g) {
-    int64_t c = chain(g), s = stage(g);
-    if (s == 0) return publish_before(c, nodes_[g].ts);
-    uint32_t previous = stage_id(c, s - 1, false);
-    if (previous == kNone || !has_chunks(previous)) return kNone;
-    return static_cast<uint32_t>(g_.spans_) + previous;
+  /// Per stage, its chunks' readiness: its chain's publish (stage 0), or its previous stage;
+  /// kNone when that was not recorded, kEachChunk for a stage 0 of a chain published more
+  /// than once (each chunk follows the latest publish before it). Found once a stage, not
+  /// once a chunk: the lookups were a third of the graph's links.
+  static constexpr uint32_t kEachChunk = kNone - 1;
+  std::vector<uint32_t> stage_readiness() {
+    std::vector<uint32_t> ready(stages_, kNone);
+    for (std::size_t s = 0; s < stages_; ++s) {
+      int64_t c = stage_chain_[s], number = g_.stage_number_[s];
+      if (number == 0) {
+        const Run* run = publish_runs_.find(c);
+        if (run) ready[s] = run->count == 1 ? publishes_[run->begin] : kEachChunk;
+        continue;
+      }
+      uint32_t previous = stage_id(c, number - 1, false);
+      if (previous != kNone && has_chunks(previous)) ready[s] = static_cast<uint32_t>(g_.spans_) + previous;
+    }
+    return ready;
   }
 
   /// Each span's binding predecessor and the gap after it, from the recording alone.
@@ -305,16 +316,32 @@ class ReplayGraph::Builder {
   void cap_work() {
     PairMap<uint32_t> ids;
     std::vector<std::vector<int64_t>> samples;
+    // The last (category, cap) of each stage's chunks: a stage's chunks are nearly always of
+    // one category, and the map's lookup was most of this pass.
+    std::vector<std::pair<uint32_t, uint32_t>> stage_cap(stages_, {0, kNone});
+    std::vector<bool> has_chunks;  // per category
     for (uint32_t g = 0; g < g_.spans_; ++g) {
       Slot& n = nodes_[g];
       if (n.kind != SpanKind::chunk && n.kind != SpanKind::publish) continue;
-      // Publishes keyed apart from chunks: stage -1.
-      int64_t key_stage = n.kind == SpanKind::chunk ? stage(g) : -1;
-      auto [it, added] = ids.try_emplace({n.category, key_stage}, static_cast<uint32_t>(samples.size()));
-      if (added) samples.emplace_back();
-      samples[it->second].push_back(n.dur);
-      n.cap = it->second;
+      if (n.kind == SpanKind::chunk) {
+        if (has_chunks.size() <= n.category) has_chunks.resize(n.category + 1, false);
+        has_chunks[n.category] = true;
+      }
+      auto* memo = n.kind == SpanKind::chunk ? &stage_cap[n.stage] : nullptr;
+      if (!memo || memo->second == kNone || memo->first != n.category) {
+        // Publishes keyed apart from chunks: stage -1.
+        int64_t key_stage = n.kind == SpanKind::chunk ? stage(g) : -1;
+        auto [it, added] = ids.try_emplace({n.category, key_stage}, static_cast<uint32_t>(samples.size()));
+        if (added) samples.emplace_back();
+        n.cap = it->second;
+        if (memo) *memo = {n.category, n.cap};
+      } else {
+        n.cap = memo->second;
+      }
+      samples[n.cap].push_back(n.dur);
     }
+    for (std::size_t c = 0; c < has_chunks.size(); ++c)
+      if (has_chunks[c]) g_.chunk_categories_.push_back(c);
     for (auto& durations : samples) {
       int64_t median = median_of(durations);
       g_.medians_.push_back(median);
@@ -459,14 +486,6 @@ ReplayGraph::~ReplayGraph() = default;
 
 const ReplayGraph::Slot& ReplayGraph::slot_of_span(std::size_t id) const { return slots_[position_[id]]; }
 
-std::vector<std::size_t> ReplayGraph::categories_with_chunks() const {
-  std::vector<std::size_t> out;
-  for (const Slot& n : slots_)
-    if (n.kind == SpanKind::chunk) out.push_back(n.category);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
 
 Replay::Replay(const ReplayGraph& graph, const WhatIfChanges& changes) : g_(graph) {
   start_.resize(g_.slots_.size());

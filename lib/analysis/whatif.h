@@ -74,7 +74,7 @@ class ReplayGraph {
   std::size_t spans() const { return spans_; }
   const ReplayAnomalies& anomalies() const { return anomalies_; }
   /// The categories whose chains have chunks, and those with publishes (the rank's rows).
-  std::vector<std::size_t> categories_with_chunks() const;
+  const std::vector<std::size_t>& categories_with_chunks() const { return chunk_categories_; }
   bool has_publishes() const { return has_publishes_; }
   bool has_waits() const { return has_waits_; }
 
@@ -101,6 +101,7 @@ class ReplayGraph {
   std::vector<int64_t> caps_;         ///< a (group, stage)'s work cap, ns
   std::vector<int64_t> medians_;      ///< a (group, stage)'s median duration, ns (a preempted chunk's work)
   int64_t last_work_end_ = 0;         ///< the latest recorded end of a non-wake span
+  std::vector<std::size_t> chunk_categories_;  ///< the categories of chunks, each once, in order
   ReplayAnomalies anomalies_;
   bool has_publishes_ = false, has_waits_ = false;
   class Builder;
