@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
@@ -43,6 +45,17 @@ int64_t median_of(std::vector<int64_t>& v) {
   auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
   return *mid;
+}
+
+/// How many of a lane's spans start by `at`.
+std::size_t spans_started_by(const SpanTable& s, int64_t at) {
+  std::size_t lo = 0, hi = s.size();
+  while (lo < hi) {
+    std::size_t mid = lo + (hi - lo) / 2;
+    if (s.ts[mid] <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 int64_t scaled(int64_t ns, double factor) { return static_cast<int64_t>(std::llround(static_cast<double>(ns) * factor)); }
@@ -470,6 +483,13 @@ class ReplayGraph::Builder {
       n.ready = placed(n.ready);
     }
     nodes_ = HugeTable<Slot>();  // freed before the replays allocate theirs
+    for (uint32_t k = 0; k < g_.slots_.size(); ++k) {
+      const Slot& n = g_.slots_[k];
+      if (n.flags & kNested) g_.start_read_.push_back(n.pred);
+      else if (n.flags & kReadyAtStart) g_.start_read_.push_back(n.ready);
+    }
+    std::sort(g_.start_read_.begin(), g_.start_read_.end());
+    g_.start_read_.erase(std::unique(g_.start_read_.begin(), g_.start_read_.end()), g_.start_read_.end());
     for (uint32_t& chunk : stage_chunks_) chunk = position[chunk];
     position.resize(g_.spans_);
     g_.position_ = std::move(position);
@@ -487,61 +507,159 @@ ReplayGraph::~ReplayGraph() = default;
 const ReplayGraph::Slot& ReplayGraph::slot_of_span(std::size_t id) const { return slots_[position_[id]]; }
 
 
-Replay::Replay(const ReplayGraph& graph, const WhatIfChanges& changes) : g_(graph) {
-  start_.resize(g_.slots_.size());
-  end_.resize(g_.slots_.size());
-  run(changes);
+Replay::Replay(const ReplayGraph& graph, const std::vector<LanePoint>& points) : g_(graph) {
+  // The spans time_at reads the starts of: each point's lane's latest-ending span before it
+  // and the span after it.
+  kept_ = g_.start_read_;
+  for (const LanePoint& p : points) {
+    const SpanTable& s = g_.trace_.lanes[p.lane].spans;
+    std::size_t after = spans_started_by(s, p.ts);
+    std::size_t base = g_.offset_[p.lane];
+    if (after > 0 && g_.frontier_[base + after - 1] != kNone)
+      kept_.push_back(g_.position_[base + g_.frontier_[base + after - 1]]);
+    if (after < s.size()) kept_.push_back(g_.position_[base + after]);
+  }
+  std::sort(kept_.begin(), kept_.end());
+  kept_.erase(std::unique(kept_.begin(), kept_.end()), kept_.end());
 }
 
-void Replay::run(const WhatIfChanges& c) {
+std::size_t Replay::kept_index(uint32_t place) const {
+  auto at = std::lower_bound(kept_.begin(), kept_.end(), place);
+  if (at == kept_.end() || *at != place) throw std::logic_error("whatif: a replayed start that was not kept was read");
+  return static_cast<std::size_t>(at - kept_.begin());
+}
+
+void Replay::run(const std::vector<WhatIfChanges>& changes) {
   PhaseClock clock("replay", PhaseKind::scales);
+  if (changes.size() > kMaxWidth) throw std::invalid_argument("whatif: too many sets of changes in one replay");
+  // The widths the commands use, compiled apart: the loop over the sets unrolled, their
+  // running values in registers.
+  switch (changes.size()) {
+    case 1: return run_width<1>(changes);
+    case 2: return run_width<2>(changes);
+    case 3: return run_width<3>(changes);
+    default: return run_width<0>(changes);
+  }
+}
+
+template <std::size_t kFixedWidth>
+void Replay::run_width(const std::vector<WhatIfChanges>& changes) {
   const auto& slots = g_.slots_;
+  const std::size_t width = kFixedWidth ? kFixedWidth : changes.size();
+  width_ = width;
+  end_.resize(slots.size() * width);
+  kept_start_.resize(kept_.size() * width);
   // Each stage's latest chunk end so far: a chunk's end is pushed here as it is replayed,
   // and the stage's node (after its chunks) reads it; chunks placed after it (a cycle)
   // count as recorded (stage_late_end_).
-  completion_.assign(g_.stage_late_end_.begin(), g_.stage_late_end_.end());
-  int64_t last_work = INT64_MIN;
+  completion_.resize(g_.stage_late_end_.size() * width);
+  for (std::size_t s = 0; s < g_.stage_late_end_.size(); ++s)
+    std::fill_n(completion_.begin() + static_cast<std::ptrdiff_t>(s * width), width, g_.stage_late_end_[s]);
+  // Per category (the last entry: any other), the sets that change its chunks' and its
+  // publishes' durations, as bits.
+  std::size_t categories = 0;
+  for (const WhatIfChanges& c : changes) categories = std::max({categories, c.chunk_factor.size(), c.publish_factor.size()});
+  std::vector<uint32_t> chunks_changed(categories + 1, 0), publishes_changed(categories + 1, 0);
+  for (std::size_t k = 0; k < width; ++k)
+    for (std::size_t c = 0; c <= categories; ++c) {
+      if (changes[k].balance != 0 || WhatIfChanges::factor(changes[k].chunk_factor, c) != 1) chunks_changed[c] |= 1u << k;
+      if (WhatIfChanges::factor(changes[k].publish_factor, c) != 1) publishes_changed[c] |= 1u << k;
+    }
+  int64_t last_work[kMaxWidth], worst[kMaxWidth];
+  std::fill_n(last_work, width, INT64_MIN);
+  std::fill_n(worst, width, 0);
+  // Each node's decisions (which predecessor binds, read as replayed or as recorded) are
+  // the same under every set of changes: they are made once, and each loop over the sets
+  // is straight-line code. (Branching inside the loop, each of its unrolled copies
+  // mispredicted on its own: three sets cost as much as three replays.)
+  bool wake_as_recorded[kMaxWidth];
+  for (std::size_t k = 0; k < width; ++k) wake_as_recorded[k] = changes[k].wake_factor == 1;
+  std::size_t next_kept = 0;
   const auto count = static_cast<uint32_t>(slots.size());
   for (uint32_t id = 0; id < count; ++id) {
     const ReplayGraph::Slot& n = slots[id];
-    // A predecessor placed later closes a cycle: read it as recorded.
-    auto end_of = [&](uint32_t d, uint8_t later) { return n.flags & later ? slots[d].recorded_end() : end_[d]; };
-    auto start_of = [&](uint32_t d, uint8_t later) { return n.flags & later ? slots[d].ts : start_[d]; };
+    int64_t* ends = &end_[id * width];
+    int64_t* kept = nullptr;  // where its start is kept, if it is
+    if (next_kept < kept_.size() && kept_[next_kept] == id) kept = &kept_start_[next_kept++ * width];
     if (n.kind == SpanKind::stage) {
-      start_[id] = end_[id] = completion_[n.stage];
+      for (std::size_t k = 0; k < width; ++k) ends[k] = completion_[n.stage * width + k];
+      if (kept) std::copy_n(ends, width, kept);
       continue;
     }
-    int64_t start = n.ts;
+    // A predecessor's replayed times, or (placed later: a cycle) its recorded one in each set.
+    auto replayed_or = [&](bool recorded, int64_t value, const int64_t* replayed, int64_t* fill) -> const int64_t* {
+      if (!recorded) return replayed;
+      std::fill_n(fill, width, value);
+      return fill;
+    };
+    int64_t starts[kMaxWidth], scratch[3][kMaxWidth];
     bool readies = n.kind == SpanKind::chunk && n.ready != kNone;
+    bool pred_later = n.flags & kPredLater, ready_later = n.flags & kReadyLater;
     if (n.flags & kNested) {
-      start = start_of(n.pred, kPredLater) + (n.ts - slots[n.pred].ts);
+      // Its offset from its lane's previous span's start.
+      const ReplayGraph::Slot& p = slots[n.pred];
+      const int64_t* base = replayed_or(pred_later, p.ts, pred_later ? nullptr : &kept_start_[kept_index(n.pred) * width], scratch[0]);
+      for (std::size_t k = 0; k < width; ++k) starts[k] = base[k] + (n.ts - p.ts);
     } else if (n.pred != kNone || readies) {
-      int64_t pred_end = n.pred == kNone ? INT64_MIN : end_of(n.pred, kPredLater);
-      int64_t ready_at = INT64_MIN, ready_recorded = INT64_MIN;
+      const int64_t* pred_end = nullptr;
+      int64_t pred_recorded = INT64_MIN;
+      if (n.pred != kNone) {
+        pred_recorded = slots[n.pred].recorded_end();
+        pred_end = replayed_or(pred_later, pred_recorded, &end_[n.pred * width], scratch[0]);
+      } else {
+        pred_end = replayed_or(true, INT64_MIN, nullptr, scratch[0]);
+      }
+      const int64_t* ready_at = nullptr;
+      int64_t ready_recorded = INT64_MIN;
       if (readies) {
         bool at_start = n.flags & kReadyAtStart;
-        ready_at = at_start ? start_of(n.ready, kReadyLater) : end_of(n.ready, kReadyLater);
         ready_recorded = at_start ? slots[n.ready].ts : slots[n.ready].recorded_end();
+        const int64_t* replayed =
+            ready_later ? nullptr : at_start ? &kept_start_[kept_index(n.ready) * width] : &end_[n.ready * width];
+        ready_at = replayed_or(ready_later, ready_recorded, replayed, scratch[1]);
+      } else {
+        ready_at = replayed_or(true, INT64_MIN, nullptr, scratch[1]);
       }
-      // The recorded gap after the binding predecessor, kept after its replayed time.
+      // The recorded gap after the binding predecessor, kept after its replayed time; never
+      // before the other one.
       bool by_ready = n.flags & kByReady;
-      int64_t gap = n.ts - (by_ready ? ready_recorded : slots[n.pred].recorded_end());
-      start = std::max((by_ready ? ready_at : pred_end) + gap, by_ready ? pred_end : ready_at);
+      int64_t gap = n.ts - (by_ready ? ready_recorded : pred_recorded);
+      const int64_t* binding = by_ready ? ready_at : pred_end;
+      const int64_t* other = by_ready ? pred_end : ready_at;
+      for (std::size_t k = 0; k < width; ++k) starts[k] = std::max(binding[k] + gap, other[k]);
+    } else {
+      std::fill_n(starts, width, n.ts);
     }
-    start_[id] = start;
     if (n.kind == SpanKind::stage_wait && n.ready != kNone) {
       // Its stage's replayed completion plus its recorded wake-up, never before it starts.
       int64_t wake = n.recorded_end() - slots[n.ready].ts;
-      end_[id] = std::max(start, end_of(n.ready, kReadyLater) + (c.wake_factor == 1 ? wake : scaled(wake, c.wake_factor)));
+      const int64_t* stage_end = replayed_or(ready_later, slots[n.ready].recorded_end(), &end_[n.ready * width], scratch[2]);
+      for (std::size_t k = 0; k < width; ++k)
+        ends[k] = std::max(starts[k], stage_end[k] + (wake_as_recorded[k] ? wake : scaled(wake, changes[k].wake_factor)));
     } else {
-      end_[id] = start + changed_duration(g_, n, c);
+      // Which sets change its duration (bit k; most nodes keep theirs under most changes).
+      uint32_t changed = n.kind == SpanKind::chunk ? chunks_changed[std::min<std::size_t>(n.category, categories)]
+                         : n.kind == SpanKind::publish ? publishes_changed[std::min<std::size_t>(n.category, categories)]
+                                                       : 0;
+      for (std::size_t k = 0; k < width; ++k) ends[k] = starts[k] + n.dur;
+      for (std::size_t k = 0; changed; ++k, changed >>= 1)
+        if (changed & 1) ends[k] = starts[k] + changed_duration(g_, n, changes[k]);
     }
+    if (kept) std::copy_n(starts, width, kept);
     // Every chunk has a stage (link_stages makes one for each).
-    if (n.kind == SpanKind::chunk) completion_[n.stage] = std::max(completion_[n.stage], end_[id]);
-    if (n.kind != SpanKind::wake) last_work = std::max(last_work, end_[id]);
+    if (n.kind == SpanKind::chunk)
+      for (std::size_t k = 0; k < width; ++k)
+        completion_[n.stage * width + k] = std::max(completion_[n.stage * width + k], ends[k]);
+    if (n.kind != SpanKind::wake)
+      for (std::size_t k = 0; k < width; ++k) last_work[k] = std::max(last_work[k], ends[k]);
+    for (std::size_t k = 0; k < width; ++k)
+      worst[k] = std::max(worst[k], std::max(std::abs(starts[k] - n.ts), std::abs(ends[k] - n.recorded_end())));
   }
+  worst_.assign(worst, worst + width);
   int64_t hi = whole_trace(g_.trace_).hi;
-  trace_end_ = last_work == INT64_MIN ? hi : last_work + (hi - g_.last_work_end_);
+  trace_end_.resize(width);
+  for (std::size_t k = 0; k < width; ++k)
+    trace_end_[k] = last_work[k] == INT64_MIN ? hi : last_work[k] + (hi - g_.last_work_end_);
 }
 
 int64_t Replay::changed_duration(const ReplayGraph& g, const ReplayGraph::Slot& n, const WhatIfChanges& c) {
@@ -560,35 +678,22 @@ int64_t Replay::changed_duration(const ReplayGraph& g, const ReplayGraph::Slot& 
   return d;
 }
 
-int64_t Replay::time_at(std::size_t lane, int64_t at) const {
+int64_t Replay::time_at(std::size_t lane, int64_t at, std::size_t k) const {
   const SpanTable& s = g_.trace_.lanes[lane].spans;
-  std::size_t lo = 0, hi = s.size();  // the spans that start by `at`: [0, lo)
-  while (lo < hi) {
-    std::size_t mid = lo + (hi - lo) / 2;
-    if (s.ts[mid] <= at) lo = mid + 1;
-    else hi = mid;
-  }
+  std::size_t lo = spans_started_by(s, at);
   std::size_t base = g_.offset_[lane];
+  auto start_of = [&](uint32_t place) { return kept_start_[kept_index(place) * width_ + k]; };
   int64_t replayed = at;
   if (lo > 0) {
     uint32_t f = g_.frontier_[base + lo - 1];
     if (f != kNone) {
-      std::size_t id = g_.position_[base + f];
-      replayed = at >= s.end(f) ? end_[id] + (at - s.end(f)) : std::min(start_[id] + (at - s.ts[f]), end_[id]);
+      uint32_t place = g_.position_[base + f];
+      int64_t end = end_[place * width_ + k];
+      replayed = at >= s.end(f) ? end + (at - s.end(f)) : std::min(start_of(place) + (at - s.ts[f]), end);
     }
   }
-  if (lo < s.size()) replayed = std::min(replayed, start_[g_.position_[base + lo]]);
+  if (lo < s.size()) replayed = std::min(replayed, start_of(g_.position_[base + lo]));
   return replayed;
-}
-
-int64_t Replay::max_error_ns() const {
-  int64_t worst = 0;
-  for (std::size_t id = 0; id < g_.slots_.size(); ++id) {
-    const ReplayGraph::Slot& n = g_.slots_[id];
-    if (n.kind == SpanKind::stage) continue;
-    worst = std::max({worst, std::abs(start_[id] - n.ts), std::abs(end_[id] - n.recorded_end())});
-  }
-  return worst;
 }
 
 UnitReplayer::UnitReplayer(const Trace& trace, const UnitRequest& unit_at) : trace_(trace) {
@@ -598,8 +703,18 @@ UnitReplayer::UnitReplayer(const Trace& trace, const UnitRequest& unit_at) : tra
   for (std::size_t k = 0; k < kinds_.size(); ++k) plans_.push_back(planner.plan(kinds_[k], markers_[k]));
 }
 
-std::vector<WhatIfKind> UnitReplayer::units(const Replay& replay, const std::string& only) const {
-  return units([&](std::size_t lane, int64_t ts) { return replay.time_at(lane, ts); }, replay.trace_end(), only);
+std::vector<LanePoint> UnitReplayer::points() const {
+  std::vector<LanePoint> out;
+  for (std::size_t k = 0; k < kinds_.size(); ++k) {
+    const Markers& m = markers_[k];
+    for (std::size_t i = 0; i < m.size(); ++i) out.push_back({static_cast<std::size_t>(m.lane[i]), m.ts[i]});
+    if (m.size() && plans_[k].rule.lane_stopped) out.push_back({static_cast<std::size_t>(m.lane.back()), plans_[k].outer.hi});
+  }
+  return out;
+}
+
+std::vector<WhatIfKind> UnitReplayer::units(const Replay& replay, std::size_t k, const std::string& only) const {
+  return units([&](std::size_t lane, int64_t ts) { return replay.time_at(lane, ts, k); }, replay.trace_end(k), only);
 }
 
 std::vector<WhatIfKind> UnitReplayer::units(const std::function<int64_t(std::size_t, int64_t)>& time_at,
@@ -650,15 +765,16 @@ std::vector<WhatIfKind> UnitReplayer::units(const std::function<int64_t(std::siz
 
 WhatIfResult what_if(const ReplayGraph& graph, const WhatIfChanges& changes, const UnitRequest& unit_at) {
   WhatIfResult result;
-  Replay changed(graph, WhatIfChanges{});
-  result.identity_error_ns = changed.max_error_ns();
+  UnitReplayer units(graph.trace(), unit_at);
+  Replay replay(graph, units.points());
+  replay.run({WhatIfChanges{}, changes});  // 0: the recording, the test of the graph; 1: the changes
+  result.identity_error_ns = replay.max_error_ns(0);
   result.spans = graph.spans();
   result.anomalies = graph.anomalies();
-  changed.run(changes);
   Range whole = whole_trace(graph.trace());
   result.measured_ns = whole.length();
-  result.predicted_ns = changed.trace_end() - whole.lo;
-  result.kinds = UnitReplayer(graph.trace(), unit_at).units(changed);
+  result.predicted_ns = replay.trace_end(1) - whole.lo;
+  result.kinds = units.units(replay, 1);
   return result;
 }
 
@@ -682,14 +798,18 @@ WhatIfRank what_if_rank(const ReplayGraph& graph, const UnitRequest& unit_at, co
   rank.measured_ns = whole.length();
   UnitReplayer units(trace, unit_at);
   rank.unit_kind = unit_kind;
-  auto unit_median = [&](const Replay& replay) -> int64_t {
+  std::vector<LanePoint> points = units.points();
+  auto unit_median = [&](const Replay& replay, std::size_t k) -> int64_t {
     if (rank.unit_kind.empty()) return 0;
-    for (const WhatIfKind& k : units.units(replay, rank.unit_kind))
-      if (k.kind == rank.unit_kind) return median_unit(k.predicted);
+    for (const WhatIfKind& kind : units.units(replay, k, rank.unit_kind))
+      if (kind.kind == rank.unit_kind) return median_unit(kind.predicted);
     return 0;
   };
-  auto identity = std::make_unique<Replay>(graph, WhatIfChanges{});
-  rank.unit_median_ns = unit_median(*identity);
+  {
+    Replay identity(graph, points);
+    identity.run({WhatIfChanges{}});
+    rank.unit_median_ns = unit_median(identity, 0);
+  }
   // Each candidate: its name and the changes that remove `fraction` of it.
   struct Candidate {
     std::string name;
@@ -721,17 +841,17 @@ WhatIfRank what_if_rank(const ReplayGraph& graph, const UnitRequest& unit_at, co
                             return c;
                           }});
   }
-  // Every (candidate, speedup) its own replay, independent of the others: on `threads`,
-  // each thread replaying in the memory of a replay it took from the pool.
+  // Each candidate's three speedups replayed in one pass, independent of the other
+  // candidates: on `threads`, each thread replaying in the memory of a replay it took from
+  // the pool.
   constexpr int kSpeedups[] = {25, 50, 100};
-  rank.rows.resize(candidates.size() * 3);
+  constexpr std::size_t kWidth = std::size(kSpeedups);
+  rank.rows.resize(candidates.size() * kWidth);
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<Replay>> pool;
-  pool.push_back(std::move(identity));
-  run_parallel(rank.rows.size(), threads, [&](std::size_t i) {
-    const Candidate& candidate = candidates[i / 3];
-    int speedup = kSpeedups[i % 3];
-    WhatIfChanges change = candidate.change(speedup / 100.0);
+  run_parallel(candidates.size(), threads, [&](std::size_t i) {
+    std::vector<WhatIfChanges> changes;
+    for (int speedup : kSpeedups) changes.push_back(candidates[i].change(speedup / 100.0));
     std::unique_ptr<Replay> replay;
     {
       std::lock_guard<std::mutex> lock(pool_mutex);
@@ -740,10 +860,11 @@ WhatIfRank what_if_rank(const ReplayGraph& graph, const UnitRequest& unit_at, co
         pool.pop_back();
       }
     }
-    if (replay) replay->run(change);
-    else replay = std::make_unique<Replay>(graph, change);
-    rank.rows[i] = {candidate.name, speedup, whole.hi - replay->trace_end(),
-                    rank.unit_kind.empty() ? 0 : rank.unit_median_ns - unit_median(*replay)};
+    if (!replay) replay = std::make_unique<Replay>(graph, points);
+    replay->run(changes);
+    for (std::size_t k = 0; k < kWidth; ++k)
+      rank.rows[i * kWidth + k] = {candidates[i].name, kSpeedups[k], whole.hi - replay->trace_end(k),
+                                   rank.unit_kind.empty() ? 0 : rank.unit_median_ns - unit_median(*replay, k)};
     std::lock_guard<std::mutex> lock(pool_mutex);
     pool.push_back(std::move(replay));
   });
@@ -985,7 +1106,9 @@ WhatIfResult what_if_lanes(const ReplayGraph& graph, const WhatIfChanges& change
                            std::size_t marker_lane, std::size_t lanes) {
   const Trace& trace = graph.trace();
   WhatIfResult result;
-  result.identity_error_ns = Replay(graph, WhatIfChanges{}).max_error_ns();
+  Replay identity(graph, {});
+  identity.run({WhatIfChanges{}});
+  result.identity_error_ns = identity.max_error_ns();
   result.spans = graph.spans();
   result.anomalies = graph.anomalies();
   result.lanes = lanes;

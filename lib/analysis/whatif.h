@@ -96,6 +96,9 @@ class ReplayGraph {
   HugeTable<uint32_t> frontier_;    ///< per span id: its lane's latest-ending non-wake span up to it (lane index)
   std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage: its chunks' places in slots_ (CSR)
   std::vector<int64_t> stage_median_;  ///< per stage: its chunks' median duration (balance)
+  /// The places whose replayed start a later node reads (a nested span's predecessor, a
+  /// publish a chunk was claimed during), ascending.
+  std::vector<uint32_t> start_read_;
   std::vector<uint32_t> stage_publish_;  ///< per stage: its chain's publish before it (kNone: none recorded)
   std::vector<int64_t> stage_number_;    ///< per stage: its number in its chain
   std::vector<int64_t> caps_;         ///< a (group, stage)'s work cap, ns
@@ -107,33 +110,50 @@ class ReplayGraph {
   class Builder;
 };
 
-/// Every span's replayed start and end, and the trace's replayed end.
+/// An instant on a lane (its recorded time) whose replayed time a replay is asked for.
+struct LanePoint {
+  std::size_t lane = 0;
+  int64_t ts = 0;
+};
+
+/// Replays of a graph, several sets of changes in one pass over it (the rank replays each
+/// cost at three speedups: its nodes are read once for the three). Every node's replayed
+/// end is kept; a start only where something reads it later: a nested span's predecessor,
+/// a publish its chunks were claimed during, the spans around the instants asked about.
 class Replay {
  public:
-  Replay(const ReplayGraph& graph, const WhatIfChanges& changes);
-  /// Replays again with other changes, in the same memory (the rank replays a graph dozens
-  /// of times: fresh buffers cost it more in page faults and zeroing than the replays).
-  void run(const WhatIfChanges& changes);
-
-  int64_t start(std::size_t lane, std::size_t i) const { return start_[g_.position_[g_.offset_[lane] + i]]; }
-  int64_t end(std::size_t lane, std::size_t i) const { return end_[g_.position_[g_.offset_[lane] + i]]; }
-  /// An instant's time on a lane, replayed: the same distance after the lane's latest-ending
-  /// span before it (inside a span: from that span's start), never after the next span's
-  /// start.
-  int64_t time_at(std::size_t lane, int64_t ts) const;
+  /// points: the instants time_at will be asked about.
+  Replay(const ReplayGraph& graph, const std::vector<LanePoint>& points);
+  /// Replays each set of changes (k: its index), in the same memory as the run before
+  /// (the rank replays a graph dozens of times: fresh buffers cost it more in page faults
+  /// and zeroing than the replays).
+  void run(const std::vector<WhatIfChanges>& changes);
+  std::size_t width() const { return width_; }
+  /// An instant's time on a lane, replayed under changes k: the same distance after the
+  /// lane's latest-ending span before it (inside a span: from that span's start), never
+  /// after the next span's start. Only for the points given at construction (else throws).
+  int64_t time_at(std::size_t lane, int64_t ts, std::size_t k = 0) const;
   /// The trace's end replayed: its recorded tail after the last work kept after the last
   /// work's replayed end.
-  int64_t trace_end() const { return trace_end_; }
+  int64_t trace_end(std::size_t k = 0) const { return trace_end_[k]; }
   /// The largest |replayed - recorded| over every span's start and end (ns).
-  int64_t max_error_ns() const;
+  int64_t max_error_ns(std::size_t k = 0) const { return worst_[k]; }
   /// A span's (or publish's) duration under the changes: balanced, its work scaled up to its cap.
   static int64_t changed_duration(const ReplayGraph& g, const ReplayGraph::Slot& n, const WhatIfChanges& c);
 
  private:
   const ReplayGraph& g_;
-  HugeTable<int64_t> start_, end_;  ///< per node, by its place (a stage's: its completion)
-  std::vector<int64_t> completion_;  ///< per stage, during a run: its latest chunk end so far
-  int64_t trace_end_ = 0;
+  std::size_t width_ = 0;
+  HugeTable<int64_t> end_;         ///< per node (its place) and set of changes: [place * width + k]
+  std::vector<uint32_t> kept_;     ///< the places whose start is kept, ascending
+  std::vector<int64_t> kept_start_;  ///< [index in kept_ * width + k]
+  std::vector<int64_t> completion_;  ///< per stage and set, during a run: its latest chunk end so far
+  std::vector<int64_t> trace_end_, worst_;  ///< per set
+  /// The index in kept_ of a place whose start is kept.
+  std::size_t kept_index(uint32_t place) const;
+  static constexpr std::size_t kMaxWidth = 8;
+  template <std::size_t kFixedWidth>
+  void run_width(const std::vector<WhatIfChanges>& changes);
 };
 
 /// One kind's units measured and replayed.
@@ -161,9 +181,11 @@ struct WhatIfResult {
 class UnitReplayer {
  public:
   UnitReplayer(const Trace& trace, const UnitRequest& unit_at);
+  /// The instants units() asks a replay about.
+  std::vector<LanePoint> points() const;
   /// Each kind's units (or only `only`'s, and the kinds it nests in), measured and as the
-  /// replay moves them.
-  std::vector<WhatIfKind> units(const Replay& replay, const std::string& only = "") const;
+  /// replay moves them under its changes k.
+  std::vector<WhatIfKind> units(const Replay& replay, std::size_t k, const std::string& only = "") const;
   /// The same for any replay: an instant's replayed time on its lane, the trace's end.
   std::vector<WhatIfKind> units(const std::function<int64_t(std::size_t lane, int64_t ts)>& time_at,
                                 int64_t trace_end, const std::string& only = "") const;
