@@ -50,16 +50,18 @@ bool resident(const void* p) {
 }  // namespace
 
 TEST_CASE("ReleaseAsRead: a block goes back to the kernel when every element in it has been read, not before") {
-  struct Wide {  // 24 bytes: elements straddle the 2 MiB blocks' edges
+  struct Wide {  // 24 bytes: elements straddle the blocks' edges
     uint64_t a, b, c;
   };
-  const std::size_t per_block = kHugePage / sizeof(Wide);
-  HugeTable<Wide> table(per_block * 3, Wide{1, 2, 3});  // touched: every page resident
+  constexpr std::size_t block = jqtrace::ReleaseAsRead<Wide>::kBlock;
+  const std::size_t per_block = block / sizeof(Wide);
+  HugeTable<Wide> table(per_block * 3 + kHugeTableMin / sizeof(Wide), Wide{1, 2, 3});  // touched: resident
   REQUIRE(reinterpret_cast<uintptr_t>(table.data()) % kHugePage == 0);
   jqtrace::ReleaseAsRead<Wide> release(table);
   // Read backwards through block 1 and the first element of block 2 (which straddles the
-  // edge): block 1 is given back; block 0 and 2 stay, one element of block 0 unread.
-  const std::size_t edge = (2 * kHugePage) / sizeof(Wide);  // the element across blocks 1 and 2
+  // edge): block 1 is given back once the element across blocks 0 and 1 is read too;
+  // blocks 0 and 2 stay.
+  const std::size_t edge = (2 * block) / sizeof(Wide);  // the element across blocks 1 and 2
   for (std::size_t i = edge + 1; i-- > per_block + 1;) release.read(i);
   CHECK(resident(&table[per_block + per_block / 2]));  // the element straddling 0 and 1 unread
   release.read(per_block);  // straddles blocks 0 and 1: block 1 complete now
