@@ -93,7 +93,7 @@ class ReplayGraph {
   HugeTable<uint32_t> position_;
   const Slot& slot_of_span(std::size_t id) const;
   std::vector<int64_t> stage_late_end_;  ///< per stage: the latest recorded end of its chunks placed after it
-  HugeTable<uint32_t> frontier_;    ///< per span id: its lane's latest-ending non-wake span up to it (lane index)
+  std::vector<uint32_t> lane_frontier_;  ///< per lane: its latest-ending non-wake span (span id; kNone: none)
   std::vector<uint32_t> stage_begin_, stage_chunks_;  ///< per stage: its chunks' places in slots_ (CSR)
   std::vector<int64_t> stage_median_;  ///< per stage: its chunks' median duration (balance)
   /// The places whose replayed start a later node reads (a nested span's predecessor, a
@@ -128,7 +128,9 @@ class Replay {
   /// (the rank replays a graph dozens of times: fresh buffers cost it more in page faults
   /// and zeroing than the replays).
   void run(const std::vector<WhatIfChanges>& changes);
-  std::size_t width() const { return width_; }
+  /// Room for runs of `width` sets, so that a narrower run first does not make a wider one
+  /// move to fresh memory.
+  void reserve(std::size_t width);
   /// An instant's time on a lane, replayed under changes k: the same distance after the
   /// lane's latest-ending span before it (inside a span: from that span's start), never
   /// after the next span's start. Only for the points given at construction (else throws).
@@ -149,6 +151,15 @@ class Replay {
   std::vector<int64_t> kept_start_;  ///< [index in kept_ * width + k]
   std::vector<int64_t> completion_;  ///< per stage and set, during a run: its latest chunk end so far
   std::vector<int64_t> trace_end_, worst_;  ///< per set
+  /// A point asked about, with the nodes its time is read from (places; kNone: none) and
+  /// where their starts are kept; by lane and time.
+  struct ResolvedPoint {
+    std::size_t lane = 0;
+    int64_t ts = 0;
+    uint32_t frontier = UINT32_MAX, next = UINT32_MAX;
+    std::size_t frontier_kept = 0, next_kept = 0;
+  };
+  std::vector<ResolvedPoint> points_;
   /// The index in kept_ of a place whose start is kept.
   std::size_t kept_index(uint32_t place) const;
   static constexpr std::size_t kMaxWidth = 8;
