@@ -503,13 +503,10 @@ class ReplayGraph::Builder {
       release.read(ids[k]);
       n.pred = placed(n.pred);
       n.ready = placed(n.ready);
-    }
-    nodes_ = HugeTable<Slot>();  // freed before the replays allocate theirs
-    for (uint32_t k = 0; k < g_.slots_.size(); ++k) {
-      const Slot& n = g_.slots_[k];
       if (n.flags & kNested) g_.start_read_.push_back(n.pred);
       else if (n.flags & kReadyAtStart) g_.start_read_.push_back(n.ready);
     }
+    nodes_ = HugeTable<Slot>();  // freed before the replays allocate theirs
     std::sort(g_.start_read_.begin(), g_.start_read_.end());
     g_.start_read_.erase(std::unique(g_.start_read_.begin(), g_.start_read_.end()), g_.start_read_.end());
     for (uint32_t& chunk : stage_chunks_) chunk = position[chunk];
