@@ -13,8 +13,9 @@
 // work the median and the rest, preemption, kept.
 //
 // The graph is built once (ReplayGraph) and replayed as often as a question needs (the
-// rank replays it three times a group): a replay is one pass over the graph's nodes, laid
-// out in an order where every node comes after its predecessors.
+// rank replays it at three speedups of each group, the three in one pass): a replay is one
+// pass over the graph's nodes, laid out in an order where every node comes after its
+// predecessors.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
