@@ -344,13 +344,13 @@ class ReplayGraph::Builder {
     // The last (category, cap) of each stage's chunks: a stage's chunks are nearly always of
     // one category, and the map's lookup was most of this pass.
     std::vector<std::pair<uint32_t, uint32_t>> stage_cap(stages_, {0, kNone});
-    std::vector<bool> has_chunks;  // per category
+    std::vector<bool> category_has_chunks;
     for (uint32_t g = 0; g < g_.spans_; ++g) {
       Slot& n = nodes_[g];
       if (n.kind != SpanKind::chunk && n.kind != SpanKind::publish) continue;
       if (n.kind == SpanKind::chunk) {
-        if (has_chunks.size() <= n.category) has_chunks.resize(n.category + 1, false);
-        has_chunks[n.category] = true;
+        if (category_has_chunks.size() <= n.category) category_has_chunks.resize(n.category + 1, false);
+        category_has_chunks[n.category] = true;
       }
       auto* memo = n.kind == SpanKind::chunk ? &stage_cap[n.stage] : nullptr;
       if (!memo || memo->second == kNone || memo->first != n.category) {
@@ -365,8 +365,8 @@ class ReplayGraph::Builder {
       }
       samples[n.cap].push_back(n.dur);
     }
-    for (std::size_t c = 0; c < has_chunks.size(); ++c)
-      if (has_chunks[c]) g_.chunk_categories_.push_back(c);
+    for (std::size_t c = 0; c < category_has_chunks.size(); ++c)
+      if (category_has_chunks[c]) g_.chunk_categories_.push_back(c);
     for (auto& durations : samples) {
       int64_t median = median_of(durations);
       g_.medians_.push_back(median);
