@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "free_memory.h"
 #include "latency.h"
 #include "load.h"
 #include "scope_options.h"
@@ -130,6 +131,10 @@ bool narrow_to_scope(const Scope& scope, WhatIfResult* r) {
 }
 
 int run_whatif(const WhatIfCommandOptions& o) {
+  // The graph is built in tables of the whole trace, each dropped once the next is made:
+  // reused from the heap, not faulted in afresh (a rank of a 570 MB trace: 4.5-5.0 s ->
+  // 4.15-4.3 s, 20 MB more at its peak).
+  reuse_freed_blocks();
   Trace& trace = trace_for_process();
   if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
   if (!trace.jobque) {

@@ -611,6 +611,11 @@ void Replay::run_width(const std::vector<WhatIfChanges>& changes) {
   int64_t last_work[kMaxWidth], worst[kMaxWidth];
   std::fill_n(last_work, width, INT64_MIN);
   std::fill_n(worst, width, 0);
+  // The error is measured only where it means something: the sets that change nothing (a
+  // rank's passes have none, and saved the two comparisons a node and set).
+  uint32_t unchanged = 0;
+  for (std::size_t k = 0; k < width; ++k)
+    if (changes[k].changes_nothing()) unchanged |= 1u << k;
   // Each node's decisions (which predecessor binds, read as replayed or as recorded) are
   // the same under every set of changes: they are made once, and each loop over the sets
   // is straight-line code. (Branching inside the loop, each of its unrolled copies
@@ -695,10 +700,14 @@ void Replay::run_width(const std::vector<WhatIfChanges>& changes) {
         completion_[n.stage * width + k] = std::max(completion_[n.stage * width + k], ends[k]);
     if (n.kind != SpanKind::wake)
       for (std::size_t k = 0; k < width; ++k) last_work[k] = std::max(last_work[k], ends[k]);
-    for (std::size_t k = 0; k < width; ++k)
+    for (uint32_t left = unchanged; left; left &= left - 1) {
+      auto k = static_cast<std::size_t>(__builtin_ctz(left));
       worst[k] = std::max(worst[k], std::max(std::abs(starts[k] - n.ts), std::abs(ends[k] - n.recorded_end())));
+    }
   }
-  worst_.assign(worst, worst + width);
+  worst_.assign(width, -1);
+  for (std::size_t k = 0; k < width; ++k)
+    if (unchanged >> k & 1) worst_[k] = worst[k];
   int64_t hi = whole_trace(g_.trace_).hi;
   trace_end_.resize(width);
   for (std::size_t k = 0; k < width; ++k)
@@ -719,6 +728,11 @@ int64_t Replay::changed_duration(const ReplayGraph& g, const ReplayGraph::Slot& 
     d += scaled(work, factor) - work;
   }
   return d;
+}
+
+int64_t Replay::max_error_ns(std::size_t k) const {
+  if (worst_.at(k) < 0) throw std::logic_error("whatif: the replay error of a set that changes something");
+  return worst_[k];
 }
 
 int64_t Replay::time_at(std::size_t lane, int64_t at, std::size_t k) const {

@@ -14,4 +14,10 @@ void release_free_memory() {
 #endif
 }
 
+void reuse_freed_blocks() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_MAX, 0);
+#endif
+}
+
 }  // namespace jqtrace

@@ -9,4 +9,9 @@ namespace jqtrace {
 /// samples in a different thread's arena than the last's). Costs 0.2-1.3 ms a call there.
 void release_free_memory();
 
+/// From here on, big blocks come from the heap, where a freed one is reused, instead of
+/// from mmap, where each block is new memory the kernel faults in and zeroes page by page.
+/// For a command that builds and drops tables of a whole trace in turn (whatif's graph).
+void reuse_freed_blocks();
+
 }  // namespace jqtrace
