@@ -14,6 +14,7 @@
 #include "flat_map.h"
 #include "parallel.h"
 #include "quantile.h"
+#include "rounding.h"
 #include "timings.h"
 
 namespace jqtrace {
@@ -58,7 +59,8 @@ std::size_t spans_started_by(const SpanTable& s, int64_t at) {
   return lo;
 }
 
-int64_t scaled(int64_t ns, double factor) { return static_cast<int64_t>(std::llround(static_cast<double>(ns) * factor)); }
+/// ns x factor, to the nearest ns (halves away from zero).
+int64_t scaled(int64_t ns, double factor) { return round_half_away(static_cast<double>(ns) * factor); }
 
 /// (chain, stage) as one int64 key, where it fits (stages 0..255 and chains within ±2^54:
 /// all but hostile traces); false where it does not. The stage is the high bits and the
@@ -517,8 +519,38 @@ class ReplayGraph::Builder {
     for (uint32_t& chunk : stage_chunks_) chunk = position[chunk];
     position.resize(g_.spans_);
     g_.position_ = std::move(position);
-    g_.stage_begin_ = std::move(stage_begin_);
-    g_.stage_chunks_ = std::move(stage_chunks_);
+    renumber_stages(ids);
+  }
+
+  /// The stages numbered in the order their nodes are placed. A replay keeps a running
+  /// completion per stage and updates it at every chunk: numbered as link_stages met them
+  /// (a lane at a time), the stages a replay has open at once were spread over the whole
+  /// table, one cache miss a chunk (a fifth of a rank's replay on 32 lanes).
+  void renumber_stages(const HugeTable<uint32_t>& ids) {
+    std::vector<uint32_t> renumbered(stages_, kNone);
+    uint32_t next = 0;
+    for (uint32_t id : ids)
+      if (is_stage(id)) renumbered[id - g_.spans_] = next++;
+    for (Slot& n : g_.slots_)
+      if (n.stage != kNone) n.stage = renumbered[n.stage];
+    auto permute = [&](auto& per_stage) {
+      std::remove_reference_t<decltype(per_stage)> moved(per_stage.size());
+      for (std::size_t s = 0; s < stages_; ++s) moved[renumbered[s]] = per_stage[s];
+      per_stage = std::move(moved);
+    };
+    permute(g_.stage_median_);
+    permute(g_.stage_late_end_);
+    permute(g_.stage_publish_);
+    permute(g_.stage_number_);
+    // Each stage's chunks (CSR), in the new numbering.
+    g_.stage_begin_.assign(stages_ + 1, 0);
+    for (std::size_t s = 0; s < stages_; ++s)
+      g_.stage_begin_[renumbered[s] + 1] = stage_begin_[s + 1] - stage_begin_[s];
+    for (std::size_t s = 0; s < stages_; ++s) g_.stage_begin_[s + 1] += g_.stage_begin_[s];
+    g_.stage_chunks_.resize(stage_chunks_.size());
+    for (std::size_t s = 0; s < stages_; ++s)
+      std::copy(stage_chunks_.begin() + stage_begin_[s], stage_chunks_.begin() + stage_begin_[s + 1],
+                g_.stage_chunks_.begin() + g_.stage_begin_[renumbered[s]]);
   }
 };
 
