@@ -131,12 +131,14 @@ bool narrow_to_scope(const Scope& scope, WhatIfResult* r) {
 }
 
 int run_whatif(const WhatIfCommandOptions& o) {
-  // The graph is built in tables of the whole trace, each dropped once the next is made:
-  // reused from the heap, not faulted in afresh (a rank of a 570 MB trace: 4.5-5.0 s ->
-  // 4.15-4.3 s, 20 MB more at its peak).
+  // The load's and the graph's tables of the whole trace, each dropped once the next is
+  // made, are reused from the heap, not faulted in afresh: page faults were a fifth of a
+  // rank (570 MB trace, 8 lanes: 4.5-5.0 s -> 3.8-4.1 s; its peak 20-40 MB higher).
   reuse_freed_blocks();
   Trace& trace = trace_for_process();
-  if (int status = load_for_analysis(o.file, o.common, &trace)) return status;
+  LoadOptions load;
+  load.release_freed = false;
+  if (int status = load_for_analysis(o.file, o.common, &trace, load)) return status;
   if (!trace.jobque) {
     print_error(fmt::format("{}: not a jobque trace: whatif replays jobque chains (publish, chunk, stage_wait) and "
                             "this trace has none",

@@ -11,7 +11,8 @@ void release_free_memory();
 
 /// From here on, big blocks come from the heap, where a freed one is reused, instead of
 /// from mmap, where each block is new memory the kernel faults in and zeroes page by page.
-/// For a command that builds and drops tables of a whole trace in turn (whatif's graph).
+/// For a command that builds and drops tables of a whole trace in turn (whatif's graph),
+/// and does not call release_free_memory after: freed memory stays resident, to be reused.
 void reuse_freed_blocks();
 
 }  // namespace jqtrace
