@@ -532,8 +532,9 @@ class ReplayGraph::Builder {
 
   /// The stages numbered in the order their nodes are placed. A replay keeps a running
   /// completion per stage and updates it at every chunk: numbered as link_stages met them
-  /// (a lane at a time), the stages a replay has open at once were spread over the whole
-  /// table, one cache miss a chunk (a fifth of a rank's replay on 32 lanes).
+  /// (then a lane at a time), the stages a replay has open at once were spread over the
+  /// whole table, one cache miss a chunk (a fifth of a rank's replay on 32 lanes). The
+  /// numbers are the graph's own: no output shows them.
   void renumber_stages(const HugeTable<uint32_t>& ids) {
     std::vector<uint32_t> renumbered(stages_, kNone);
     uint32_t next = 0;
