@@ -72,10 +72,17 @@ struct ReplayAnomalies {
   bool any() const { return early_chunks || nested || cycles || republished_chains; }
 };
 
+/// How many of the last nodes' replayed ends a replay keeps at hand (a ring, 256 KiB at
+/// eight sets); a node reads an end from farther back in a table of its own. On the bench
+/// traces no read reaches back 1,200 places.
+inline constexpr uint32_t kRecentEnds = 4096;
+
 class ReplayGraph {
  public:
   /// work_cap: --work-cap K, a chunk longer than K x its (group, stage) median was preempted.
-  ReplayGraph(const Trace& trace, double work_cap);
+  /// recent_ends: the replays' ring (a power of two; the tests make it small, so that most
+  /// reads come from far_read_).
+  ReplayGraph(const Trace& trace, double work_cap, uint32_t recent_ends = kRecentEnds);
   ~ReplayGraph();  // where Node is complete
   ReplayGraph(const ReplayGraph&) = delete;
   ReplayGraph& operator=(const ReplayGraph&) = delete;
@@ -108,6 +115,10 @@ class ReplayGraph {
   /// The places whose replayed start a later node reads (a nested span's predecessor, a
   /// publish a chunk was claimed during), ascending.
   std::vector<uint32_t> start_read_;
+  /// The places whose replayed end a node recent_ends_ or more places on reads (a lane's
+  /// span after a long idle stretch, a publish whose chunks came late), ascending.
+  std::vector<uint32_t> far_read_;
+  uint32_t recent_ends_;
   std::vector<uint32_t> stage_publish_;  ///< per stage: its chain's publish before it (kNone: none recorded)
   std::vector<int64_t> stage_number_;    ///< per stage: its number in its chain
   std::vector<int64_t> caps_;         ///< a (group, stage)'s work cap, ns
@@ -126,9 +137,12 @@ struct LanePoint {
 };
 
 /// Replays of a graph, several sets of changes in one pass over it (the rank replays each
-/// cost at three speedups: its nodes are read once for the three). Every node's replayed
-/// end is kept; a start only where something reads it later: a nested span's predecessor,
-/// a publish its chunks were claimed during, the spans around the instants asked about.
+/// cost at three speedups: its nodes are read once for the three). A node's replayed end is
+/// kept while the next kRecentEnds nodes are replayed, and to the end of the run where a
+/// node farther on, or an instant asked about, reads it; a start only where something reads
+/// it later: a nested span's predecessor, a publish its chunks were claimed during, the
+/// spans around the instants asked about. (Every node's ends kept was 24 bytes a node at
+/// three sets, and writing them out most of a pass's time.)
 class Replay {
  public:
   /// points: the instants time_at will be asked about.
@@ -137,9 +151,6 @@ class Replay {
   /// (the rank replays a graph dozens of times: fresh buffers cost it more in page faults
   /// and zeroing than the replays).
   void run(const std::vector<WhatIfChanges>& changes);
-  /// Room for runs of `width` sets, so that a narrower run first does not make a wider one
-  /// move to fresh memory.
-  void reserve(std::size_t width);
   /// An instant's time on a lane, replayed under changes k: the same distance after the
   /// lane's latest-ending span before it (inside a span: from that span's start), never
   /// after the next span's start. Only for the points given at construction (else throws).
@@ -150,13 +161,17 @@ class Replay {
   /// For a set that changes nothing: the largest |replayed - recorded| over every span's
   /// start and end (ns). Not measured for the others (throws).
   int64_t max_error_ns(std::size_t k = 0) const;
+  /// The most sets of changes one pass replays.
+  static constexpr std::size_t kMaxWidth = 8;
   /// A span's (or publish's) duration under the changes: balanced, its work scaled up to its cap.
   static int64_t changed_duration(const ReplayGraph& g, const ReplayGraph::Slot& n, const WhatIfChanges& c);
 
  private:
   const ReplayGraph& g_;
   std::size_t width_ = 0;
-  HugeTable<int64_t> end_;         ///< per node (its place) and set of changes: [place * width + k]
+  std::vector<int64_t> recent_end_;  ///< the last kRecentEnds nodes' ends: [place % kRecentEnds * width + k]
+  std::vector<uint32_t> far_;        ///< the places whose end is read from farther back, ascending
+  std::vector<int64_t> far_end_;     ///< [index in far_ * width + k]
   std::vector<uint32_t> kept_;     ///< the places whose start is kept, ascending
   std::vector<int64_t> kept_start_;  ///< [index in kept_ * width + k]
   std::vector<int64_t> completion_;  ///< per stage and set, during a run: its latest chunk end so far
@@ -167,12 +182,13 @@ class Replay {
     std::size_t lane = 0;
     int64_t ts = 0;
     uint32_t frontier = UINT32_MAX, next = UINT32_MAX;
-    std::size_t frontier_kept = 0, next_kept = 0;
+    std::size_t frontier_kept = 0, frontier_far = 0, next_kept = 0;
   };
   std::vector<ResolvedPoint> points_;
   /// The index in kept_ of a place whose start is kept.
   std::size_t kept_index(uint32_t place) const;
-  static constexpr std::size_t kMaxWidth = 8;
+  /// The index in far_ of a place whose end is kept for the whole run.
+  std::size_t far_index(uint32_t place) const;
   template <std::size_t kFixedWidth>
   void run_width(const std::vector<WhatIfChanges>& changes);
 };

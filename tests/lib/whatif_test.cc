@@ -71,6 +71,40 @@ TEST_CASE("whatif replay: sets of changes replayed in one pass give what each gi
   }
 }
 
+TEST_CASE("whatif replay: ends read from beyond the ring of recent ones give what the ring gives") {
+  // A ring of 1, 2 or 4 nodes: nearly every read comes from the ends kept apart for it.
+  for (const char* sample : {"decode-small.trace.json", "legacy-small.trace.json", "ring-full.trace.json",
+                             "single-lane.trace.json", "tiny.trace.json"}) {
+    CAPTURE(sample);
+    const Trace& t = load_sample(sample);
+    ReplayGraph wide_ring(t, 3);
+    UnitReplayer units(t, UnitRequest{});
+    std::vector<LanePoint> points = units.points();
+    std::vector<WhatIfChanges> all = change_sets(wide_ring);
+    // The recording first in each pass (its error is measured), then as many others as fit.
+    for (std::size_t first = 1; first < all.size(); first += Replay::kMaxWidth - 1) {
+      std::vector<WhatIfChanges> sets{all[0]};
+      for (std::size_t k = first; k < all.size() && sets.size() < Replay::kMaxWidth; ++k) sets.push_back(all[k]);
+      Replay expected(wide_ring, points);
+      expected.run(sets);
+      for (uint32_t ring : {1u, 2u, 4u}) {
+        CAPTURE(ring);
+        ReplayGraph small_ring(t, 3, ring);
+        Replay replay(small_ring, points);
+        replay.run(sets);
+        bool same = replay.max_error_ns(0) == expected.max_error_ns(0);
+        for (std::size_t k = 0; k < sets.size(); ++k) {
+          same = same && replay.trace_end(k) == expected.trace_end(k);
+          for (const LanePoint& p : points)
+            same = same && replay.time_at(p.lane, p.ts, k) == expected.time_at(p.lane, p.ts, k);
+        }
+        CHECK(same);
+      }
+    }
+  }
+  CHECK_THROWS_AS(ReplayGraph(load_sample("tiny.trace.json"), 3, 3), std::invalid_argument);
+}
+
 TEST_CASE("whatif replay: a replay of the same memory again gives the same as a fresh one") {
   const Trace& t = load_sample("decode-small.trace.json");
   ReplayGraph graph(t, 3);
