@@ -13,8 +13,8 @@
 // work the median and the rest, preemption, kept.
 //
 // The graph is built once (ReplayGraph) and replayed as often as a question needs (the
-// rank replays it at three speedups of each group, the three in one pass): a replay is one
-// pass over the graph's nodes, laid out in an order where every node comes after its
+// rank replays it at three speedups of each group, eight sets of changes a pass): a replay
+// is one pass over the graph's nodes, laid out in an order where every node comes after its
 // predecessors.
 #include <algorithm>
 #include <cstddef>
@@ -136,13 +136,14 @@ struct LanePoint {
   int64_t ts = 0;
 };
 
-/// Replays of a graph, several sets of changes in one pass over it (the rank replays each
-/// cost at three speedups: its nodes are read once for the three). A node's replayed end is
-/// kept while the next kRecentEnds nodes are replayed, and to the end of the run where a
-/// node farther on, or an instant asked about, reads it; a start only where something reads
-/// it later: a nested span's predecessor, a publish its chunks were claimed during, the
-/// spans around the instants asked about. (Every node's ends kept was 24 bytes a node at
-/// three sets, and writing them out most of a pass's time.)
+/// Replays of a graph, several sets of changes in one pass over it (the rank's recording
+/// and three speedups of each cost, eight sets a pass: its nodes are read once for eight).
+/// A node's replayed end is kept while the next nodes of the graph's ring (kRecentEnds) are
+/// replayed, and to the end of the run where a node farther on, or an instant asked about,
+/// reads it; a start only where something reads it later: a nested span's predecessor, a
+/// publish its chunks were claimed during, the spans around the instants asked about.
+/// (Every node's ends, kept whole, were 24 bytes a node at three sets, and writing them out
+/// most of a pass's time.)
 class Replay {
  public:
   /// points: the instants time_at will be asked about.

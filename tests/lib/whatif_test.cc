@@ -43,8 +43,8 @@ TEST_CASE("whatif replay: sets of changes replayed in one pass give what each gi
     std::vector<LanePoint> points = units.points();
     std::vector<WhatIfChanges> sets = change_sets(graph);
     REQUIRE(sets.size() >= 3);
-    // Widths 1, 2 and 3 are compiled apart; wider ones take the general loop.
-    for (std::size_t width : {2, 3, 5}) {
+    // Widths 1, 2, 3 and 8 are compiled apart; the others take the general loop.
+    for (std::size_t width : {2, 3, 5, 8}) {
       CAPTURE(width);
       for (std::size_t first = 0; first + width <= sets.size(); ++first) {
         std::vector<WhatIfChanges> together(sets.begin() + static_cast<std::ptrdiff_t>(first),
