@@ -31,71 +31,79 @@ std::vector<WhatIfChanges> change_sets(const ReplayGraph& graph) {
   return sets;
 }
 
+constexpr const char* kSamples[] = {"decode-small.trace.json", "legacy-small.trace.json", "ring-full.trace.json",
+                                     "single-lane.trace.json", "tiny.trace.json"};
+
+/// A sample's graph (`ring`: its replays' ring of recent ends), the instants its units ask
+/// about, and sets of changes of every kind.
+struct SampleReplay {
+  const Trace& trace;
+  ReplayGraph graph;
+  std::vector<LanePoint> points;
+  std::vector<WhatIfChanges> sets;
+  explicit SampleReplay(const char* name, uint32_t ring = kRecentEnds)
+      : trace(load_sample(name)),
+        graph(trace, 3, ring),
+        points(UnitReplayer(trace, UnitRequest{}).points()),
+        sets(change_sets(graph)) {}
+};
+
 }  // namespace
 
 TEST_CASE("whatif replay: sets of changes replayed in one pass give what each gives alone, on the samples") {
-  for (const char* sample : {"decode-small.trace.json", "legacy-small.trace.json", "ring-full.trace.json",
-                             "single-lane.trace.json", "tiny.trace.json"}) {
+  for (const char* sample : kSamples) {
     CAPTURE(sample);
-    const Trace& t = load_sample(sample);
-    ReplayGraph graph(t, 3);
-    UnitReplayer units(t, UnitRequest{});
-    std::vector<LanePoint> points = units.points();
-    std::vector<WhatIfChanges> sets = change_sets(graph);
-    REQUIRE(sets.size() >= 3);
+    SampleReplay s(sample);
+    REQUIRE(s.sets.size() >= 3);
     // Widths 1, 2, 3 and 8 are compiled apart; the others take the general loop.
     for (std::size_t width : {2, 3, 5, 8}) {
       CAPTURE(width);
-      for (std::size_t first = 0; first + width <= sets.size(); ++first) {
-        std::vector<WhatIfChanges> together(sets.begin() + static_cast<std::ptrdiff_t>(first),
-                                            sets.begin() + static_cast<std::ptrdiff_t>(first + width));
-        Replay wide(graph, points);
+      for (std::size_t first = 0; first + width <= s.sets.size(); ++first) {
+        std::vector<WhatIfChanges> together(s.sets.begin() + static_cast<std::ptrdiff_t>(first),
+                                            s.sets.begin() + static_cast<std::ptrdiff_t>(first + width));
+        Replay wide(s.graph, s.points);
         wide.run(together);
         for (std::size_t k = 0; k < width; ++k) {
           CAPTURE(first + k);
-          Replay alone(graph, points);
+          Replay alone(s.graph, s.points);
           alone.run({together[k]});
           CHECK(wide.trace_end(k) == alone.trace_end());
           if (together[k].changes_nothing()) CHECK(wide.max_error_ns(k) == alone.max_error_ns());
           else CHECK_THROWS_AS(wide.max_error_ns(k), std::logic_error);  // measured only unchanged
           bool same = true;
-          for (const LanePoint& p : points) same = same && wide.time_at(p.lane, p.ts, k) == alone.time_at(p.lane, p.ts);
+          for (const LanePoint& p : s.points)
+            same = same && wide.time_at(p.lane, p.ts, k) == alone.time_at(p.lane, p.ts);
           CHECK(same);
         }
       }
     }
     // The recording replayed gives every recorded time back (its anomalies allowing).
-    Replay identity(graph, points);
-    identity.run({sets[0]});
-    if (!graph.anomalies().any()) CHECK(identity.max_error_ns() == 0);
+    Replay identity(s.graph, s.points);
+    identity.run({s.sets[0]});
+    if (!s.graph.anomalies().any()) CHECK(identity.max_error_ns() == 0);
   }
 }
 
 TEST_CASE("whatif replay: ends read from beyond the ring of recent ones give what the ring gives") {
   // A ring of 1, 2 or 4 nodes: nearly every read comes from the ends kept apart for it.
-  for (const char* sample : {"decode-small.trace.json", "legacy-small.trace.json", "ring-full.trace.json",
-                             "single-lane.trace.json", "tiny.trace.json"}) {
+  for (const char* sample : kSamples) {
     CAPTURE(sample);
-    const Trace& t = load_sample(sample);
-    ReplayGraph wide_ring(t, 3);
-    UnitReplayer units(t, UnitRequest{});
-    std::vector<LanePoint> points = units.points();
-    std::vector<WhatIfChanges> all = change_sets(wide_ring);
+    SampleReplay s(sample);
     // The recording first in each pass (its error is measured), then as many others as fit.
-    for (std::size_t first = 1; first < all.size(); first += Replay::kMaxWidth - 1) {
-      std::vector<WhatIfChanges> sets{all[0]};
-      for (std::size_t k = first; k < all.size() && sets.size() < Replay::kMaxWidth; ++k) sets.push_back(all[k]);
-      Replay expected(wide_ring, points);
+    for (std::size_t first = 1; first < s.sets.size(); first += Replay::kMaxWidth - 1) {
+      std::vector<WhatIfChanges> sets{s.sets[0]};
+      for (std::size_t k = first; k < s.sets.size() && sets.size() < Replay::kMaxWidth; ++k) sets.push_back(s.sets[k]);
+      Replay expected(s.graph, s.points);
       expected.run(sets);
       for (uint32_t ring : {1u, 2u, 4u}) {
         CAPTURE(ring);
-        ReplayGraph small_ring(t, 3, ring);
-        Replay replay(small_ring, points);
+        SampleReplay small_ring(sample, ring);
+        Replay replay(small_ring.graph, s.points);
         replay.run(sets);
         bool same = replay.max_error_ns(0) == expected.max_error_ns(0);
         for (std::size_t k = 0; k < sets.size(); ++k) {
           same = same && replay.trace_end(k) == expected.trace_end(k);
-          for (const LanePoint& p : points)
+          for (const LanePoint& p : s.points)
             same = same && replay.time_at(p.lane, p.ts, k) == expected.time_at(p.lane, p.ts, k);
         }
         CHECK(same);
