@@ -965,7 +965,7 @@ WhatIfRank what_if_rank(const ReplayGraph& graph, const UnitRequest& unit_at, co
   }
   // Every set of changes replayed: the recording (set 0), then each candidate at each
   // speedup, kMaxWidth sets a pass (a pass costs less a set the more sets it carries: on
-  // the bench traces 41 ms for one, 67 ms for three, about 90 ms for eight). The passes are
+  // the 8-lane bench trace 41 ms for one, 67 ms for three, about 130 ms for eight). The passes are
   // independent: on `threads`, each thread replaying in the memory of a replay it took
   // from the pool.
   std::vector<WhatIfChanges> sets(1);
